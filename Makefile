@@ -1,0 +1,41 @@
+# Thin wrapper: install what is missing, configure, build, run. The real build is CMake.
+# make demo   — the main job (see README)
+# make test   — the whole test suite
+# make bench  — the benchmarks (numbers go to docs/performance.md by hand)
+BUILD ?= build
+PRESET ?= default
+JOBS ?= $(shell nproc)
+
+.PHONY: all deps build demo test test-all bench clean format
+
+all: build
+
+deps:
+	@bash cmake/install-deps.sh core
+
+deps-bench:
+	@bash cmake/install-deps.sh bench
+
+$(BUILD)/build.ninja:
+	cmake --preset $(PRESET)
+
+build: deps $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/bin/ncp2 demo-network --nodes 8
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
+
+test-all: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+bench: deps-bench build
+	bash bench/run-all
+
+clean:
+	rm -rf $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp')

@@ -1,0 +1,18 @@
+#pragma once
+// Registration of the subcommands. Each returns the callback that runs it (exit code).
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace ncp2::cli {
+
+using Runner = std::function<int()>;
+struct Subcommand {
+  CLI::App* app;
+  Runner run;
+};
+
+Subcommand add_config_command(CLI::App& app);
+Subcommand add_demo_network_command(CLI::App& app);
+
+}  // namespace ncp2::cli

@@ -1,0 +1,42 @@
+#include "cli/machine_options.hpp"
+
+#include <filesystem>
+
+#include <fmt/format.h>
+
+namespace ncp2::cli {
+
+void add_machine_options(CLI::App& app, MachineOptions& options) {
+  app.add_option("--machine", options.machine,
+                 "ncp2 (protocol controllers) or treadmarks (no CP: protocol work on the PP)")
+      ->check(CLI::IsMember({"ncp2", "treadmarks"}));
+  app.add_option("--config", options.config_file, "TOML file overriding the built-in defaults");
+  app.add_option("--set", options.overrides, "override one key, e.g. --set network.link_latency=200ns")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  app.add_option("--nodes", options.nodes, "number of nodes (overrides machine.nodes)");
+}
+
+emu::MachineConfig load_machine_config(const MachineOptions& options) {
+  using emu::MachineKind;
+  emu::MachineConfig config =
+      emu::default_config(options.machine == "treadmarks" ? MachineKind::TreadMarks : MachineKind::Ncp2);
+  if (!options.config_file.empty()) {
+    if (!std::filesystem::exists(options.config_file))
+      throw emu::ConfigError(fmt::format("{}: no such configuration file", options.config_file));
+    emu::apply_toml_file(config, options.config_file);
+  }
+  for (const auto& assignment : options.overrides) emu::apply_override(config, assignment);
+  if (options.nodes) config.machine.nodes = *options.nodes;
+  if (!options.machine.empty())
+    config.machine.kind = options.machine == "treadmarks" ? MachineKind::TreadMarks : MachineKind::Ncp2;
+  try {
+    emu::validate(config);
+  } catch (const emu::ConfigError& e) {
+    std::string origin = options.config_file.empty() ? std::string("configuration") : options.config_file;
+    throw emu::ConfigError(fmt::format("{}: {}", origin, e.what()));
+  }
+  return config;
+}
+
+}  // namespace ncp2::cli

@@ -1,0 +1,30 @@
+#pragma once
+// Options every machine-using subcommand shares: --machine, --config, --set, --nodes.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "emulator/config.hpp"
+
+namespace ncp2::cli {
+
+// Exit codes of every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // the run failed (deadlock, verification, I/O)
+inline constexpr int kExitUsage = 2;    // bad command line or configuration
+
+struct MachineOptions {
+  std::string machine;  // empty: from the config file, else ncp2
+  std::string config_file;
+  std::vector<std::string> overrides;
+  std::optional<int> nodes;
+};
+
+void add_machine_options(CLI::App& app, MachineOptions& options);
+// Builds the effective configuration: defaults, then --config, then --set, then --nodes and
+// --machine. Throws emu::ConfigError with a message naming the file or option and the key.
+emu::MachineConfig load_machine_config(const MachineOptions& options);
+
+}  // namespace ncp2::cli

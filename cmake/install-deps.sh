@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages the build needs, and only those that are missing.
+# Idempotent: a second run installs nothing. Usage: install-deps.sh [core|bench|gui|all]...
+set -euo pipefail
+
+core=(cmake ninja-build g++ pkg-config ccache
+      libboost-fiber-dev libboost-context-dev libsqlite3-dev
+      libtomlplusplus-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev)
+bench=(libbenchmark-dev libsimgrid-dev)
+gui=(qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libgl-dev)
+
+wanted=()
+for group in "${@:-core}"; do
+  case "$group" in
+    core)  wanted+=("${core[@]}") ;;
+    bench) wanted+=("${core[@]}" "${bench[@]}") ;;
+    gui)   wanted+=("${core[@]}" "${gui[@]}") ;;
+    all)   wanted+=("${core[@]}" "${bench[@]}" "${gui[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (core|bench|gui|all)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for pkg in $(printf '%s\n' "${wanted[@]}" | sort -u); do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: these Debian packages are missing: ${missing[*]}" >&2
+  echo "install-deps: run as root:  apt-get update && ${cmd[*]}" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has no package lists yet; refresh them once if the install cannot find a package.
+if ! "${cmd[@]}" >/tmp/ncp2-install-deps.log 2>&1; then
+  apt-get update >>/tmp/ncp2-install-deps.log 2>&1
+  "${cmd[@]}" >>/tmp/ncp2-install-deps.log 2>&1 || { cat /tmp/ncp2-install-deps.log >&2; exit 1; }
+fi

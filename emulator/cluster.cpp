@@ -1,0 +1,129 @@
+#include "emulator/cluster.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace ncp2::emu {
+
+Node::Node(Kernel& kernel, NodeId node, const MachineConfig& config, const CommandTable& commands)
+    : id(node),
+      bus(config.memory.bus_bandwidth),
+      pp(kernel, node, fmt::format("node {} PP", index(node)), config.pp.interrupt_overhead, bus,
+         config.pp.copy_bandwidth) {
+  if (config.has_cp()) cp = std::make_unique<CommandProcessor>(kernel, node, commands, bus, config.cp.dma_bandwidth);
+}
+
+Cluster::Cluster(Kernel& kernel, const MachineConfig& config)
+    : kernel_(kernel), config_(config), network_(kernel, config.network, config.machine.nodes) {
+  validate(config_);
+  // Every configured command becomes a kind; the DSM layer looks its own up by name.
+  for (const auto& [name, cost] : config_.cp.command_cost) {
+    const CommandKind kind = commands_.add(name, cost);
+    if (name == "send_message") send_kind_ = kind;
+    if (name == "receive_message") receive_kind_ = kind;
+  }
+  nodes_.reserve(static_cast<std::size_t>(config_.machine.nodes));
+  for (int i = 0; i < config_.machine.nodes; ++i)
+    nodes_.push_back(std::make_unique<Node>(kernel_, node_id(i), config_, commands_));
+  network_.set_deliver([this](Message* m) { deliver(m); });
+}
+
+Message* Cluster::new_message(NodeId source, NodeId destination, std::uint16_t purpose,
+                              std::uint32_t payload_bytes) {
+  if (index(source) >= size() || index(destination) >= size())
+    throw std::out_of_range(fmt::format("message from node {} to node {}: the cluster has {} nodes",
+                                        index(source), index(destination), size()));
+  Message* m = pool_.acquire();
+  m->source = source;
+  m->destination = destination;
+  m->purpose = purpose;
+  m->payload_bytes = payload_bytes;
+  return m;
+}
+
+void Cluster::cp_send(WorkContext& ctx, Message* m) {
+  ctx.transfer(m->payload_bytes);  // DMA of the payload out of main memory
+  m->chain.add(ctx.now(), StampPoint::CpFinished, Resource::CP, ctx.node());
+  network_.send(m, ctx.now());
+}
+
+void Cluster::send_from_pp(Message* m) {
+  Node& src = node(m->source);
+  const TimePoint issued = kernel_.now();
+  m->chain.add(issued, StampPoint::Issued, Resource::PP, src.id);
+  if (src.cp) {
+    src.pp.compute(config_.pp.command_post);
+    src.cp->submit(Command{send_kind_, m, [this](WorkContext& ctx, Message* msg) { cp_send(ctx, msg); }});
+  } else {
+    const TimePoint copied = src.bus.transfer(issued + config_.pp.send_overhead, m->payload_bytes,
+                                              config_.pp.copy_bandwidth);
+    src.pp.compute(copied - issued);
+    network_.send(m, kernel_.now());
+  }
+}
+
+void Cluster::send_from(WorkContext& ctx, Message* m) {
+  Node& src = node(ctx.node());
+  if (ctx.resource() == Resource::CP) {
+    cp_send(ctx, m);
+    return;
+  }
+  m->chain.add(ctx.now(), StampPoint::Issued, Resource::PP, src.id);
+  if (src.cp) {
+    ctx.spend(config_.pp.command_post);
+    submit_at(src.id, ctx.now(),
+              Command{send_kind_, m, [this](WorkContext& c, Message* msg) { cp_send(c, msg); }});
+  } else {
+    ctx.spend(config_.pp.send_overhead);
+    ctx.transfer(m->payload_bytes);
+    network_.send(m, ctx.now());
+  }
+}
+
+void Cluster::submit_at(NodeId id, TimePoint when, const Command& command) {
+  Node& n = node(id);
+  if (!n.cp) throw std::logic_error("submit_at: this machine has no protocol controllers");
+  if (when == kernel_.now()) {
+    n.cp->submit(command);
+    return;
+  }
+  kernel_.at_function(when, [cp = n.cp.get(), command] { cp->submit(command); });
+}
+
+void Cluster::notify_pp(WorkContext& ctx, PpHandler handler) {
+  Node& n = node(ctx.node());
+  if (ctx.resource() == Resource::PP) {
+    handler(ctx);
+    return;
+  }
+  const Duration cost = config_.pp.notification_handler;
+  auto raise = [pp = &n.pp, handler, cost] {
+    pp->interrupt([handler, cost](WorkContext& c) {
+      c.spend(cost);
+      handler(c);
+    });
+  };
+  if (ctx.now() == kernel_.now()) raise();
+  else kernel_.at_function(ctx.now(), raise);
+}
+
+void Cluster::deliver(Message* m) {
+  Node& dst = node(m->destination);
+  if (dst.cp) {
+    dst.cp->submit(Command{receive_kind_, m, [this](WorkContext& ctx, Message* msg) {
+                             ctx.transfer(msg->wire_bytes);  // DMA into main memory
+                             receiver_(ctx, msg);
+                           }});
+  } else {
+    m->chain.add(kernel_.now(), StampPoint::PpInterrupted, Resource::PP, dst.id);
+    dst.pp.interrupt([this, m](WorkContext& ctx) {
+      m->chain.add(ctx.now(), StampPoint::PpHandlerStart, Resource::PP, ctx.node());
+      ctx.spend(config_.pp.receive_overhead);
+      ctx.transfer(m->wire_bytes);  // copy out of the interface's buffer
+      receiver_(ctx, m);
+    });
+  }
+}
+
+}  // namespace ncp2::emu

@@ -1,0 +1,92 @@
+#pragma once
+// The emulated machine: N nodes (PP + memory bus + CP on `ncp2`, PP + memory bus on
+// `treadmarks`) on one network. The cluster owns the two machines' difference for the layer
+// above: sending a message goes through the CP's queue on ncp2 and through the PP's software path
+// on treadmarks; a received message is handled by a CP command on ncp2 and by a PP interrupt
+// handler on treadmarks; notify_pp() crosses from CP to PP by interrupt on ncp2 and is a plain
+// call on treadmarks, where the handler is already running on the PP.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "emulator/command_processor.hpp"
+#include "emulator/config.hpp"
+#include "emulator/kernel.hpp"
+#include "emulator/memory_bus.hpp"
+#include "emulator/message.hpp"
+#include "emulator/network.hpp"
+#include "emulator/processor.hpp"
+
+namespace ncp2::emu {
+
+struct Node {
+  Node(Kernel& kernel, NodeId id, const MachineConfig& config, const CommandTable& commands);
+  NodeId id;
+  MemoryBus bus;
+  Processor pp;
+  std::unique_ptr<CommandProcessor> cp;  // null on the treadmarks machine
+};
+
+class Cluster {
+ public:
+  // Called when a message has been received into the destination node's memory: inside a CP
+  // command (ncp2) or a PP interrupt handler (treadmarks). It owns the message: release() it or
+  // reuse it for a reply.
+  using Receiver = std::function<void(WorkContext&, Message*)>;
+  // Work for a PP, small enough to be wrapped in an interrupt handler.
+  using PpHandler = InlineFunction<void(WorkContext&), 32>;
+
+  Cluster(Kernel& kernel, const MachineConfig& config);
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  [[nodiscard]] int size() const { return static_cast<int>(nodes_.size()); }
+  [[nodiscard]] Node& node(NodeId id) { return *nodes_.at(static_cast<std::size_t>(index(id))); }
+  [[nodiscard]] Processor& pp(NodeId id) { return node(id).pp; }
+  [[nodiscard]] Kernel& kernel() { return kernel_; }
+  [[nodiscard]] Network& network() { return network_; }
+  [[nodiscard]] const MachineConfig& config() const { return config_; }
+  [[nodiscard]] bool has_cp() const { return config_.has_cp(); }
+  [[nodiscard]] CommandTable& commands() { return commands_; }
+  [[nodiscard]] MessagePool& messages() { return pool_; }
+
+  void set_receiver(Receiver receiver) { receiver_ = std::move(receiver); }
+
+  [[nodiscard]] Message* new_message(NodeId source, NodeId destination, std::uint16_t purpose,
+                                     std::uint32_t payload_bytes);
+  void release(Message* m) { pool_.release(m); }
+
+  // From the source node's PP fiber. ncp2: the PP posts SEND_MESSAGE to its CP (busy for
+  // pp.command_post) and goes on; the CP executes it (cost + DMA of the payload) and injects.
+  // treadmarks: the PP runs the software send path (pp.send_overhead + copy of the payload).
+  void send_from_pp(Message* m);
+  // From work running on the source node (a CP command or a PP handler), at ctx.now().
+  void send_from(WorkContext& ctx, Message* m);
+  // Runs `handler` on the PP of ctx's node. ncp2 (ctx on the CP): an interrupt raised at
+  // ctx.now(); the handler first spends pp.notification_handler. treadmarks (ctx on the PP): the
+  // handler runs inline in ctx.
+  void notify_pp(WorkContext& ctx, PpHandler handler);
+
+  // Sends a command to a node's CP at time `when` (>= now). ncp2 only.
+  void submit_at(NodeId node, TimePoint when, const Command& command);
+
+  [[nodiscard]] CommandKind send_command() const { return send_kind_; }
+  [[nodiscard]] CommandKind receive_command() const { return receive_kind_; }
+
+ private:
+  void deliver(Message* m);
+  void cp_send(WorkContext& ctx, Message* m);
+
+  Kernel& kernel_;
+  MachineConfig config_;
+  CommandTable commands_;
+  CommandKind send_kind_{};
+  CommandKind receive_kind_{};
+  Network network_;
+  MessagePool pool_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  Receiver receiver_;
+};
+
+}  // namespace ncp2::emu

@@ -1,0 +1,88 @@
+#pragma once
+// The protocol controller (CP) of an NCP2 node: a processor that executes commands from a FIFO
+// queue, one at a time, in arrival order. Commands come from the local PP or from the network.
+// Each command costs its configured execution time plus whatever its body spends (DMA over the
+// memory bus, further computation).
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "emulator/ids.hpp"
+#include "emulator/inline_function.hpp"
+#include "emulator/kernel.hpp"
+#include "emulator/memory_bus.hpp"
+#include "emulator/message.hpp"
+#include "emulator/work_context.hpp"
+
+namespace ncp2::emu {
+
+// Index of a command kind in the CP's cost table (CommandTable below).
+enum class CommandKind : std::uint16_t {};
+
+// The command kinds a cluster knows, with their execution cost. Names match the configuration
+// keys cp.command_cost.<name>.
+class CommandTable {
+ public:
+  CommandKind add(std::string name, Duration cost) {
+    names_.push_back(std::move(name));
+    costs_.push_back(cost);
+    return CommandKind{static_cast<std::uint16_t>(names_.size() - 1)};
+  }
+  [[nodiscard]] Duration cost(CommandKind k) const { return costs_[static_cast<std::size_t>(k)]; }
+  [[nodiscard]] const std::string& name(CommandKind k) const { return names_[static_cast<std::size_t>(k)]; }
+  [[nodiscard]] std::size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<Duration> costs_;
+};
+
+struct Command {
+  CommandKind kind{};
+  Message* message = nullptr;  // stamped CpQueued/CpStarted when present
+  // Runs when the CP starts the command, after its base cost was spent; may spend more.
+  InlineFunction<void(WorkContext&, Message*), 32> body;
+};
+
+struct CommandProcessorStats {
+  Duration busy{0};
+  std::uint64_t commands = 0;
+  std::size_t max_queue = 0;
+  Duration queue_wait{0};  // total time commands spent queued
+};
+
+class CommandProcessor {
+ public:
+  CommandProcessor(Kernel& kernel, NodeId node, const CommandTable& table, MemoryBus& bus,
+                   double dma_bandwidth);
+  CommandProcessor(const CommandProcessor&) = delete;
+  CommandProcessor& operator=(const CommandProcessor&) = delete;
+
+  // Puts a command at the tail of the queue, at the current time.
+  void submit(const Command& command);
+
+  [[nodiscard]] NodeId node() const { return node_; }
+  [[nodiscard]] bool busy() const { return busy_; }
+  [[nodiscard]] std::size_t queue_length() const { return queue_.size(); }
+  [[nodiscard]] const CommandProcessorStats& stats() const { return stats_; }
+  [[nodiscard]] const CommandTable& table() const { return *table_; }
+
+ private:
+  struct Queued {
+    Command command;
+    TimePoint enqueued;
+  };
+  void start_next();
+
+  Kernel& kernel_;
+  NodeId node_;
+  const CommandTable* table_;
+  MemoryBus* bus_;
+  double dma_bandwidth_;
+  std::deque<Queued> queue_;
+  bool busy_ = false;
+  CommandProcessorStats stats_;
+};
+
+}  // namespace ncp2::emu

@@ -1,0 +1,584 @@
+#include "emulator/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+namespace ncp2::emu {
+
+using namespace std::string_view_literals;
+
+std::string_view to_string(MachineKind k) { return k == MachineKind::Ncp2 ? "ncp2" : "treadmarks"; }
+
+std::string_view to_string(Topology t) {
+  switch (t) {
+    case Topology::Auto: return "auto";
+    case Topology::Star: return "star";
+    case Topology::Tree: return "tree";
+    case Topology::Chain: return "chain";
+  }
+  return "auto";
+}
+
+Duration CpConfig::cost_of(std::string_view command) const {
+  auto it = command_cost.find(command);
+  if (it == command_cost.end())
+    throw ConfigError(fmt::format("no cost configured for CP command '{}' (key cp.command_cost.{})",
+                                  command, command));
+  return it->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unit parsing
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Splits "12.5 us" into (12.5, "us"); nullopt when there is no leading number.
+std::optional<std::pair<double, std::string_view>> split_number(std::string_view text) {
+  text = trim(text);
+  std::size_t i = 0;
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                             text[i] == 'e' || text[i] == 'E' || text[i] == '+' || text[i] == '-')) {
+    // 'e' belongs to the number only when followed by a digit or sign ("1e3"), not to "elapsed".
+    if ((text[i] == 'e' || text[i] == 'E') &&
+        (i + 1 >= text.size() || !(std::isdigit(static_cast<unsigned char>(text[i + 1])) ||
+                                   text[i + 1] == '-' || text[i + 1] == '+')))
+      break;
+    ++i;
+  }
+  if (i == 0) return std::nullopt;
+  double value = 0;
+  const auto* first = text.data();
+  auto [ptr, ec] = std::from_chars(first, first + i, value);
+  if (ec != std::errc{} || ptr != first + i) return std::nullopt;
+  return std::pair{value, trim(text.substr(i))};
+}
+
+}  // namespace
+
+Duration parse_duration(std::string_view text) {
+  auto parsed = split_number(text);
+  if (!parsed) throw ConfigError(fmt::format("'{}' is not a duration (write e.g. \"4 us\")", text));
+  auto [value, unit] = *parsed;
+  if (value < 0) throw ConfigError(fmt::format("duration '{}' is negative", text));
+  double scale = 0;
+  if (unit == "ps") scale = 1;
+  else if (unit == "ns") scale = 1e3;
+  else if (unit == "us" || unit == "µs") scale = 1e6;
+  else if (unit == "ms") scale = 1e9;
+  else if (unit == "s") scale = 1e12;
+  else if (unit.empty() && value == 0) scale = 1;
+  else if (unit.empty())
+    throw ConfigError(fmt::format("duration '{}' needs a unit: ps, ns, us, ms or s", text));
+  else
+    throw ConfigError(fmt::format("unknown time unit '{}' in '{}' (ps, ns, us, ms, s)", unit, text));
+  const double ps = value * scale;
+  if (ps > 9.2e18) throw ConfigError(fmt::format("duration '{}' is too large", text));
+  return Duration{static_cast<std::int64_t>(std::llround(ps))};
+}
+
+double parse_bandwidth(std::string_view text) {
+  auto parsed = split_number(text);
+  if (!parsed) throw ConfigError(fmt::format("'{}' is not a bandwidth (write e.g. \"160 MB/s\")", text));
+  auto [value, unit] = *parsed;
+  struct U { std::string_view name; double bytes_per_s; };
+  static constexpr U units[] = {
+      {"B/s", 1},         {"kB/s", 1e3},        {"KB/s", 1e3},         {"MB/s", 1e6},
+      {"GB/s", 1e9},      {"KiB/s", 1024.0},    {"MiB/s", 1048576.0},  {"GiB/s", 1073741824.0},
+      {"bit/s", 1 / 8.0}, {"kbit/s", 1e3 / 8},  {"Mbit/s", 1e6 / 8},   {"Gbit/s", 1e9 / 8},
+      {"Mb/s", 1e6 / 8},  {"Gb/s", 1e9 / 8},    {"Mbps", 1e6 / 8},     {"Gbps", 1e9 / 8}};
+  for (const auto& u : units)
+    if (unit == u.name) return value * u.bytes_per_s;
+  if (unit.empty())
+    throw ConfigError(fmt::format("bandwidth '{}' needs a unit, e.g. MB/s or Gbit/s", text));
+  throw ConfigError(fmt::format("unknown bandwidth unit '{}' in '{}' (B/s, kB/s, MB/s, GB/s, "
+                                "MiB/s, bit/s, Mbit/s, Gbit/s)", unit, text));
+}
+
+std::string format_bandwidth(double bps) {
+  if (bps >= 1e9 && std::fmod(bps, 1e6) == 0 && bps / 1e9 == std::floor(bps / 1e9))
+    return fmt::format("{} GB/s", bps / 1e9);
+  if (bps >= 1e6) return fmt::format("{:.10g} MB/s", bps / 1e6);
+  if (bps >= 1e3) return fmt::format("{:.10g} kB/s", bps / 1e3);
+  return fmt::format("{:.10g} B/s", bps);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The key registry
+
+namespace {
+
+enum class Kind { Integer, Real, DurationKind, Bandwidth, Choice };
+
+struct Value {
+  // Exactly one is meaningful, depending on the key's Kind.
+  std::int64_t integer = 0;
+  double real = 0;
+  std::string text;
+};
+
+struct Key {
+  std::string name;
+  Kind kind;
+  std::string description;
+  std::string source;
+  std::vector<std::string> choices;  // for Kind::Choice
+  std::function<void(MachineConfig&, const Value&)> set;
+  std::function<std::string(const MachineConfig&)> show;  // TOML value text
+};
+
+std::string_view kind_name(Kind k) {
+  switch (k) {
+    case Kind::Integer: return "integer";
+    case Kind::Real: return "number";
+    case Kind::DurationKind: return "duration";
+    case Kind::Bandwidth: return "bandwidth";
+    case Kind::Choice: return "choice";
+  }
+  return "?";
+}
+
+std::string quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
+
+constexpr std::string_view kSpec = "SPEC §1 (NCP2 paper, seed 004)";
+constexpr std::string_view kAssumed =
+    "assumption: typical of mid-1990s hardware; the papers give no value";
+
+// The CP commands of the NCP2 flows (SPEC §2). The DSM layer looks costs up by these names.
+struct CommandDefault { std::string_view name; std::int64_t ns; std::string_view what; };
+constexpr CommandDefault kCommandDefaults[] = {
+    {"send_message", 1000, "SEND_MESSAGE: build and inject a protocol message"},
+    {"receive_message", 1000, "RECEIVE_MESSAGE: accept a message from the network"},
+    {"local_page_request", 1000, "LOCAL_PAGE_REQUEST: look up the page's holder, send the request"},
+    {"remote_page_request", 1500, "REMOTE_PAGE_REQUEST: set up the page read (DMA time is extra)"},
+    {"page_reply", 1500, "PAGE_REPLY: write the page to memory (DMA time is extra)"},
+    {"local_diff_request", 1500, "LOCAL_DIFF_REQUEST: find the writers, send the requests"},
+    {"remote_diff_request", 2000, "REMOTE_DIFF_REQUEST: collect the logged writes into a diff"},
+    {"diff_reply", 1500, "DIFF_REPLY: apply a diff to memory (DMA time is extra)"},
+    {"apply_invalidations", 1000, "apply write notices received with a release"},
+    {"lock_request", 1000, "handle a lock request at the manager or holder"},
+    {"lock_grant", 1000, "handle a lock grant at the acquirer"},
+};
+
+const std::vector<Key>& registry() {
+  static const std::vector<Key> keys = [] {
+    std::vector<Key> k;
+    auto integer = [&](std::string name, auto ref, std::string desc, std::string_view src) {
+      k.push_back({std::move(name), Kind::Integer, std::move(desc), std::string(src), {},
+                   [ref](MachineConfig& c, const Value& v) { ref(c) = static_cast<int>(v.integer); },
+                   [ref](const MachineConfig& c) { return fmt::format("{}", ref(const_cast<MachineConfig&>(c))); }});
+    };
+    auto real = [&](std::string name, auto ref, std::string desc, std::string_view src) {
+      k.push_back({std::move(name), Kind::Real, std::move(desc), std::string(src), {},
+                   [ref](MachineConfig& c, const Value& v) { ref(c) = v.real; },
+                   [ref](const MachineConfig& c) {
+                     const double x = ref(const_cast<MachineConfig&>(c));
+                     // Always print a decimal point so TOML reads a float back.
+                     std::string s = fmt::format("{:.10g}", x);
+                     if (s.find_first_of(".e") == std::string::npos) s += ".0";
+                     return s;
+                   }});
+    };
+    auto duration = [&](std::string name, auto ref, std::string desc, std::string_view src) {
+      k.push_back({std::move(name), Kind::DurationKind, std::move(desc), std::string(src), {},
+                   [ref](MachineConfig& c, const Value& v) { ref(c) = parse_duration(v.text); },
+                   [ref](const MachineConfig& c) {
+                     return quoted(format_duration(ref(const_cast<MachineConfig&>(c))));
+                   }});
+    };
+    auto bandwidth = [&](std::string name, auto ref, std::string desc, std::string_view src) {
+      k.push_back({std::move(name), Kind::Bandwidth, std::move(desc), std::string(src), {},
+                   [ref](MachineConfig& c, const Value& v) { ref(c) = parse_bandwidth(v.text); },
+                   [ref](const MachineConfig& c) {
+                     return quoted(format_bandwidth(ref(const_cast<MachineConfig&>(c))));
+                   }});
+    };
+
+    k.push_back({"machine.kind", Kind::Choice,
+                 "ncp2: protocol work on the CP; treadmarks: no CP, all protocol work on the PP by interrupt",
+                 "SPEC §1", {"ncp2", "treadmarks"},
+                 [](MachineConfig& c, const Value& v) {
+                   c.machine.kind = v.text == "ncp2" ? MachineKind::Ncp2 : MachineKind::TreadMarks;
+                 },
+                 [](const MachineConfig& c) { return quoted(to_string(c.machine.kind)); }});
+    integer("machine.nodes", [](MachineConfig& c) -> int& { return c.machine.nodes; },
+            "number of nodes (PP + CP each)", "default run size of the papers' figures");
+
+    real("pp.clock_mhz", [](MachineConfig& c) -> double& { return c.pp.clock_mhz; },
+         "main processor clock (PowerPC 604); converts cycle counts into time", kSpec);
+    duration("pp.interrupt_overhead", [](MachineConfig& c) -> Duration& { return c.pp.interrupt_overhead; },
+             "time to enter and leave an interrupt handler; added to every handler", kAssumed);
+    duration("pp.command_post", [](MachineConfig& c) -> Duration& { return c.pp.command_post; },
+             "PP writes one command into its CP's queue (ncp2)", kAssumed);
+    duration("pp.notification_handler",
+             [](MachineConfig& c) -> Duration& { return c.pp.notification_handler; },
+             "PP reads a notification the CP sent by interrupt (ncp2)", kAssumed);
+    duration("pp.send_overhead", [](MachineConfig& c) -> Duration& { return c.pp.send_overhead; },
+             "software send path per message, system call + protocol stack (treadmarks)", kAssumed);
+    duration("pp.receive_overhead", [](MachineConfig& c) -> Duration& { return c.pp.receive_overhead; },
+             "software receive path per message, inside the interrupt handler (treadmarks)", kAssumed);
+    bandwidth("pp.copy_bandwidth", [](MachineConfig& c) -> double& { return c.pp.copy_bandwidth; },
+              "memcpy by the PP (twins, software diffs, message buffers)", kAssumed);
+
+    real("cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },
+         "protocol controller's processor clock (informational: command costs are durations)", kAssumed);
+    bandwidth("cp.dma_bandwidth", [](MachineConfig& c) -> double& { return c.cp.dma_bandwidth; },
+              "CP's DMA engine between memory and the network interface", kAssumed);
+    for (const auto& cmd : kCommandDefaults) {
+      const std::string name{cmd.name};
+      duration("cp.command_cost." + name,
+               [name](MachineConfig& c) -> Duration& { return c.cp.command_cost[name]; },
+               std::string(cmd.what), kAssumed);
+    }
+
+    bandwidth("memory.bus_bandwidth", [](MachineConfig& c) -> double& { return c.memory.bus_bandwidth; },
+              "memory bus shared by the PP and the CP's DMA engine", kAssumed);
+    integer("memory.dram_mb", [](MachineConfig& c) -> int& { return c.memory.dram_mb; },
+            "main memory per node (informational)", kSpec);
+    integer("memory.l2_kb", [](MachineConfig& c) -> int& { return c.memory.l2_kb; },
+            "L2 cache per node (informational)", kSpec);
+    integer("memory.page_size", [](MachineConfig& c) -> int& { return c.memory.page_size; },
+            "bytes per shared page (coherence unit)", "SPEC §1 [our rule]");
+    integer("memory.word_size", [](MachineConfig& c) -> int& { return c.memory.word_size; },
+            "bytes per word (diff granularity)", "PowerPC 604: 32-bit words");
+
+    bandwidth("network.link_bandwidth", [](MachineConfig& c) -> double& { return c.network.link_bandwidth; },
+              "bandwidth of every cable (Myrinet: 1.28 Gbit/s)", kSpec);
+    duration("network.link_latency", [](MachineConfig& c) -> Duration& { return c.network.link_latency; },
+             "propagation through one cable, node-switch or switch-switch", kAssumed);
+    duration("network.switch_delay", [](MachineConfig& c) -> Duration& { return c.network.switch_delay; },
+             "routing delay inside one switch (cut-through)", kAssumed);
+    integer("network.switch_ports", [](MachineConfig& c) -> int& { return c.network.switch_ports; },
+            "ports per crossbar switch (Myrinet: 8)", kSpec);
+    k.push_back({"network.topology", Kind::Choice,
+                 "auto: one switch when the nodes fit, else a tree; star: one switch; tree: leaf "
+                 "switches under parent switches; chain: switches in a line",
+                 "SPEC §1 [our rule]", {"auto", "star", "tree", "chain"},
+                 [](MachineConfig& c, const Value& v) {
+                   c.network.topology = v.text == "star"    ? Topology::Star
+                                        : v.text == "tree"  ? Topology::Tree
+                                        : v.text == "chain" ? Topology::Chain
+                                                            : Topology::Auto;
+                 },
+                 [](const MachineConfig& c) { return quoted(to_string(c.network.topology)); }});
+    integer("network.header_bytes", [](MachineConfig& c) -> int& { return c.network.header_bytes; },
+            "bytes added to every message on the wire (route, type, CRC)", kAssumed);
+
+    integer("emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
+            "stack of each emulated processor's fiber on the host", "host resource, not a model value");
+    return k;
+  }();
+  return keys;
+}
+
+const Key* find_key(std::string_view name) {
+  for (const auto& key : registry())
+    if (key.name == name) return &key;
+  return nullptr;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string unknown_key_message(std::string_view key) {
+  const std::string hint = suggest_key(key);
+  if (hint.empty()) return fmt::format("unknown key '{}' (see `ncp2 config --keys`)", key);
+  return fmt::format("unknown key '{}'; did you mean '{}'?", key, hint);
+}
+
+void check_choice(const Key& key, const std::string& text) {
+  if (std::find(key.choices.begin(), key.choices.end(), text) == key.choices.end()) {
+    std::string list;
+    for (const auto& c : key.choices) list += (list.empty() ? "" : ", ") + c;
+    throw ConfigError(fmt::format("'{}' is not one of: {}", text, list));
+  }
+}
+
+// Converts one TOML node to a Value for `key`, or throws ConfigError describing the mismatch.
+Value value_from_toml(const Key& key, const toml::node& node) {
+  Value v;
+  switch (key.kind) {
+    case Kind::Integer:
+      if (auto i = node.value_exact<std::int64_t>()) {
+        if (*i < std::numeric_limits<int>::min() || *i > std::numeric_limits<int>::max())
+          throw ConfigError(fmt::format("{} is out of range", *i));
+        v.integer = *i;
+        return v;
+      }
+      throw ConfigError("expected an integer");
+    case Kind::Real:
+      if (auto d = node.value<double>()) { v.real = *d; return v; }
+      throw ConfigError("expected a number");
+    case Kind::DurationKind:
+      if (auto s = node.value_exact<std::string>()) { v.text = *s; parse_duration(v.text); return v; }
+      if (auto i = node.value_exact<std::int64_t>(); i && *i == 0) { v.text = "0"; return v; }
+      throw ConfigError("expected a duration string with a unit, e.g. \"4 us\"");
+    case Kind::Bandwidth:
+      if (auto s = node.value_exact<std::string>()) { v.text = *s; parse_bandwidth(v.text); return v; }
+      throw ConfigError("expected a bandwidth string with a unit, e.g. \"160 MB/s\"");
+    case Kind::Choice:
+      if (auto s = node.value_exact<std::string>()) { v.text = *s; check_choice(key, v.text); return v; }
+      throw ConfigError("expected a string");
+  }
+  throw ConfigError("unsupported value");
+}
+
+Value value_from_text(const Key& key, std::string_view raw) {
+  std::string text{trim(raw)};
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') text = text.substr(1, text.size() - 2);
+  Value v;
+  switch (key.kind) {
+    case Kind::Integer: {
+      std::int64_t i = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+      if (ec != std::errc{} || p != text.data() + text.size())
+        throw ConfigError(fmt::format("'{}' is not an integer", text));
+      if (i < std::numeric_limits<int>::min() || i > std::numeric_limits<int>::max())
+        throw ConfigError(fmt::format("{} is out of range", text));
+      v.integer = i;
+      return v;
+    }
+    case Kind::Real: {
+      double d = 0;
+      auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+      if (ec != std::errc{} || p != text.data() + text.size())
+        throw ConfigError(fmt::format("'{}' is not a number", text));
+      v.real = d;
+      return v;
+    }
+    case Kind::DurationKind: v.text = text; parse_duration(text); return v;
+    case Kind::Bandwidth: v.text = text; parse_bandwidth(text); return v;
+    case Kind::Choice: v.text = text; check_choice(key, text); return v;
+  }
+  throw ConfigError("unsupported value");
+}
+
+void apply_table(MachineConfig& config, const toml::table& table, const std::string& prefix,
+                 std::string_view origin) {
+  for (const auto& [k, node] : table) {
+    const std::string name = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    const auto& src = node.source();
+    const std::string where =
+        src.begin.line > 0 ? fmt::format("{}:{}:{}", origin, src.begin.line, src.begin.column)
+                           : std::string(origin);
+    if (const auto* sub = node.as_table()) {
+      // A table is a section, unless it is a leaf key that wants a value.
+      if (find_key(name)) throw ConfigError(fmt::format("{}: key '{}': expected a value, found a table", where, name));
+      apply_table(config, *sub, name, origin);
+      continue;
+    }
+    const Key* key = find_key(name);
+    if (!key) throw ConfigError(fmt::format("{}: {}", where, unknown_key_message(name)));
+    try {
+      key->set(config, value_from_toml(*key, node));
+    } catch (const ConfigError& e) {
+      throw ConfigError(fmt::format("{}: key '{}' ({}): {}", where, name, kind_name(key->kind), e.what()));
+    }
+  }
+}
+
+}  // namespace
+
+std::string suggest_key(std::string_view unknown) {
+  std::string best;
+  std::size_t best_d = std::numeric_limits<std::size_t>::max();
+  for (const auto& key : registry()) {
+    std::size_t d = edit_distance(unknown, key.name);
+    // A key given without its section ("link_bandwidth") is a near miss too.
+    const auto dot = key.name.rfind('.');
+    if (dot != std::string::npos) d = std::min(d, edit_distance(unknown, key.name.substr(dot + 1)) + 1);
+    if (d < best_d) { best_d = d; best = key.name; }
+  }
+  const std::size_t limit = std::max<std::size_t>(3, unknown.size() / 3);
+  return best_d <= limit ? best : std::string{};
+}
+
+MachineConfig default_config(MachineKind kind) {
+  using namespace literals;
+  MachineConfig c;
+  c.machine.kind = kind;
+  c.machine.nodes = 8;
+
+  c.pp.clock_mhz = 100.0;
+  c.pp.interrupt_overhead = 4_us;  // ~400 cycles of a 100 MHz PowerPC 604 under a Unix kernel
+  c.pp.command_post = 200_ns;
+  c.pp.notification_handler = 1_us;
+  c.pp.send_overhead = 15_us;
+  c.pp.receive_overhead = 15_us;
+  c.pp.copy_bandwidth = 100e6;
+
+  c.cp.clock_mhz = 100.0;
+  c.cp.dma_bandwidth = 132e6;  // a 32-bit, 33 MHz PCI-class I/O bus
+  for (const auto& cmd : kCommandDefaults) c.cp.command_cost[std::string(cmd.name)] = nanoseconds(cmd.ns);
+
+  c.memory.bus_bandwidth = 533e6;  // 64-bit 60X bus at 66 MHz
+  c.memory.dram_mb = 32;
+  c.memory.l2_kb = 256;
+  c.memory.page_size = 4096;
+  c.memory.word_size = 4;
+
+  c.network.link_bandwidth = 1.28e9 / 8;  // 1.28 Gbit/s = 160 MB/s
+  c.network.link_latency = 100_ns;
+  c.network.switch_delay = 500_ns;
+  c.network.switch_ports = 8;
+  c.network.topology = Topology::Auto;
+  c.network.header_bytes = 16;
+
+  c.emulator.fiber_stack_kb = 256;
+  return c;
+}
+
+void apply_toml_text(MachineConfig& config, std::string_view text, std::string_view origin) {
+  toml::table table;
+  try {
+    table = toml::parse(text, origin);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    throw ConfigError(fmt::format("{}:{}:{}: TOML syntax error: {}", origin, src.begin.line,
+                                  src.begin.column, e.description()));
+  }
+  apply_table(config, table, "", origin);
+}
+
+void apply_toml_file(MachineConfig& config, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    const auto& src = e.source();
+    if (src.begin.line == 0)
+      throw ConfigError(fmt::format("{}: cannot read configuration: {}", path, e.description()));
+    throw ConfigError(fmt::format("{}:{}:{}: TOML syntax error: {}", path, src.begin.line,
+                                  src.begin.column, e.description()));
+  }
+  apply_table(config, table, "", path);
+}
+
+void apply_override(MachineConfig& config, std::string_view assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string_view::npos)
+    throw ConfigError(fmt::format("--set '{}': expected key=value", assignment));
+  const std::string name{trim(assignment.substr(0, eq))};
+  const Key* key = find_key(name);
+  if (!key) throw ConfigError(fmt::format("--set: {}", unknown_key_message(name)));
+  try {
+    key->set(config, value_from_text(*key, assignment.substr(eq + 1)));
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("--set: key '{}' ({}): {}", name, kind_name(key->kind), e.what()));
+  }
+}
+
+void validate(const MachineConfig& c) {
+  auto fail = [](std::string_view key, const std::string& why) {
+    throw ConfigError(fmt::format("key '{}': {}", key, why));
+  };
+  auto positive_bw = [&](std::string_view key, double v) {
+    if (!(v > 0) || !std::isfinite(v)) fail(key, fmt::format("bandwidth must be positive, got {}", v));
+  };
+  auto non_negative = [&](std::string_view key, Duration d) {
+    if (d.count() < 0) fail(key, "duration must not be negative");
+  };
+  if (c.machine.nodes < 1) fail("machine.nodes", fmt::format("at least 1 node is needed, got {}", c.machine.nodes));
+  if (c.machine.nodes > 4096) fail("machine.nodes", fmt::format("at most 4096 nodes are supported, got {}", c.machine.nodes));
+  if (!(c.pp.clock_mhz > 0)) fail("pp.clock_mhz", "clock must be positive");
+  if (!(c.cp.clock_mhz > 0)) fail("cp.clock_mhz", "clock must be positive");
+  non_negative("pp.interrupt_overhead", c.pp.interrupt_overhead);
+  non_negative("pp.command_post", c.pp.command_post);
+  non_negative("pp.notification_handler", c.pp.notification_handler);
+  non_negative("pp.send_overhead", c.pp.send_overhead);
+  non_negative("pp.receive_overhead", c.pp.receive_overhead);
+  positive_bw("pp.copy_bandwidth", c.pp.copy_bandwidth);
+  positive_bw("cp.dma_bandwidth", c.cp.dma_bandwidth);
+  for (const auto& [name, cost] : c.cp.command_cost) non_negative("cp.command_cost." + name, cost);
+  positive_bw("memory.bus_bandwidth", c.memory.bus_bandwidth);
+  if (c.memory.word_size <= 0 || (c.memory.word_size & (c.memory.word_size - 1)) != 0)
+    fail("memory.word_size", fmt::format("must be a positive power of two, got {}", c.memory.word_size));
+  if (c.memory.page_size < c.memory.word_size || c.memory.page_size % c.memory.word_size != 0 ||
+      (c.memory.page_size & (c.memory.page_size - 1)) != 0)
+    fail("memory.page_size",
+         fmt::format("must be a power of two and a multiple of the word size, got {}", c.memory.page_size));
+  if (c.memory.dram_mb <= 0) fail("memory.dram_mb", "must be positive");
+  if (c.memory.l2_kb < 0) fail("memory.l2_kb", "must not be negative");
+  positive_bw("network.link_bandwidth", c.network.link_bandwidth);
+  non_negative("network.link_latency", c.network.link_latency);
+  non_negative("network.switch_delay", c.network.switch_delay);
+  if (c.network.header_bytes < 0) fail("network.header_bytes", "must not be negative");
+  const int ports = c.network.switch_ports;
+  if (ports < 2) fail("network.switch_ports", fmt::format("a switch needs at least 2 ports, got {}", ports));
+  const int n = c.machine.nodes;
+  switch (c.network.topology) {
+    case Topology::Star:
+      if (n > ports)
+        fail("network.topology", fmt::format("a star has one switch of {} ports and cannot connect {} "
+                                             "nodes; use \"tree\", \"chain\" or \"auto\"", ports, n));
+      break;
+    case Topology::Tree:
+    case Topology::Auto:
+      if (n > ports && ports < 3)
+        fail("network.topology", fmt::format("cascading switches needs at least 3 ports per switch, got {}", ports));
+      break;
+    case Topology::Chain:
+      if (n > ports && ports < 3)
+        fail("network.topology", fmt::format("a chain of switches needs at least 3 ports per switch, got {}", ports));
+      break;
+  }
+  if (c.emulator.fiber_stack_kb < 16)
+    fail("emulator.fiber_stack_kb", fmt::format("at least 16 KiB are needed, got {}", c.emulator.fiber_stack_kb));
+}
+
+std::string to_toml(const MachineConfig& config) {
+  std::string out;
+  std::string section;
+  for (const auto& key : registry()) {
+    const auto dot = key.name.find('.');
+    const std::string sec = key.name.substr(0, key.name.rfind('.'));
+    if (sec != section) {
+      out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", sec);
+      section = sec;
+    }
+    (void)dot;
+    out += fmt::format("{} = {}\n", key.name.substr(key.name.rfind('.') + 1), key.show(config));
+  }
+  return out;
+}
+
+std::vector<ConfigKeyInfo> config_keys() {
+  const MachineConfig defaults = default_config(MachineKind::Ncp2);
+  std::vector<ConfigKeyInfo> out;
+  for (const auto& key : registry()) {
+    std::string type{kind_name(key.kind)};
+    if (key.kind == Kind::Choice) {
+      type.clear();
+      for (const auto& c : key.choices) type += (type.empty() ? "" : " | ") + c;
+    }
+    out.push_back({key.name, type, key.description, key.show(defaults), key.source});
+  }
+  return out;
+}
+
+}  // namespace ncp2::emu

@@ -1,0 +1,98 @@
+#pragma once
+// The main processor (PP) of a node: a fiber running workload code, which can compute for a
+// duration, wait until woken, and be interrupted. An interrupt's handler runs after the
+// configured interrupt overhead (and after any handler already running: handlers do not nest);
+// a computation it preempts finishes later by exactly the handlers' durations plus overheads.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "emulator/ids.hpp"
+#include "emulator/inline_function.hpp"
+#include "emulator/kernel.hpp"
+#include "emulator/memory_bus.hpp"
+#include "emulator/work_context.hpp"
+
+namespace ncp2::emu {
+
+enum class PpState : std::uint8_t { NotStarted, Running, Computing, Waiting, Finished };
+std::string_view to_string(PpState s);
+
+struct ProcessorStats {
+  Duration compute{0};           // time spent in compute() (excluding preemption)
+  Duration handlers{0};          // time spent in interrupt handlers
+  Duration interrupt_overhead{0};
+  std::uint64_t interrupts = 0;
+  std::uint64_t waits = 0;
+};
+
+class Processor {
+ public:
+  using InterruptHandler = InlineFunction<void(WorkContext&), 64>;
+
+  Processor(Kernel& kernel, NodeId node, std::string name, Duration interrupt_overhead,
+            MemoryBus& bus, double copy_bandwidth);
+  Processor(const Processor&) = delete;
+  Processor& operator=(const Processor&) = delete;
+
+  // Starts the workload fiber at the current virtual time.
+  void start(std::function<void()> body);
+
+  // ---- called by the workload fiber of this processor
+  void compute(Duration d);
+  // Suspends until wake(). A wake() that came earlier, while the PP was not waiting, is
+  // remembered once (like a binary semaphore): callers loop on their condition.
+  void wait(std::string_view what);
+
+  // ---- called from events (CP, network) or other processors
+  void wake();
+  void interrupt(InterruptHandler handler);
+
+  [[nodiscard]] NodeId node() const { return node_; }
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] PpState state() const { return state_; }
+  [[nodiscard]] bool in_interrupt() const { return in_interrupt_; }
+  [[nodiscard]] TimePoint finish_time() const { return finish_time_; }
+  [[nodiscard]] const ProcessorStats& stats() const { return stats_; }
+  [[nodiscard]] MemoryBus& bus() const { return *bus_; }
+  [[nodiscard]] double copy_bandwidth() const { return copy_bandwidth_; }
+
+ private:
+  void require_own_fiber(std::string_view what) const;
+  void schedule_compute_end(TimePoint end);
+  void begin_next_handler();
+  void run_handler();
+  void handler_done();
+  void resume_fiber();
+
+  Kernel& kernel_;
+  NodeId node_;
+  std::string name_;
+  Duration interrupt_overhead_;
+  MemoryBus* bus_;
+  double copy_bandwidth_;
+  FiberId fiber_{};
+  bool started_ = false;
+  PpState state_ = PpState::NotStarted;
+
+  // compute()
+  TimePoint compute_end_ = kTimeZero;
+  Duration compute_remaining_{0};
+  std::uint64_t compute_generation_ = 0;
+
+  // wait()/wake()
+  bool wake_token_ = false;
+  bool wake_scheduled_ = false;
+  bool wake_deferred_ = false;
+
+  // interrupts
+  bool in_interrupt_ = false;
+  std::deque<InterruptHandler> pending_;
+
+  TimePoint finish_time_ = kTimeZero;
+  ProcessorStats stats_;
+};
+
+}  // namespace ncp2::emu
