@@ -1,7 +1,9 @@
 // ncp2: the NCP2 / TreadMarks emulator with the CARNIVAL profiler.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <map>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -20,6 +22,16 @@ int main(int argc, char** argv) {
 
   std::map<CLI::App*, Runner> runners;
   for (auto&& sub : {add_config_command(app), add_demo_network_command(app)}) runners[sub.app] = sub.run;
+
+  // A mistyped command deserves better than "a subcommand is required".
+  if (argc > 1 && argv[1][0] != '-' && runners.end() == std::find_if(runners.begin(), runners.end(), [&](const auto& r) {
+        return r.first->get_name() == argv[1];
+      })) {
+    std::string known;
+    for (const auto& [sub, run] : runners) known += (known.empty() ? "" : ", ") + sub->get_name();
+    fmt::print(stderr, "ncp2: unknown command '{}' (commands: {}); see ncp2 --help\n", argv[1], known);
+    return kExitUsage;
+  }
 
   try {
     app.parse(argc, argv);

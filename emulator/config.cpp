@@ -382,7 +382,7 @@ void apply_table(MachineConfig& config, const toml::table& table, const std::str
                  std::string_view origin) {
   for (const auto& [k, node] : table) {
     const std::string name = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
-    const auto& src = node.source();
+    const auto& src = k.source();
     const std::string where =
         src.begin.line > 0 ? fmt::format("{}:{}:{}", origin, src.begin.line, src.begin.column)
                            : std::string(origin);

@@ -1,21 +1,30 @@
 #include "emulator/time.hpp"
 
 #include <cmath>
-#include <cstdlib>
 #include <fmt/format.h>
 
 namespace ncp2::emu {
 
 std::string format_duration(Duration d) {
+  // Exact: the unit is chosen by magnitude and the decimals are the remaining picoseconds, so
+  // the text parses back to the same value (configuration files round-trip).
   const std::int64_t ps = d.count();
-  const std::int64_t mag = std::llabs(ps);
-  struct Unit { std::int64_t scale; const char* name; };
-  static constexpr Unit units[] = {{1'000'000'000'000, "s"}, {1'000'000'000, "ms"},
-                                   {1'000'000, "us"},         {1'000, "ns"}};
+  const std::int64_t mag = ps < 0 ? -ps : ps;
+  struct Unit { std::int64_t scale; int digits; const char* name; };
+  static constexpr Unit units[] = {{1'000'000'000'000, 12, "s"}, {1'000'000'000, 9, "ms"},
+                                   {1'000'000, 6, "us"},         {1'000, 3, "ns"}};
   for (const auto& u : units) {
     if (mag >= u.scale) {
-      if (ps % u.scale == 0) return fmt::format("{} {}", ps / u.scale, u.name);
-      return fmt::format("{:.6g} {}", static_cast<double>(ps) / static_cast<double>(u.scale), u.name);
+      const std::int64_t whole = mag / u.scale;
+      std::int64_t frac = mag % u.scale;
+      const char* sign = ps < 0 ? "-" : "";
+      if (frac == 0) return fmt::format("{}{} {}", sign, whole, u.name);
+      int digits = u.digits;
+      while (frac % 10 == 0) {
+        frac /= 10;
+        --digits;
+      }
+      return fmt::format("{}{}.{:0{}} {}", sign, whole, frac, digits, u.name);
     }
   }
   return ps == 0 ? std::string{"0 s"} : fmt::format("{} ps", ps);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The ncp2 command as a user meets it: help, exit codes (0 ok, 1 run failure, 2 usage/config),
+# and messages that name the file and key.
+set -u
+ncp2="$1"
+src="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+
+# expect CODE PATTERN -- ARGS...: runs ncp2 ARGS, checks the exit code and that PATTERN occurs in
+# stdout+stderr (fixed string).
+expect() {
+  local code="$1" pattern="$2"
+  shift 3
+  local out status
+  out=$("$ncp2" "$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$code" ]; then
+    echo "FAIL: ncp2 $* exited $status, expected $code"; echo "$out" | head -20; failures=$((failures + 1)); return
+  fi
+  if ! grep -qF -- "$pattern" <<<"$out"; then
+    echo "FAIL: ncp2 $*: output lacks '$pattern'"; echo "$out" | head -20; failures=$((failures + 1)); return
+  fi
+  echo "ok: ncp2 $*"
+}
+
+expect 0 "Subcommands:" -- --help
+expect 0 "--machine" -- config --help
+expect 0 "--pattern" -- demo-network --help
+expect 2 "A subcommand is required" --
+expect 2 "teleport" -- teleport
+expect 0 'kind = "ncp2"' -- config
+expect 0 'kind = "treadmarks"' -- config --machine treadmarks
+expect 0 'link_latency = "250 ns"' -- config --set network.link_latency=250ns
+expect 0 'nodes = 16' -- config --nodes 16
+expect 0 "network.link_bandwidth" -- config --keys
+expect 2 "did you mean 'network.link_latency'" -- config --set network.latency=1us
+expect 2 "cannot connect 9 nodes" -- config --nodes 9 --set network.topology=star
+expect 2 "no such configuration file" -- config --config "$tmp/missing.toml"
+printf '[network]\nlink_bandwith = "1 GB/s"\n' >"$tmp/typo.toml"
+expect 2 "$tmp/typo.toml:2:1: unknown key 'network.link_bandwith'; did you mean 'network.link_bandwidth'?" -- config --config "$tmp/typo.toml"
+printf '[network]\nlink_bandwidth = "0 MB/s"\n' >"$tmp/zero.toml"
+expect 2 "bandwidth must be positive" -- config --config "$tmp/zero.toml"
+expect 2 "machine" -- config --machine vax
+expect 0 'kind = "treadmarks"' -- config --config "$src/configs/treadmarks.toml"
+expect 0 "cp-queued" -- demo-network --nodes 3
+expect 0 "pp-handler-start" -- demo-network --machine treadmarks --nodes 3
+expect 0 "12 messages" -- demo-network --pattern ping-pong --rounds 6 --summary
+expect 2 "at least 2 nodes" -- demo-network --pattern ping-pong --nodes 1
+expect 2 "rounds" -- demo-network --rounds 0
+
+if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
+echo "all checks passed"

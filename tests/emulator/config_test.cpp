@@ -1,0 +1,195 @@
+#include <string>
+
+#include <gtest/gtest.h>
+#include <toml++/toml.h>
+
+#include "emulator/config.hpp"
+
+namespace ncp2::emu {
+namespace {
+using namespace literals;
+
+const std::string kConfigs = std::string(NCP2_SOURCE_DIR) + "/configs/";
+
+// Returns the ConfigError message raised by `fn`, or "" when none was raised.
+template <class F>
+std::string error_of(F&& fn) {
+  try {
+    fn();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+MachineConfig from_text(std::string_view text) {
+  MachineConfig c = default_config(MachineKind::Ncp2);
+  apply_toml_text(c, text, "test.toml");
+  validate(c);
+  return c;
+}
+
+TEST(Config, DefaultsAreValidForBothMachines) {
+  EXPECT_NO_THROW(validate(default_config(MachineKind::Ncp2)));
+  EXPECT_NO_THROW(validate(default_config(MachineKind::TreadMarks)));
+  EXPECT_TRUE(default_config(MachineKind::Ncp2).has_cp());
+  EXPECT_FALSE(default_config(MachineKind::TreadMarks).has_cp());
+}
+
+TEST(Config, DefaultsAreTheNcp2ValuesOfTheSpec) {
+  const MachineConfig c = default_config(MachineKind::Ncp2);
+  EXPECT_DOUBLE_EQ(c.pp.clock_mhz, 100.0);
+  EXPECT_DOUBLE_EQ(c.network.link_bandwidth, 1.28e9 / 8);
+  EXPECT_EQ(c.network.switch_ports, 8);
+  EXPECT_EQ(c.memory.page_size, 4096);
+  EXPECT_EQ(c.memory.dram_mb, 32);
+  EXPECT_EQ(c.memory.l2_kb, 256);
+}
+
+TEST(Config, ShippedNcp2FileStatesEveryKeyWithTheBuiltInDefaults) {
+  const auto table = toml::parse_file(kConfigs + "ncp2.toml");
+  std::size_t keys_in_file = 0;
+  for (const auto& key : config_keys()) {
+    EXPECT_TRUE(table.at_path(key.key).is_value()) << key.key << " missing from configs/ncp2.toml";
+    keys_in_file += table.at_path(key.key).is_value() ? 1 : 0;
+  }
+  EXPECT_EQ(keys_in_file, config_keys().size());
+  MachineConfig from_file = default_config(MachineKind::TreadMarks);  // every key gets overwritten
+  apply_toml_file(from_file, kConfigs + "ncp2.toml");
+  EXPECT_EQ(to_toml(from_file), to_toml(default_config(MachineKind::Ncp2)));
+}
+
+TEST(Config, ShippedTreadMarksFileIsTheSameHardwareWithoutCp) {
+  MachineConfig c = default_config(MachineKind::Ncp2);
+  apply_toml_file(c, kConfigs + "treadmarks.toml");
+  EXPECT_EQ(to_toml(c), to_toml(default_config(MachineKind::TreadMarks)));
+}
+
+TEST(Config, ShippedWorkstationClusterFileIsValid) {
+  MachineConfig c = default_config(MachineKind::Ncp2);
+  apply_toml_file(c, kConfigs + "workstations-atm.toml");
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_FALSE(c.has_cp());
+  EXPECT_DOUBLE_EQ(c.network.link_bandwidth, 100e6 / 8);
+}
+
+TEST(Config, PrintedConfigurationReadsBackUnchanged) {
+  MachineConfig c = default_config(MachineKind::TreadMarks);
+  c.machine.nodes = 13;
+  c.pp.interrupt_overhead = 1234567_ps;
+  c.network.link_bandwidth = 123.456e6;
+  c.network.topology = Topology::Chain;
+  c.cp.command_cost["page_reply"] = 7_us;
+  MachineConfig back = default_config(MachineKind::Ncp2);
+  apply_toml_text(back, to_toml(c), "printed");
+  EXPECT_EQ(to_toml(back), to_toml(c));
+  EXPECT_EQ(back.pp.interrupt_overhead, 1234567_ps);
+  EXPECT_EQ(back.machine.kind, MachineKind::TreadMarks);
+}
+
+TEST(Config, UnknownKeyNamesFileLineAndSuggestsTheClosestKey) {
+  const std::string msg = error_of([] { from_text("[network]\nlink_bandwith = \"1 GB/s\"\n"); });
+  EXPECT_NE(msg.find("test.toml:2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unknown key 'network.link_bandwith'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean 'network.link_bandwidth'"), std::string::npos) << msg;
+}
+
+TEST(Config, UnknownSectionIsReported) {
+  const std::string msg = error_of([] { from_text("[netwrk]\nlink_latency = \"1 us\"\n"); });
+  EXPECT_NE(msg.find("did you mean 'network.link_latency'"), std::string::npos) << msg;
+}
+
+TEST(Config, HopelessKeyGetsNoSuggestion) {
+  const std::string msg = error_of([] { from_text("zzzzzzzzzzzzzzzzzzzz = 1\n"); });
+  EXPECT_NE(msg.find("unknown key"), std::string::npos);
+  EXPECT_EQ(msg.find("did you mean"), std::string::npos) << msg;
+}
+
+TEST(Config, WrongTypesAreNamed) {
+  EXPECT_NE(error_of([] { from_text("[network]\nlink_latency = 5\n"); }).find("expected a duration string with a unit"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[machine]\nnodes = \"eight\"\n"); }).find("key 'machine.nodes' (integer): expected an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[network]\ntopology = \"ring\"\n"); }).find("'ring' is not one of: auto, star, tree, chain"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[network]\nlink_bandwidth = \"1.28 Gbit\"\n"); }).find("unknown bandwidth unit 'Gbit'"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[network]\nlink_latency = \"100 furlongs\"\n"); }).find("unknown time unit"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[network]\nlink_latency = \"100\"\n"); }).find("needs a unit"), std::string::npos);
+  EXPECT_NE(error_of([] { from_text("network = 3\n"); }).find("unknown key 'network'"), std::string::npos);
+}
+
+TEST(Config, ZeroOrNegativeValuesAreRejected) {
+  EXPECT_NE(error_of([] { from_text("[network]\nlink_bandwidth = \"0 MB/s\"\n"); })
+                .find("key 'network.link_bandwidth': bandwidth must be positive"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[pp]\ninterrupt_overhead = \"-1 us\"\n"); }).find("negative"), std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[machine]\nnodes = 0\n"); }).find("at least 1 node"), std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[memory]\npage_size = 3000\n"); }).find("power of two"), std::string::npos);
+}
+
+TEST(Config, ImpossibleTopologiesAreRejected) {
+  EXPECT_NE(error_of([] { from_text("[machine]\nnodes = 9\n[network]\ntopology = \"star\"\n"); })
+                .find("cannot connect 9 nodes"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { from_text("[machine]\nnodes = 16\n[network]\nswitch_ports = 2\n"); })
+                .find("at least 3 ports"),
+            std::string::npos);
+  EXPECT_NO_THROW(from_text("[machine]\nnodes = 64\n[network]\ntopology = \"tree\"\n"));
+}
+
+TEST(Config, SyntaxErrorsPointAtTheLine) {
+  const std::string msg = error_of([] { from_text("[network]\nlink_latency = \"1 us\n"); });
+  EXPECT_NE(msg.find("test.toml:2"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("TOML syntax error"), std::string::npos) << msg;
+}
+
+TEST(Config, MissingFileIsAClearError) {
+  MachineConfig c = default_config(MachineKind::Ncp2);
+  const std::string msg = error_of([&] { apply_toml_file(c, "/nonexistent/x.toml"); });
+  EXPECT_NE(msg.find("/nonexistent/x.toml"), std::string::npos) << msg;
+}
+
+TEST(Config, CommandLineOverridesParseLikeTheFile) {
+  MachineConfig c = default_config(MachineKind::Ncp2);
+  apply_override(c, "network.link_latency=250ns");
+  apply_override(c, "machine.nodes = 12");
+  apply_override(c, "network.topology=chain");
+  apply_override(c, "cp.command_cost.page_reply=\"3 us\"");
+  EXPECT_EQ(c.network.link_latency, 250_ns);
+  EXPECT_EQ(c.machine.nodes, 12);
+  EXPECT_EQ(c.network.topology, Topology::Chain);
+  EXPECT_EQ(c.cp.cost_of("page_reply"), 3_us);
+  EXPECT_NE(error_of([&] { apply_override(c, "network.latency=1us"); }).find("did you mean 'network.link_latency'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { apply_override(c, "machine.nodes=abc"); }).find("--set: key 'machine.nodes'"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { apply_override(c, "machine.nodes"); }).find("expected key=value"), std::string::npos);
+}
+
+TEST(Config, UnitParsing) {
+  EXPECT_EQ(parse_duration("4us"), 4_us);
+  EXPECT_EQ(parse_duration("0.5 ms"), 500_us);
+  EXPECT_EQ(parse_duration("1e3 ns"), 1_us);
+  EXPECT_EQ(parse_duration("0"), 0_ps);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1.28 Gbit/s"), 160e6);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("160MB/s"), 160e6);
+  EXPECT_DOUBLE_EQ(parse_bandwidth("1 MiB/s"), 1048576.0);
+  EXPECT_THROW(parse_bandwidth("fast"), ConfigError);
+}
+
+TEST(Config, UnknownCommandCostIsAClearError) {
+  const MachineConfig c = default_config(MachineKind::Ncp2);
+  EXPECT_NE(error_of([&] { (void)c.cp.cost_of("teleport"); }).find("cp.command_cost.teleport"), std::string::npos);
+}
+
+TEST(Config, EveryKeyIsDocumented) {
+  for (const auto& key : config_keys()) {
+    EXPECT_FALSE(key.description.empty()) << key.key;
+    EXPECT_FALSE(key.source.empty()) << key.key;
+  }
+}
+
+}  // namespace
+}  // namespace ncp2::emu

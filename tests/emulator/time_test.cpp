@@ -1,0 +1,47 @@
+#include <gtest/gtest.h>
+
+#include "emulator/time.hpp"
+
+namespace ncp2::emu {
+namespace {
+using namespace literals;
+
+TEST(Time, UnitsAreExactPicoseconds) {
+  EXPECT_EQ(to_ps(1_ns), 1'000);
+  EXPECT_EQ(to_ps(3_us), 3'000'000);
+  EXPECT_EQ(to_ps(2_ms), 2'000'000'000);
+  EXPECT_EQ(to_ps(kTimeZero + 5_us), 5'000'000);
+}
+
+TEST(Time, TransferTimeIsBytesOverBandwidth) {
+  // 1.28 Gbit/s = 160e6 B/s: one byte takes 6.25 ns exactly.
+  EXPECT_EQ(to_ps(transfer_time(1, 160e6)), 6'250);
+  EXPECT_EQ(to_ps(transfer_time(4096, 160e6)), 25'600'000);
+  EXPECT_EQ(to_ps(transfer_time(0, 160e6)), 0);
+}
+
+TEST(Time, TransferTimeRoundsUpNonIntegralPicoseconds) {
+  // 1 byte at 3e12 B/s is 0.333 ps: never free, so it costs 1 ps.
+  EXPECT_EQ(to_ps(transfer_time(1, 3e12)), 1);
+  // 64 bytes at 132e6 B/s = 484848.48 ps -> 484849 ps.
+  EXPECT_EQ(to_ps(transfer_time(64, 132e6)), 484'849);
+}
+
+TEST(Time, CyclesAtClock) {
+  EXPECT_EQ(to_ps(cycles_at(400, 100.0)), 4'000'000);  // 400 cycles at 100 MHz = 4 us
+  EXPECT_EQ(to_ps(cycles_at(1, 66.0)), 15'152);
+}
+
+TEST(Time, FormatChoosesUnitByMagnitude) {
+  EXPECT_EQ(format_duration(0_ps), "0 s");
+  EXPECT_EQ(format_duration(500_ps), "500 ps");
+  EXPECT_EQ(format_duration(4_us), "4 us");
+  EXPECT_EQ(format_duration(1500_ns), "1.5 us");
+  EXPECT_EQ(format_duration(2_ms), "2 ms");
+  EXPECT_EQ(format_duration(1234567_ps), "1.234567 us");
+  EXPECT_EQ(format_duration(1000001_ns), "1.000001 ms");
+  EXPECT_EQ(format_duration(-1500_ns), "-1.5 us");
+}
+
+}  // namespace
+}  // namespace ncp2::emu
