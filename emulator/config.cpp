@@ -573,8 +573,8 @@ std::vector<ConfigKeyInfo> config_keys() {
   for (const auto& key : registry()) {
     std::string type{kind_name(key.kind)};
     if (key.kind == Kind::Choice) {
-      type.clear();
-      for (const auto& c : key.choices) type += (type.empty() ? "" : " | ") + c;
+      type = "one of";
+      for (std::size_t i = 0; i < key.choices.size(); ++i) type += (i == 0 ? " " : ", ") + key.choices[i];
     }
     out.push_back({key.name, type, key.description, key.show(defaults), key.source});
   }

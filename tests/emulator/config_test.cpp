@@ -1,3 +1,5 @@
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -185,7 +187,11 @@ TEST(Config, UnknownCommandCostIsAClearError) {
 }
 
 TEST(Config, EveryKeyIsDocumented) {
+  std::ifstream doc(std::string(NCP2_SOURCE_DIR) + "/docs/configuration.md");
+  ASSERT_TRUE(doc) << "docs/configuration.md is missing";
+  const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
   for (const auto& key : config_keys()) {
+    EXPECT_NE(text.find("`" + key.key + "`"), std::string::npos) << key.key << " is not in docs/configuration.md";
     EXPECT_FALSE(key.description.empty()) << key.key;
     EXPECT_FALSE(key.source.empty()) << key.key;
   }
