@@ -108,10 +108,23 @@ void Cluster::notify_pp(WorkContext& ctx, PpHandler handler) {
   else kernel_.at_function(ctx.now(), raise);
 }
 
+void Cluster::set_receive_command(std::uint16_t purpose, CommandKind kind) {
+  if (receive_kind_by_purpose_.size() <= purpose) receive_kind_by_purpose_.resize(purpose + 1u, receive_kind_);
+  receive_kind_by_purpose_[purpose] = kind;
+}
+
+CommandKind Cluster::command(std::string_view name) const {
+  for (std::size_t i = 0; i < commands_.size(); ++i)
+    if (commands_.name(CommandKind{static_cast<std::uint16_t>(i)}) == name) return CommandKind{static_cast<std::uint16_t>(i)};
+  throw ConfigError(fmt::format("no CP command '{}' is configured (key cp.command_cost.{})", name, name));
+}
+
 void Cluster::deliver(Message* m) {
   Node& dst = node(m->destination);
   if (dst.cp) {
-    dst.cp->submit(Command{receive_kind_, m, [this](WorkContext& ctx, Message* msg) {
+    const CommandKind kind =
+        m->purpose < receive_kind_by_purpose_.size() ? receive_kind_by_purpose_[m->purpose] : receive_kind_;
+    dst.cp->submit(Command{kind, m, [this](WorkContext& ctx, Message* msg) {
                              ctx.transfer(msg->wire_bytes);  // DMA into main memory
                              receiver_(ctx, msg);
                            }});

@@ -52,6 +52,11 @@ class Cluster {
   [[nodiscard]] MessagePool& messages() { return pool_; }
 
   void set_receiver(Receiver receiver) { receiver_ = std::move(receiver); }
+  // ncp2: the CP command a message of `purpose` becomes when it arrives (RECEIVE_MESSAGE unless
+  // set: a REMOTE_PAGE_REQUEST arrives as that command, as in the paper's flows).
+  void set_receive_command(std::uint16_t purpose, CommandKind kind);
+  // The kind of the configured command `name` (cp.command_cost.<name>); throws when unknown.
+  [[nodiscard]] CommandKind command(std::string_view name) const;
 
   [[nodiscard]] Message* new_message(NodeId source, NodeId destination, std::uint16_t purpose,
                                      std::uint32_t payload_bytes);
@@ -87,6 +92,7 @@ class Cluster {
   MessagePool pool_;
   std::vector<std::unique_ptr<Node>> nodes_;
   Receiver receiver_;
+  std::vector<CommandKind> receive_kind_by_purpose_;
 };
 
 }  // namespace ncp2::emu

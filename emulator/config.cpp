@@ -277,6 +277,23 @@ const std::vector<Key>& registry() {
     integer("network.header_bytes", [](MachineConfig& c) -> int& { return c.network.header_bytes; },
             "bytes added to every message on the wire (route, type, CRC)", kAssumed);
 
+    duration("dsm.fault_trap", [](MachineConfig& c) -> Duration& { return c.dsm.fault_trap; },
+             "PP takes an access fault on a shared page and enters the DSM handler", kAssumed);
+    duration("dsm.protocol_handler", [](MachineConfig& c) -> Duration& { return c.dsm.protocol_handler; },
+             "PP runs the bookkeeping of one protocol operation (lock, barrier, request)", kAssumed);
+    duration("dsm.per_write_notice", [](MachineConfig& c) -> Duration& { return c.dsm.per_write_notice; },
+             "creating or applying one write notice (invalidation)", kAssumed);
+    duration("dsm.diff_scan_per_word", [](MachineConfig& c) -> Duration& { return c.dsm.diff_scan_per_word; },
+             "software diff creation on the PP, per word of the page compared with its twin (treadmarks)",
+             kAssumed);
+    duration("dsm.diff_apply_per_word", [](MachineConfig& c) -> Duration& { return c.dsm.diff_apply_per_word; },
+             "software diff application on the PP, per word written (treadmarks)", kAssumed);
+    integer("dsm.gc_threshold_kb", [](MachineConfig& c) -> int& { return c.dsm.gc_threshold_kb; },
+            "diffs + write notices held by a node that make the next barrier collect garbage",
+            "TreadMarks practice");
+    integer("dsm.barrier_manager", [](MachineConfig& c) -> int& { return c.dsm.barrier_manager; },
+            "node that manages barriers", "TreadMarks: process 0");
+
     integer("emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
             "stack of each emulated processor's fiber on the host", "host resource, not a model value");
     return k;
@@ -449,6 +466,14 @@ MachineConfig default_config(MachineKind kind) {
   c.network.topology = Topology::Auto;
   c.network.header_bytes = 16;
 
+  c.dsm.fault_trap = 3_us;
+  c.dsm.protocol_handler = 2_us;
+  c.dsm.per_write_notice = 100_ns;
+  c.dsm.diff_scan_per_word = 20_ns;   // ~2 cycles per word at 100 MHz
+  c.dsm.diff_apply_per_word = 20_ns;
+  c.dsm.gc_threshold_kb = 1024;
+  c.dsm.barrier_manager = 0;
+
   c.emulator.fiber_stack_kb = 256;
   return c;
 }
@@ -547,6 +572,15 @@ void validate(const MachineConfig& c) {
         fail("network.topology", fmt::format("a chain of switches needs at least 3 ports per switch, got {}", ports));
       break;
   }
+  non_negative("dsm.fault_trap", c.dsm.fault_trap);
+  non_negative("dsm.protocol_handler", c.dsm.protocol_handler);
+  non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
+  non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);
+  non_negative("dsm.diff_apply_per_word", c.dsm.diff_apply_per_word);
+  if (c.dsm.gc_threshold_kb < 1) fail("dsm.gc_threshold_kb", "must be at least 1");
+  if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
+    fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}", c.machine.nodes - 1,
+                                            c.dsm.barrier_manager));
   if (c.emulator.fiber_stack_kb < 16)
     fail("emulator.fiber_stack_kb", fmt::format("at least 16 KiB are needed, got {}", c.emulator.fiber_stack_kb));
 }

@@ -59,6 +59,17 @@ struct NetworkConfig {
   int header_bytes = 0;       // added to each message's payload on the wire
 };
 
+// Costs of the TreadMarks protocol code itself (interpreted by dsm/, not by the emulator).
+struct DsmConfig {
+  Duration fault_trap;           // PP takes an access fault and enters the DSM handler
+  Duration protocol_handler;     // one protocol handler's bookkeeping (lock, barrier, request)
+  Duration per_write_notice;     // creating or applying one write notice
+  Duration diff_scan_per_word;   // software diff creation, per word of the page (treadmarks)
+  Duration diff_apply_per_word;  // software diff application, per word written (treadmarks)
+  int gc_threshold_kb = 1024;    // diffs + write notices per node that trigger a GC at a barrier
+  int barrier_manager = 0;       // node that manages barriers
+};
+
 struct EmulatorSection {
   int fiber_stack_kb = 256;
 };
@@ -69,6 +80,7 @@ struct MachineConfig {
   CpConfig cp;
   MemoryConfig memory;
   NetworkConfig network;
+  DsmConfig dsm;
   EmulatorSection emulator;
 
   [[nodiscard]] bool has_cp() const { return machine.kind == MachineKind::Ncp2; }

@@ -14,6 +14,9 @@ std::string_view to_string(StampPoint p) {
     case StampPoint::PpHandlerStart: return "pp-handler-start";
     case StampPoint::PpHandlerEnd: return "pp-handler-end";
     case StampPoint::PpResumed: return "pp-resumed";
+    case StampPoint::WaitBegin: return "wait-begin";
+    case StampPoint::SyncDelayBegin: return "sync-delay-begin";
+    case StampPoint::SyncDelayEnd: return "sync-delay-end";
   }
   return "?";
 }

@@ -25,6 +25,9 @@ enum class StampPoint : std::uint8_t {
   PpHandlerStart,  // the PP's handler began (after queueing and the interrupt overhead)
   PpHandlerEnd,    // the PP's handler finished
   PpResumed,       // the waiting PP resumed
+  WaitBegin,       // t0: the PP starts waiting for this request's answer
+  SyncDelayBegin,  // from here the request waits for another processor (node = the cause)
+  SyncDelayEnd,    // the other processor released it
 };
 std::string_view to_string(StampPoint p);
 
@@ -35,11 +38,11 @@ struct Stamp {
   NodeId node;
 };
 
-// Fixed capacity: a request/reply round trip records fewer than 20 stamps. Extra stamps are
-// counted in `dropped` rather than growing the message.
+// Fixed capacity: a request/reply round trip, even forwarded, records fewer than 32 stamps.
+// Extra stamps are counted in `dropped` rather than growing the message.
 class StampChain {
  public:
-  static constexpr std::size_t kCapacity = 24;
+  static constexpr std::size_t kCapacity = 32;
   void add(TimePoint t, StampPoint p, Resource r, NodeId n) {
     if (size_ < kCapacity) stamps_[size_++] = Stamp{t, p, r, n};
     else ++dropped_;
@@ -47,6 +50,8 @@ class StampChain {
   [[nodiscard]] std::span<const Stamp> stamps() const { return {stamps_.data(), size_}; }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] std::size_t dropped() const { return dropped_; }
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] const Stamp& back() const { return stamps_[size_ - 1]; }
   void clear() { size_ = 0; dropped_ = 0; }
 
  private:
