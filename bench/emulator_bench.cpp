@@ -291,7 +291,10 @@ int traffic_mode(int argc, char** argv) {
   }
   if (options.pattern == TrafficPattern::PingPong) nodes = 2;
   options.rounds = rounds;
-  const MachineConfig config = machine(kind, nodes);
+  MachineConfig config = machine(kind, nodes);
+  // SimGrid's platform is one crossbar for all nodes: give ours the same (one switch with a
+  // port per node) so both simulate the same network, not our default tree of 8-port switches.
+  config.network.switch_ports = std::max(config.network.switch_ports, nodes);
 
   double best_wall = 0;
   TrafficResult best;

@@ -98,14 +98,10 @@ void Cluster::notify_pp(WorkContext& ctx, PpHandler handler) {
     return;
   }
   const Duration cost = config_.pp.notification_handler;
-  auto raise = [pp = &n.pp, handler, cost] {
-    pp->interrupt([handler, cost](WorkContext& c) {
-      c.spend(cost);
-      handler(c);
-    });
-  };
-  if (ctx.now() == kernel_.now()) raise();
-  else kernel_.at_function(ctx.now(), raise);
+  n.pp.interrupt_at(ctx.now(), [handler, cost](WorkContext& c) {
+    c.spend(cost);
+    handler(c);
+  });
 }
 
 void Cluster::set_receive_command(std::uint16_t purpose, CommandKind kind) {

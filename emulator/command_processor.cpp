@@ -9,19 +9,24 @@ CommandProcessor::CommandProcessor(Kernel& kernel, NodeId node, const CommandTab
     : kernel_(kernel), node_(node), table_(&table), bus_(&bus), dma_bandwidth_(dma_bandwidth) {}
 
 void CommandProcessor::submit(const Command& command) {
-  if (command.message) command.message->chain.add(kernel_.now(), StampPoint::CpQueued, Resource::CP, node_);
-  queue_.push_back({command, kernel_.now()});
+  const TimePoint now = kernel_.now();
+  if (command.message) command.message->chain.add(now, StampPoint::CpQueued, Resource::CP, node_);
+  queue_.push_back({command, now});
   stats_.max_queue = std::max(stats_.max_queue, queue_.size());
-  if (!busy_) start_next();
+  if (start_scheduled_) return;
+  if (now >= free_at_) {
+    start_next();
+  } else {
+    start_scheduled_ = true;
+    kernel_.at(free_at_, [this] {
+      start_scheduled_ = false;
+      start_next();
+    });
+  }
 }
 
 void CommandProcessor::start_next() {
-  if (queue_.empty()) {
-    busy_ = false;
-    return;
-  }
-  busy_ = true;
-  const Queued item = queue_.front();
+  const Queued item = queue_.front();  // copied: the body may submit more commands
   queue_.pop_front();
   const TimePoint now = kernel_.now();
   stats_.queue_wait += now - item.enqueued;
@@ -32,8 +37,15 @@ void CommandProcessor::start_next() {
   ctx.spend(table_->cost(item.command.kind));
   if (item.command.body) item.command.body(ctx, m);
   stats_.busy += ctx.elapsed();
+  free_at_ = ctx.now();
   kernel_.trace(0xC0, static_cast<std::uint64_t>(index(node_)), static_cast<std::uint64_t>(item.command.kind));
-  kernel_.at(ctx.now(), [this] { start_next(); });
+  if (!queue_.empty()) {
+    start_scheduled_ = true;
+    kernel_.at(free_at_, [this] {
+      start_scheduled_ = false;
+      start_next();
+    });
+  }
 }
 
 }  // namespace ncp2::emu

@@ -4,7 +4,7 @@
 // Each command costs its configured execution time plus whatever its body spends (DMA over the
 // memory bus, further computation).
 #include <cstdint>
-#include <deque>
+#include "emulator/ring_queue.hpp"
 #include <string>
 #include <vector>
 
@@ -63,7 +63,7 @@ class CommandProcessor {
   void submit(const Command& command);
 
   [[nodiscard]] NodeId node() const { return node_; }
-  [[nodiscard]] bool busy() const { return busy_; }
+  [[nodiscard]] bool busy() const { return start_scheduled_ || kernel_.now() < free_at_; }
   [[nodiscard]] std::size_t queue_length() const { return queue_.size(); }
   [[nodiscard]] const CommandProcessorStats& stats() const { return stats_; }
   [[nodiscard]] const CommandTable& table() const { return *table_; }
@@ -80,8 +80,11 @@ class CommandProcessor {
   const CommandTable* table_;
   MemoryBus* bus_;
   double dma_bandwidth_;
-  std::deque<Queued> queue_;
-  bool busy_ = false;
+  RingQueue<Queued> queue_;
+  // The CP is busy until free_at_. A start event exists only while commands wait, so a command
+  // that finds the CP idle costs no event of its own.
+  TimePoint free_at_ = kTimeZero;
+  bool start_scheduled_ = false;
   CommandProcessorStats stats_;
 };
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -32,12 +33,9 @@ struct Event {
     e.time_ps = time_ps;
     e.seq = seq;
     ::new (static_cast<void*>(e.storage)) Fn(std::forward<F>(fn));
-    e.invoke = [](const Event& self) {
-      // The callable may schedule new events (moving the heap), so run a copy, not the slot.
-      alignas(8) std::byte copy[kEventInlineBytes];
-      std::memcpy(copy, self.storage, sizeof(Fn));
-      (*std::launder(reinterpret_cast<Fn*>(copy)))();
-    };
+    // Events are always invoked on a copy taken out of the queue (pop() returns by value), so
+    // the callable may schedule new events freely.
+    e.invoke = [](const Event& self) { (*std::launder(reinterpret_cast<const Fn*>(self.storage)))(); };
     return e;
   }
 
@@ -46,34 +44,99 @@ struct Event {
   }
 };
 
+// Heap entries are 16-byte keys; the callables live in a slot pool, so sifting moves little
+// memory. The order word packs the insertion sequence (high 40 bits, unique, so it decides ties)
+// with the payload's slot (low 24 bits).
 class EventQueue {
  public:
+  static constexpr int kSlotBits = 24;
+  static constexpr std::uint64_t kMaxSlots = std::uint64_t{1} << kSlotBits;
+  static constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << (64 - kSlotBits);
+
   [[nodiscard]] bool empty() const { return heap_.empty(); }
   [[nodiscard]] std::size_t size() const { return heap_.size(); }
-  [[nodiscard]] const Event& top() const { return heap_.front(); }
-  void reserve(std::size_t n) { heap_.reserve(n); }
+  [[nodiscard]] std::int64_t top_time() const { return heap_.front().time_ps; }
+  void reserve(std::size_t n) {
+    heap_.reserve(n);
+    payloads_.reserve(n);
+  }
 
   void push(const Event& e) {
-    heap_.push_back(e);
-    sift_up(heap_.size() - 1);
+    const std::uint32_t slot = take_slot(e.seq);
+    Payload& p = payloads_[slot];
+    p.invoke = e.invoke;
+    std::memcpy(p.storage, e.storage, kEventInlineBytes);
+    insert_key(e.time_ps, e.seq, slot);
+  }
+
+  // Builds the event's callable directly in its slot (the kernel's hot path).
+  template <class F>
+  void emplace(std::int64_t time_ps, std::uint64_t seq, F&& fn) {
+    using Fn = std::decay_t<F>;
+    static_assert(sizeof(Fn) <= kEventInlineBytes,
+                  "event callable too large: capture pointers/ids, not objects");
+    static_assert(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
+                  "event callable must be trivially copyable (capture pointers and integers)");
+    const std::uint32_t slot = take_slot(seq);
+    Payload& p = payloads_[slot];
+    ::new (static_cast<void*>(p.storage)) Fn(std::forward<F>(fn));
+    p.invoke = Event::make(0, 0, Fn(fn)).invoke;
+    insert_key(time_ps, seq, slot);
   }
 
   // Removes the earliest event and returns it by value.
   Event pop() {
-    Event out = heap_.front();
-    Event last = heap_.back();
+    const Key top = heap_.front();
+    const Key last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down_from_root(last);
+    const auto slot = static_cast<std::uint32_t>(top.order & (kMaxSlots - 1));
+    Event out;
+    out.time_ps = top.time_ps;
+    out.seq = top.order >> kSlotBits;
+    out.invoke = payloads_[slot].invoke;
+    std::memcpy(out.storage, payloads_[slot].storage, kEventInlineBytes);
+    free_.push_back(slot);
     return out;
   }
 
-  void clear() { heap_.clear(); }
+  void clear() {
+    heap_.clear();
+    payloads_.clear();
+    free_.clear();
+  }
 
  private:
   static constexpr std::size_t kArity = 4;
+  struct Key {
+    std::int64_t time_ps;
+    std::uint64_t order;
+    bool operator<(const Key& o) const { return time_ps != o.time_ps ? time_ps < o.time_ps : order < o.order; }
+  };
+  struct Payload {
+    void (*invoke)(const Event&) = nullptr;
+    alignas(8) std::byte storage[kEventInlineBytes]{};
+  };
+
+  std::uint32_t take_slot(std::uint64_t seq) {
+    if (seq >= kMaxSequence) throw std::length_error("event sequence number overflow (2^40 events)");
+    if (!free_.empty()) {
+      const std::uint32_t slot = free_.back();
+      free_.pop_back();
+      return slot;
+    }
+    if (payloads_.size() >= kMaxSlots) throw std::length_error("more than 2^24 pending events");
+    payloads_.emplace_back();
+    return static_cast<std::uint32_t>(payloads_.size() - 1);
+  }
+
+  void insert_key(std::int64_t time_ps, std::uint64_t seq, std::uint32_t slot) {
+    heap_.push_back(Key{time_ps, (seq << kSlotBits) | slot});
+    sift_up(heap_.size() - 1);
+  }
 
   void sift_up(std::size_t i) {
-    Event moving = heap_[i];
+    const Key moving = heap_[i];
     while (i > 0) {
       const std::size_t parent = (i - 1) / kArity;
       if (!(moving < heap_[parent])) break;
@@ -84,7 +147,7 @@ class EventQueue {
   }
 
   // Places `moving` (the former last element) starting at the root.
-  void sift_down_from_root(const Event& moving) {
+  void sift_down_from_root(const Key& moving) {
     const std::size_t n = heap_.size();
     std::size_t i = 0;
     for (;;) {
@@ -101,7 +164,9 @@ class EventQueue {
     heap_[i] = moving;
   }
 
-  std::vector<Event> heap_;
+  std::vector<Key> heap_;
+  std::vector<Payload> payloads_;
+  std::vector<std::uint32_t> free_;
 };
 
 }  // namespace ncp2::emu

@@ -2,70 +2,30 @@
 
 #include <stdexcept>
 
-#include <boost/fiber/algo/algorithm.hpp>
-#include <boost/fiber/all.hpp>
-#include <boost/fiber/context.hpp>
-#include <boost/fiber/scheduler.hpp>
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
 #include <fmt/format.h>
 
 namespace ncp2::emu {
 
-namespace {
+namespace bc = boost::context;
 
-namespace bf = boost::fibers;
-
-// Boost.Fiber scheduling algorithm for the kernel: a plain FIFO ready queue, no locks, no
-// condition variables and never any sleeping. The kernel decides who runs: it marks exactly one
-// fiber ready and yields the main context, which queues behind it; when that fiber suspends,
-// the main context (the event loop) is the next ready context.
-class KernelScheduling final : public bf::algo::algorithm {
- public:
-  void awakened(bf::context* ctx) noexcept override { ctx->ready_link(ready_); }
-  bf::context* pick_next() noexcept override {
-    if (ready_.empty()) return nullptr;
-    bf::context* next = &ready_.front();
-    ready_.pop_front();
-    return next;
-  }
-  [[nodiscard]] bool has_ready_fibers() const noexcept override { return !ready_.empty(); }
-  // Nothing to wait for: the event loop is always ready when a fiber suspends.
-  void suspend_until(std::chrono::steady_clock::time_point const&) noexcept override {}
-  void notify() noexcept override {}
-
- private:
-  bf::scheduler::ready_queue_type ready_;
-};
-
-void install_scheduling_once() {
-  thread_local bool installed = false;
-  if (!installed) {
-    bf::use_scheduling_algorithm<KernelScheduling>();
-    installed = true;
-  }
-}
-
-}  // namespace
-
+// Each emulated processor is a Boost.Context fiber (the stackful coroutine that Boost.Fiber is
+// built on). The event loop switches to it directly and it switches straight back: no scheduler,
+// no clock reads, no locks, no condition variables in between.
 struct Kernel::Fiber {
   std::string name;
   std::function<void()> body;
-  bf::context* context = nullptr;
-  std::unique_ptr<bf::fiber> handle;
-  std::string waiting_for = "not started";
+  bc::fiber self;        // the fiber while it is suspended
+  bc::fiber to_kernel;   // the event loop while the fiber runs
+  std::string_view waiting_for = "not started";
   bool finished = false;
   bool cancel = false;
 };
 
-Kernel::Kernel(KernelOptions options) : options_(options) {
-  install_scheduling_once();
-  queue_.reserve(1024);
-}
+Kernel::Kernel(KernelOptions options) : options_(options) { queue_.reserve(1024); }
 
-Kernel::~Kernel() {
-  cancel_unfinished_fibers();
-  for (auto& f : fibers_)
-    if (f->handle && f->handle->joinable()) f->handle->join();
-}
+Kernel::~Kernel() { cancel_unfinished_fibers(); }
 
 void Kernel::schedule_in_past(TimePoint t) const {
   throw std::logic_error(fmt::format("event scheduled in the past: at {} while now is {}",
@@ -78,25 +38,22 @@ FiberId Kernel::spawn(std::string name, std::function<void()> body) {
   auto fiber = std::make_unique<Fiber>();
   fiber->name = std::move(name);
   fiber->body = std::move(body);
-  Fiber& f = *fiber;
+  // A guard page below each stack turns an overflow into a fault instead of silent corruption.
+  fiber->self = bc::fiber(std::allocator_arg, bc::protected_fixedsize_stack(options_.fiber_stack_bytes),
+                          [this, index](bc::fiber&& kernel) {
+                            fibers_[index]->to_kernel = std::move(kernel);
+                            run_fiber_body(index);
+                            return std::move(fibers_[index]->to_kernel);
+                          });
   fibers_.push_back(std::move(fiber));
-  bf::fixedsize_stack stack(options_.fiber_stack_bytes);
-  f.handle = std::make_unique<bf::fiber>(std::allocator_arg, stack, [this, index] { run_fiber_body(index); });
-  // Let the new fiber run its prologue (it records its context and suspends), so that resume()
-  // can switch to it directly from then on.
-  current_ = index;
-  boost::this_fiber::yield();
-  current_ = kNoFiber;
   resume_at(FiberId{index}, now());
   return FiberId{index};
 }
 
 void Kernel::run_fiber_body(std::uint32_t index) {
   Fiber& f = *fibers_[index];
-  f.context = bf::context::active();
-  f.context->suspend();  // until the start event
   if (!f.cancel) {
-    f.waiting_for.clear();
+    f.waiting_for = "running";
     try {
       f.body();
     } catch (const FiberCancelled&) {
@@ -108,15 +65,14 @@ void Kernel::run_fiber_body(std::uint32_t index) {
   }
   f.finished = true;
   f.waiting_for = "finished";
-  // Returning terminates the fiber; the main context (queued when it resumed us) runs next.
 }
 
 void Kernel::suspend_current(std::string_view reason) {
   if (!in_fiber()) throw std::logic_error("Kernel::suspend_current called outside a fiber");
   Fiber& f = *fibers_[current_];
   if (f.cancel) throw FiberCancelled{};
-  f.waiting_for.assign(reason);
-  f.context->suspend();
+  f.waiting_for = reason;
+  f.to_kernel = std::move(f.to_kernel).resume();
   if (f.cancel) throw FiberCancelled{};
 }
 
@@ -126,8 +82,7 @@ void Kernel::resume(FiberId id) {
   Fiber& f = *fibers_.at(index);
   if (f.finished) throw std::logic_error(fmt::format("resume of finished fiber '{}'", f.name));
   current_ = index;
-  bf::context::active()->schedule(f.context);
-  boost::this_fiber::yield();
+  f.self = std::move(f.self).resume();
   current_ = kNoFiber;
 }
 
@@ -163,7 +118,7 @@ RunResult Kernel::run(TimePoint limit) {
   const std::int64_t limit_ps = to_ps(limit);
   try {
     while (!queue_.empty() && !stop_requested_) {
-      if (queue_.top().time_ps > limit_ps) {
+      if (queue_.top_time() > limit_ps) {
         result.status = RunStatus::TimeLimit;
         break;
       }
@@ -189,7 +144,7 @@ RunResult Kernel::run(TimePoint limit) {
   result.end_time = now();
   result.events = events_processed_;
   for (const auto& f : fibers_)
-    if (!f->finished) result.blocked.push_back({f->name, f->waiting_for});
+    if (!f->finished) result.blocked.push_back({f->name, std::string(f->waiting_for)});
   if (result.status == RunStatus::Completed && !result.blocked.empty()) {
     result.status = RunStatus::Deadlock;
     result.diagnosis = fmt::format("deadlock at {}: no event is pending and {} processor(s) are blocked:",
@@ -205,12 +160,14 @@ RunResult Kernel::run(TimePoint limit) {
 
 void Kernel::cancel_unfinished_fibers() {
   if (in_fiber()) return;  // cannot switch from inside a fiber; the destructor will do it
-  for (auto& f : fibers_) {
-    if (f->finished || !f->context) continue;
-    f->cancel = true;
-    current_ = static_cast<std::uint32_t>(&f - fibers_.data());
-    bf::context::active()->schedule(f->context);
-    boost::this_fiber::yield();
+  for (std::uint32_t i = 0; i < fibers_.size(); ++i) {
+    Fiber& f = *fibers_[i];
+    if (f.finished || !f.self) continue;
+    // Resumed with the cancel flag, the fiber throws FiberCancelled from its suspension point
+    // (or skips its body if it never started) and unwinds to its end.
+    f.cancel = true;
+    current_ = i;
+    f.self = std::move(f.self).resume();
     current_ = kNoFiber;
   }
 }

@@ -15,8 +15,6 @@
 #include "emulator/event_queue.hpp"
 #include "emulator/time.hpp"
 
-namespace boost::fibers { class context; class fiber; }
-
 namespace ncp2::emu {
 
 // Identifies a fiber spawned by a Kernel (index in spawn order).
@@ -58,6 +56,9 @@ class TraceHash {
 
 struct KernelOptions {
   std::size_t fiber_stack_bytes = 256 * 1024;
+  // Fast-forward computation that no event can interrupt (see try_advance); off only to test
+  // that it changes nothing.
+  bool fast_forward = true;
   bool trace_hash = false;  // mix every dispatched event and every trace() call into a digest
 };
 
@@ -75,7 +76,7 @@ class Kernel {
   void at(TimePoint t, F&& fn) {
     const std::int64_t tps = to_ps(t);
     if (tps < now_ps_) schedule_in_past(t);
-    queue_.push(Event::make(tps, next_seq_++, std::forward<F>(fn)));
+    queue_.emplace(tps, next_seq_++, std::forward<F>(fn));
   }
   template <class F>
   void after(Duration d, F&& fn) {
@@ -88,16 +89,27 @@ class Kernel {
   // run()). Must be called from outside any fiber (setup code or an event).
   FiberId spawn(std::string name, std::function<void()> body);
 
-  // From inside a fiber: suspend until some event calls resume() on it. `reason` is kept for the
-  // deadlock diagnosis ("waiting for lock 3"). Throws FiberCancelled when the kernel tears down.
+  // From inside a fiber: suspend until some event calls resume() on it. `reason` is kept, without
+  // a copy, for the deadlock diagnosis ("waiting for lock 3"): it must stay valid until the fiber
+  // is resumed (a literal, or a string the caller owns). Throws FiberCancelled on teardown.
   void suspend_current(std::string_view reason);
   // From an event (main context): switch to the suspended fiber now; returns when it suspends
   // again or finishes.
   void resume(FiberId id);
+  // From inside a fiber: if no event is due before now + d, advance the clock by d and return
+  // true — the fiber keeps running, no switch needed. Exact: nothing else could have happened in
+  // between. Otherwise returns false and the caller must suspend until now + d.
+  bool try_advance(Duration d) {
+    const std::int64_t target = now_ps_ + d.count();
+    if (!queue_.empty() && queue_.top_time() <= target) return false;
+    now_ps_ = target;
+    return true;
+  }
   // From anywhere: resume the fiber in an event at time `t`.
   void resume_at(FiberId id, TimePoint t);
 
   [[nodiscard]] bool in_fiber() const { return current_ != kNoFiber; }
+  [[nodiscard]] bool fast_forward() const { return options_.fast_forward; }
   [[nodiscard]] FiberId current_fiber() const { return FiberId{current_}; }
   [[nodiscard]] const std::string& fiber_name(FiberId id) const;
   [[nodiscard]] bool fiber_finished(FiberId id) const;

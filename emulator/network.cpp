@@ -152,9 +152,9 @@ void Network::send(Message* m, TimePoint when) {
     }
     return;
   }
-  const std::uint32_t first = injection_[static_cast<std::size_t>(index(m->source))];
-  if (when == kernel_.now()) cross(m, first, when);
-  else kernel_.at(when, [this, m, first] { cross(m, first, kernel_.now()); });
+  // The injection cable is used only by its own node, whose sends are serialized (one CP, or
+  // one PP): reserving it ahead of the clock keeps the order, so no event is needed here.
+  cross(m, injection_[static_cast<std::size_t>(index(m->source))], when);
 }
 
 void Network::cross(Message* m, std::uint32_t cable_id, TimePoint head_time) {

@@ -41,9 +41,11 @@ void Processor::require_own_fiber(std::string_view what) const {
 void Processor::compute(Duration d) {
   require_own_fiber("compute");
   if (d <= Duration{0}) return;
-  state_ = PpState::Computing;
   stats_.compute += d;
-  if (in_interrupt_) compute_remaining_ = d;  // starts when the handlers are done
+  // Nothing can interrupt a computation that ends before the next event: just move the clock.
+  if (!handlers_active_ && kernel_.fast_forward() && kernel_.try_advance(d)) return;
+  state_ = PpState::Computing;
+  if (handlers_active_) compute_remaining_ = d;  // the last handler schedules the end
   else schedule_compute_end(kernel_.now() + d);
   kernel_.suspend_current("computing");
   state_ = PpState::Running;
@@ -69,25 +71,29 @@ void Processor::wait(std::string_view what) {
   state_ = PpState::Running;
 }
 
+void Processor::schedule_resume(TimePoint at) {
+  wake_scheduled_ = true;
+  kernel_.at(at, [this] {
+    wake_scheduled_ = false;
+    if (state_ != PpState::Waiting) return;
+    if (handlers_active_) wake_deferred_ = true;  // an interrupt came first: resume after it
+    else resume_fiber();
+  });
+}
+
 void Processor::wake() {
   if (state_ == PpState::Finished) return;
   if (state_ != PpState::Waiting) {
     wake_token_ = true;
     return;
   }
-  if (in_interrupt_) {
+  if (wake_scheduled_) return;
+  if (handlers_active_) {
     wake_deferred_ = true;
     return;
   }
-  if (wake_scheduled_) return;
   // Resume in an event of its own, never in the middle of the caller's work.
-  wake_scheduled_ = true;
-  kernel_.at(kernel_.now(), [this] {
-    wake_scheduled_ = false;
-    if (state_ != PpState::Waiting) return;
-    if (in_interrupt_) wake_deferred_ = true;
-    else resume_fiber();
-  });
+  schedule_resume(std::max(kernel_.now(), handlers_free_at_));
 }
 
 void Processor::resume_fiber() { kernel_.resume(fiber_); }
@@ -95,18 +101,37 @@ void Processor::resume_fiber() { kernel_.resume(fiber_); }
 void Processor::interrupt(InterruptHandler handler) {
   ++stats_.interrupts;
   pending_.push_back(handler);
-  if (in_interrupt_) return;  // served after the current handler
-  in_interrupt_ = true;
+  if (handlers_active_) return;  // served after the handlers before it
+  handlers_active_ = true;
+  const TimePoint now = kernel_.now();
   if (state_ == PpState::Computing) {
-    compute_remaining_ = compute_end_ - kernel_.now();
-    ++compute_generation_;  // the scheduled end is void; it is rescheduled in handler_done()
+    // Preempt: the computation resumes after the handlers with what it had left.
+    compute_remaining_ = compute_end_ - std::max(now, handlers_free_at_);
+    ++compute_generation_;  // voids the scheduled end
   }
-  begin_next_handler();
+  stats_.interrupt_overhead += interrupt_overhead_;
+  kernel_.at(std::max(now, handlers_free_at_) + interrupt_overhead_, [this] { run_handler(); });
 }
 
-void Processor::begin_next_handler() {
-  stats_.interrupt_overhead += interrupt_overhead_;
-  kernel_.after(interrupt_overhead_, [this] { run_handler(); });
+void Processor::interrupt_at(TimePoint when, InterruptHandler handler) {
+  if (when <= kernel_.now()) {
+    interrupt(handler);
+    return;
+  }
+  std::uint32_t slot;
+  if (free_parked_.empty()) {
+    slot = static_cast<std::uint32_t>(parked_.size());
+    parked_.push_back(handler);
+  } else {
+    slot = free_parked_.back();
+    free_parked_.pop_back();
+    parked_[slot] = handler;
+  }
+  kernel_.at(when, [this, slot] {
+    const InterruptHandler h = parked_[slot];
+    free_parked_.push_back(slot);
+    interrupt(h);
+  });
 }
 
 void Processor::run_handler() {
@@ -115,20 +140,21 @@ void Processor::run_handler() {
   WorkContext ctx(kernel_.now(), node_, Resource::PP, *bus_, copy_bandwidth_);
   handler(ctx);
   stats_.handlers += ctx.elapsed();
-  kernel_.at(ctx.now(), [this] { handler_done(); });
-}
-
-void Processor::handler_done() {
+  const TimePoint end = ctx.now();
+  handlers_free_at_ = end;
   if (!pending_.empty()) {
-    begin_next_handler();
+    stats_.interrupt_overhead += interrupt_overhead_;
+    kernel_.at(end + interrupt_overhead_, [this] { run_handler(); });
     return;
   }
-  in_interrupt_ = false;
+  // The last handler: the PP goes back to what the fiber was doing when it ends. An interrupt
+  // arriving before `end` finds handlers_active_ false but waits for handlers_free_at_.
+  handlers_active_ = false;
   if (state_ == PpState::Computing) {
-    schedule_compute_end(kernel_.now() + compute_remaining_);
+    schedule_compute_end(end + compute_remaining_);
   } else if (wake_deferred_) {
     wake_deferred_ = false;
-    if (state_ == PpState::Waiting) resume_fiber();
+    if (state_ == PpState::Waiting) schedule_resume(end);
   }
 }
 

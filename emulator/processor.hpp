@@ -4,10 +4,11 @@
 // configured interrupt overhead (and after any handler already running: handlers do not nest);
 // a computation it preempts finishes later by exactly the handlers' durations plus overheads.
 #include <cstdint>
-#include <deque>
+#include "emulator/ring_queue.hpp"
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "emulator/ids.hpp"
 #include "emulator/inline_function.hpp"
@@ -43,17 +44,21 @@ class Processor {
   // ---- called by the workload fiber of this processor
   void compute(Duration d);
   // Suspends until wake(). A wake() that came earlier, while the PP was not waiting, is
-  // remembered once (like a binary semaphore): callers loop on their condition.
+  // remembered once (like a binary semaphore): callers loop on their condition. `what` names the
+  // wait in deadlock diagnoses; it must stay valid while waiting (a literal, or caller-owned).
   void wait(std::string_view what);
 
   // ---- called from events (CP, network) or other processors
   void wake();
   void interrupt(InterruptHandler handler);
+  // Raises the interrupt at a later time `when` (>= now) without allocating.
+  void interrupt_at(TimePoint when, InterruptHandler handler);
 
   [[nodiscard]] NodeId node() const { return node_; }
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] PpState state() const { return state_; }
-  [[nodiscard]] bool in_interrupt() const { return in_interrupt_; }
+  // True while handlers are queued or running (the PP is not available to its fiber).
+  [[nodiscard]] bool in_interrupt() const { return handlers_active_; }
   [[nodiscard]] TimePoint finish_time() const { return finish_time_; }
   [[nodiscard]] const ProcessorStats& stats() const { return stats_; }
   [[nodiscard]] MemoryBus& bus() const { return *bus_; }
@@ -62,10 +67,9 @@ class Processor {
  private:
   void require_own_fiber(std::string_view what) const;
   void schedule_compute_end(TimePoint end);
-  void begin_next_handler();
   void run_handler();
-  void handler_done();
   void resume_fiber();
+  void schedule_resume(TimePoint at);
 
   Kernel& kernel_;
   NodeId node_;
@@ -77,7 +81,8 @@ class Processor {
   bool started_ = false;
   PpState state_ = PpState::NotStarted;
 
-  // compute()
+  // compute(): the end is scheduled while the PP runs the computation; while handlers run it
+  // is suspended with `compute_remaining_` left, and the last handler schedules the end.
   TimePoint compute_end_ = kTimeZero;
   Duration compute_remaining_{0};
   std::uint64_t compute_generation_ = 0;
@@ -87,9 +92,13 @@ class Processor {
   bool wake_scheduled_ = false;
   bool wake_deferred_ = false;
 
-  // interrupts
-  bool in_interrupt_ = false;
-  std::deque<InterruptHandler> pending_;
+  // Interrupts. Only the head of `pending_` has a start event scheduled; each handler, when it
+  // runs, knows its end and schedules the next one (or the return to the fiber's work).
+  bool handlers_active_ = false;
+  TimePoint handlers_free_at_ = kTimeZero;  // end of the last handler that ran
+  RingQueue<InterruptHandler> pending_;
+  std::vector<InterruptHandler> parked_;     // interrupt_at() handlers waiting for their time
+  std::vector<std::uint32_t> free_parked_;
 
   TimePoint finish_time_ = kTimeZero;
   ProcessorStats stats_;

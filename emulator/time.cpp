@@ -5,6 +5,10 @@
 
 namespace ncp2::emu {
 
+namespace {
+__extension__ using Uint128 = unsigned __int128;  // GCC/Clang extension, exact 128-bit products
+}
+
 std::string format_duration(Duration d) {
   // Exact: the unit is chosen by magnitude and the decimals are the remaining picoseconds, so
   // the text parses back to the same value (configuration files round-trip).
@@ -32,12 +36,17 @@ std::string format_duration(Duration d) {
 
 Duration transfer_time(std::int64_t bytes, double bytes_per_second) {
   if (bytes <= 0) return Duration{0};
-  // ps = bytes * 1e12 / bw; long double keeps 64-bit precision for the products involved.
+  // Bandwidths are whole bytes per second in practice (1.28 Gbit/s = 160e6 B/s): then the time is
+  // an exact integer ceiling division, computed in 128 bits (hot path: several per message).
+  constexpr double kMaxExact = 9.0e18;
+  if (bytes_per_second >= 1.0 && bytes_per_second < kMaxExact &&
+      bytes_per_second == static_cast<double>(static_cast<std::int64_t>(bytes_per_second))) {
+    const auto bw = static_cast<Uint128>(static_cast<std::int64_t>(bytes_per_second));
+    const Uint128 num = static_cast<Uint128>(bytes) * 1'000'000'000'000ULL;
+    return Duration{static_cast<std::int64_t>((num + bw - 1) / bw)};
+  }
   const long double ps = static_cast<long double>(bytes) * 1e12L / static_cast<long double>(bytes_per_second);
-  const long double rounded = std::nearbyint(ps);
-  // Round up unless the value is an integer up to floating-point noise.
-  const auto whole = static_cast<std::int64_t>(std::fabs(ps - rounded) < 1e-6L ? rounded : std::ceil(ps));
-  return Duration{whole};
+  return Duration{static_cast<std::int64_t>(std::ceil(ps - 1e-9L))};
 }
 
 Duration cycles_at(std::int64_t cycles, double mhz) {

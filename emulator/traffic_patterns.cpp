@@ -22,9 +22,11 @@ std::string purpose_name(std::uint16_t p) {
   }
 }
 
-// What each PP has received so far; bumped by the receiving PP's handler.
+// What each PP has received so far, bumped by the receiving PP's handler, which wakes the
+// fiber only once it has what it waits for (as a barrier manager's handler counts arrivals).
 struct Inbox {
   std::vector<std::uint64_t> received;
+  std::vector<std::uint64_t> wanted;
 };
 
 }  // namespace
@@ -42,10 +44,12 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
   KernelOptions kopts;
   kopts.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
   kopts.trace_hash = options.trace_hash;
+  kopts.fast_forward = options.fast_forward;
   Kernel kernel(kopts);
   Cluster cluster(kernel, config);
   Inbox inbox;
   inbox.received.assign(static_cast<std::size_t>(n), 0);
+  inbox.wanted.assign(static_cast<std::size_t>(n), 0);
 
   cluster.set_receiver([&](WorkContext& ctx, Message* m) {
     // Hand the message to the destination PP (by interrupt on ncp2, inline on treadmarks).
@@ -62,8 +66,8 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
         r.stamps.assign(m->chain.stamps().begin(), m->chain.stamps().end());
         rec->records.push_back(std::move(r));
       }
-      inbox->received[static_cast<std::size_t>(index(hctx.node()))] += 1;
-      c->pp(hctx.node()).wake();
+      const auto me = static_cast<std::size_t>(index(hctx.node()));
+      if (++inbox->received[me] >= inbox->wanted[me]) c->pp(hctx.node()).wake();
       c->release(m);
     });
   });
@@ -71,7 +75,11 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
   const std::uint32_t bytes = options.payload_bytes;
   const int rounds = options.rounds;
   const Duration think = options.compute_between_rounds;
-  auto received = [&inbox](int node) { return inbox.received[static_cast<std::size_t>(node)]; };
+  // Waits until `node` has received `count` messages in all.
+  auto wait_for = [&inbox, &cluster](int node, std::uint64_t count, std::string_view what) {
+    inbox.wanted[static_cast<std::size_t>(node)] = count;
+    while (inbox.received[static_cast<std::size_t>(node)] < count) cluster.pp(node_id(node)).wait(what);
+  };
 
   for (int i = 0; i < n; ++i) {
     Processor& pp = cluster.pp(node_id(i));
@@ -81,13 +89,12 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
         for (int r = 1; r <= rounds; ++r) {
           me.compute(think * (i + 1));
           if (i == 0) {
-            while (received(0) < static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(n - 1))
-              me.wait("arrivals of the other nodes");
+            wait_for(0, static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(n - 1), "arrivals of the other nodes");
             for (int dst = 1; dst < n; ++dst)
               cluster.send_from_pp(cluster.new_message(node_id(0), node_id(dst), kRelease, bytes));
           } else {
             cluster.send_from_pp(cluster.new_message(node_id(i), node_id(0), kArrival, bytes));
-            while (received(i) < static_cast<std::uint64_t>(r)) me.wait("release from node 0");
+            wait_for(i, static_cast<std::uint64_t>(r), "release from node 0");
           }
         }
       });
@@ -98,9 +105,9 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
           me.compute(think);
           if (i == 0) {
             cluster.send_from_pp(cluster.new_message(node_id(0), node_id(1), kPing, bytes));
-            while (received(0) < static_cast<std::uint64_t>(r)) me.wait("pong from node 1");
+            wait_for(0, static_cast<std::uint64_t>(r), "pong from node 1");
           } else {
-            while (received(1) < static_cast<std::uint64_t>(r)) me.wait("ping from node 0");
+            wait_for(1, static_cast<std::uint64_t>(r), "ping from node 0");
             cluster.send_from_pp(cluster.new_message(node_id(1), node_id(0), kPong, bytes));
           }
         }

@@ -28,6 +28,7 @@ struct TrafficOptions {
   Duration compute_between_rounds{0};  // each PP computes this long before each round
   bool record_messages = false;        // keep every message's stamp chain
   bool trace_hash = false;
+  bool fast_forward = true;  // see Kernel::try_advance; off only to check it changes nothing
 };
 
 struct MessageRecord {

@@ -20,19 +20,17 @@ struct CpFixture : ::testing::Test {
 TEST_F(CpFixture, CommandsRunInFifoOrderWithTheirConfiguredCosts) {
   std::vector<std::int64_t> starts;
   std::vector<std::int64_t>* out = &starts;
+  auto record = [out](WorkContext& ctx, Message*) { out->push_back(to_ps(ctx.start())); };
   kernel.at(kTimeZero, [&] {
-    for (CommandKind k : {a, b, a})
-      cp.submit(Command{k, nullptr, [out](WorkContext& ctx, Message*) {
-                          // the body runs after the base cost was spent
-                          out->push_back(to_ps(ctx.start()));
-                        }});
+    for (CommandKind k : {a, b, a}) cp.submit(Command{k, nullptr, record});
   });
+  // A command arriving while the third runs (3..4 us) waits for it.
+  kernel.at(kTimeZero + 3500_ns, [&] { cp.submit(Command{a, nullptr, record}); });
   kernel.run();
-  EXPECT_EQ(starts, (std::vector<std::int64_t>{0, to_ps(1_us), to_ps(3_us)}));
-  EXPECT_EQ(kernel.now(), kTimeZero + 4_us);
-  EXPECT_EQ(cp.stats().commands, 3u);
-  EXPECT_EQ(cp.stats().busy, 4_us);
-  EXPECT_EQ(cp.stats().queue_wait, 1_us + 3_us);
+  EXPECT_EQ(starts, (std::vector<std::int64_t>{0, to_ps(1_us), to_ps(3_us), to_ps(4_us)}));
+  EXPECT_EQ(cp.stats().commands, 4u);
+  EXPECT_EQ(cp.stats().busy, 5_us);
+  EXPECT_EQ(cp.stats().queue_wait, 1_us + 3_us + 500_ns);
   EXPECT_EQ(cp.stats().max_queue, 2u);  // the first started at once
 }
 
@@ -56,9 +54,14 @@ TEST_F(CpFixture, DmaTimeIsBytesOverTheSlowerOfEngineAndBus) {
                         *out = to_ps(ctx.now());
                       }});
   });
+  std::int64_t next_start = -1;
+  std::int64_t* next = &next_start;
+  kernel.at(kTimeZero + 2_us, [&] {
+    cp.submit(Command{a, nullptr, [next](WorkContext& ctx, Message*) { *next = to_ps(ctx.start()); }});
+  });
   kernel.run();
   EXPECT_EQ(end, to_ps(1_us) + to_ps(40960_ns));
-  EXPECT_EQ(kernel.now(), kTimeZero + 1_us + 40960_ns);
+  EXPECT_EQ(next_start, end);  // the CP was busy with the DMA until then
 }
 
 TEST_F(CpFixture, DmaWaitsForTheMemoryBusWhenThePpUsesIt) {

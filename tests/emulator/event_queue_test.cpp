@@ -52,3 +52,29 @@ TEST(EventQueue, MatchesASortedReferenceOnRandomInput) {
 
 }  // namespace
 }  // namespace ncp2::emu
+
+#include "emulator/ring_queue.hpp"
+
+namespace ncp2::emu {
+namespace {
+
+TEST(RingQueue, KeepsFifoOrderAcrossGrowthAndWrapAround) {
+  RingQueue<int> q;
+  int next_in = 0;
+  int next_out = 0;
+  for (int round = 0; round < 100; ++round) {
+    for (int i = 0; i < round % 13; ++i) q.push_back(next_in++);
+    for (int i = 0; i < round % 7 && !q.empty(); ++i) {
+      EXPECT_EQ(q.front(), next_out++);
+      q.pop_front();
+    }
+  }
+  while (!q.empty()) {
+    EXPECT_EQ(q.front(), next_out++);
+    q.pop_front();
+  }
+  EXPECT_EQ(next_in, next_out);
+}
+
+}  // namespace
+}  // namespace ncp2::emu

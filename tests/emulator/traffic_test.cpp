@@ -38,6 +38,26 @@ TEST(Traffic, SameRunTwiceGivesAnIdenticalEventTrace) {
   }
 }
 
+TEST(Traffic, FastForwardChangesNoResult) {
+  for (MachineKind kind : {MachineKind::Ncp2, MachineKind::TreadMarks}) {
+    TrafficOptions o = pattern(TrafficPattern::Barrier, 4);
+    o.compute_between_rounds = 7_us;
+    o.record_messages = true;
+    const TrafficResult fast = run_traffic(machine(kind, 6), o);
+    o.fast_forward = false;
+    const TrafficResult slow = run_traffic(machine(kind, 6), o);
+    EXPECT_EQ(fast.run.end_time, slow.run.end_time);
+    EXPECT_LT(fast.run.events, slow.run.events);  // it did skip work
+    ASSERT_EQ(fast.records.size(), slow.records.size());
+    for (std::size_t i = 0; i < fast.records.size(); ++i) {
+      ASSERT_EQ(fast.records[i].stamps.size(), slow.records[i].stamps.size());
+      for (std::size_t j = 0; j < fast.records[i].stamps.size(); ++j)
+        EXPECT_EQ(fast.records[i].stamps[j].time, slow.records[i].stamps[j].time);
+    }
+    for (std::size_t n = 0; n < fast.nodes.size(); ++n) EXPECT_EQ(fast.nodes[n].finish, slow.nodes[n].finish);
+  }
+}
+
 TEST(Traffic, BarrierRoundCostsTwoMessagesPerOtherNode) {
   for (MachineKind kind : {MachineKind::Ncp2, MachineKind::TreadMarks}) {
     for (int n = 1; n <= 9; ++n) {

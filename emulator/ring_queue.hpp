@@ -1,0 +1,41 @@
+#pragma once
+// A FIFO on a growable power-of-two ring: no allocation in steady state (std::deque allocates a
+// block every few pushes), used for the CP's command queue and the PP's pending interrupts.
+#include <cstddef>
+#include <utility>
+#include <vector>
+
+namespace ncp2::emu {
+
+template <class T>
+class RingQueue {
+ public:
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] T& front() { return slots_[head_]; }
+  [[nodiscard]] const T& front() const { return slots_[head_]; }
+
+  void push_back(const T& value) {
+    if (size_ == slots_.size()) grow();
+    slots_[(head_ + size_) & (slots_.size() - 1)] = value;
+    ++size_;
+  }
+  void pop_front() {
+    head_ = (head_ + 1) & (slots_.size() - 1);
+    --size_;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> bigger(slots_.empty() ? 8 : slots_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
+    slots_ = std::move(bigger);
+    head_ = 0;
+  }
+
+  std::vector<T> slots_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
+};
+
+}  // namespace ncp2::emu
