@@ -1,0 +1,74 @@
+#include "dsm/diff.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+namespace ncp2::dsm {
+
+namespace {
+void put_u32(std::vector<std::byte>& out, std::uint32_t v) {
+  std::byte b[4];
+  std::memcpy(b, &v, 4);
+  out.insert(out.end(), b, b + 4);
+}
+std::uint32_t get_u32(std::span<const std::byte> in, std::size_t at) {
+  std::uint32_t v;
+  std::memcpy(&v, in.data() + at, 4);
+  return v;
+}
+}  // namespace
+
+Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size) {
+  if (twin.size() != page.size() || word_size <= 0 || page.size() % static_cast<std::size_t>(word_size) != 0)
+    throw std::invalid_argument("Diff::between: page and twin must have the same size, a multiple of the word");
+  Diff d;
+  d.word_size_ = word_size;
+  const auto ws = static_cast<std::size_t>(word_size);
+  const std::size_t n = page.size() / ws;
+  std::size_t w = 0;
+  while (w < n) {
+    if (std::memcmp(twin.data() + w * ws, page.data() + w * ws, ws) == 0) {
+      ++w;
+      continue;
+    }
+    const std::size_t first = w;
+    while (w < n && std::memcmp(twin.data() + w * ws, page.data() + w * ws, ws) != 0) ++w;
+    put_u32(d.encoded_, static_cast<std::uint32_t>(first));
+    put_u32(d.encoded_, static_cast<std::uint32_t>(w - first));
+    d.encoded_.insert(d.encoded_.end(), page.begin() + static_cast<std::ptrdiff_t>(first * ws),
+                      page.begin() + static_cast<std::ptrdiff_t>(w * ws));
+    ++d.runs_;
+    d.words_ += w - first;
+  }
+  return d;
+}
+
+void Diff::apply_to(std::span<std::byte> page) const {
+  const auto ws = static_cast<std::size_t>(word_size_);
+  std::size_t at = 0;
+  while (at < encoded_.size()) {
+    const std::size_t first = get_u32(encoded_, at);
+    const std::size_t count = get_u32(encoded_, at + 4);
+    at += 8;
+    if ((first + count) * ws > page.size()) throw std::out_of_range("diff run beyond the page");
+    std::memcpy(page.data() + first * ws, encoded_.data() + at, count * ws);
+    at += count * ws;
+  }
+}
+
+Diff Diff::decode(std::span<const std::byte> bytes, int word_size) {
+  Diff d;
+  d.word_size_ = word_size;
+  d.encoded_.assign(bytes.begin(), bytes.end());
+  std::size_t at = 0;
+  while (at + 8 <= bytes.size()) {
+    const std::size_t count = get_u32(bytes, at + 4);
+    at += 8 + count * static_cast<std::size_t>(word_size);
+    ++d.runs_;
+    d.words_ += count;
+  }
+  if (at != bytes.size()) throw std::invalid_argument("malformed diff encoding");
+  return d;
+}
+
+}  // namespace ncp2::dsm

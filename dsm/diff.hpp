@@ -1,0 +1,35 @@
+#pragma once
+// Run-length word diffs (TreadMarks): the words of a page that differ from its twin, as runs of
+// consecutive modified words. Encoded as [u32 first word][u32 word count][words...] per run.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace ncp2::dsm {
+
+class Diff {
+ public:
+  Diff() = default;
+  // The words of `page` that differ from `twin` (same size, a multiple of `word_size`).
+  static Diff between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size);
+
+  // Writes the diff's words into `page`.
+  void apply_to(std::span<std::byte> page) const;
+
+  [[nodiscard]] bool empty() const { return runs_ == 0; }
+  [[nodiscard]] std::size_t runs() const { return runs_; }
+  [[nodiscard]] std::size_t words() const { return words_; }
+  [[nodiscard]] std::size_t encoded_bytes() const { return encoded_.size(); }
+  [[nodiscard]] std::span<const std::byte> encoded() const { return encoded_; }
+  [[nodiscard]] int word_size() const { return word_size_; }
+  static Diff decode(std::span<const std::byte> bytes, int word_size);
+
+ private:
+  std::vector<std::byte> encoded_;
+  std::size_t runs_ = 0;
+  std::size_t words_ = 0;
+  int word_size_ = 4;
+};
+
+}  // namespace ncp2::dsm

@@ -1,0 +1,187 @@
+#pragma once
+// What workload code sees: one Process per emulated node, used inside that node's fiber. The
+// mapping from TreadMarks' API (docs/writing-workloads.md):
+//   Tmk_proc_id / Tmk_nprocs          p.id() / p.nprocs()
+//   Tmk_malloc + Tmk_distribute       p.alloc<T>(name, n) / p.alloc2d<T>(name, rows, cols)  (collective)
+//   Tmk_lock_acquire / _release       p.lock_acquire(l) / p.lock_release(l), or auto g = p.lock(l);
+//   Tmk_barrier(b)                    p.barrier(b)
+//   Tmk_exit                          implicit when the body returns
+//   (computation)                     p.compute(duration) / p.compute_cycles(n)
+// Shared data is read and written through views: `auto a = p.view(array); a.get(i); a.set(i, v);`
+// whose fast path — page valid in the needed mode — is one predictable branch.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+
+#include "dsm/runtime.hpp"
+#include "emulator/time.hpp"
+
+namespace ncp2::dsm {
+
+template <class T>
+class ArrayView;
+
+// A shared array of T: the same handle on every node. Access it through a view of a Process.
+template <class T>
+class SharedArray {
+  static_assert(std::is_trivially_copyable_v<T>, "shared data must be trivially copyable");
+
+ public:
+  SharedArray() = default;
+  [[nodiscard]] std::size_t size() const { return count_; }
+  [[nodiscard]] std::uint32_t region() const { return region_; }
+
+ private:
+  friend class Process;
+  SharedArray(std::uint32_t region, std::size_t count) : region_(region), count_(count) {}
+  std::uint32_t region_ = 0;
+  std::size_t count_ = 0;
+};
+
+// A shared row-major matrix (a SharedArray of rows * cols).
+template <class T>
+struct SharedMatrix {
+  SharedArray<T> data;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  [[nodiscard]] std::size_t index(std::size_t r, std::size_t c) const { return r * cols + c; }
+};
+
+class Process {
+ public:
+  Process(Runtime& runtime, NodeId node, std::size_t page_size)
+      : runtime_(&runtime), node_(node), page_shift_(shift_of(page_size)) {}
+
+  [[nodiscard]] int id() const { return emu::index(node_); }
+  [[nodiscard]] int nprocs() const { return runtime_->nodes(); }
+  [[nodiscard]] NodeId node() const { return node_; }
+  [[nodiscard]] Runtime& runtime() const { return *runtime_; }
+
+  // Collective: every process calls alloc in the same order with the same arguments.
+  template <class T>
+  SharedArray<T> alloc(std::string_view name, std::size_t count) {
+    return SharedArray<T>(runtime_->allocate(node_, name, count, sizeof(T)), count);
+  }
+  template <class T>
+  SharedMatrix<T> alloc2d(std::string_view name, std::size_t rows, std::size_t cols) {
+    return SharedMatrix<T>{alloc<T>(name, rows * cols), rows, cols};
+  }
+
+  template <class T>
+  ArrayView<T> view(const SharedArray<T>& array) {
+    return ArrayView<T>(*this, array.region(), array.size());
+  }
+
+  void lock_acquire(LockId lock) { runtime_->lock_acquire(node_, lock); }
+  void lock_release(LockId lock) { runtime_->lock_release(node_, lock); }
+  void lock_acquire(std::uint32_t lock) { lock_acquire(LockId{lock}); }
+  void lock_release(std::uint32_t lock) { lock_release(LockId{lock}); }
+
+  class LockGuard {
+   public:
+    LockGuard(Process& p, LockId lock) : p_(&p), lock_(lock) { p_->lock_acquire(lock_); }
+    ~LockGuard() {
+      if (p_) p_->lock_release(lock_);
+    }
+    LockGuard(const LockGuard&) = delete;
+    LockGuard& operator=(const LockGuard&) = delete;
+    LockGuard(LockGuard&& o) noexcept : p_(o.p_), lock_(o.lock_) { o.p_ = nullptr; }
+    LockGuard& operator=(LockGuard&&) = delete;
+
+   private:
+    Process* p_;
+    LockId lock_;
+  };
+  [[nodiscard]] LockGuard lock(LockId lock) { return LockGuard(*this, lock); }
+  [[nodiscard]] LockGuard lock(std::uint32_t lock) { return LockGuard(*this, LockId{lock}); }
+
+  void barrier(BarrierId barrier = BarrierId{0}) { runtime_->barrier(node_, barrier); }
+  void barrier(std::uint32_t barrier) { runtime_->barrier(node_, BarrierId{barrier}); }
+
+  // Computation in the deterministic time model.
+  void compute(emu::Duration d) { runtime_->compute(node_, d); }
+  void compute_cycles(std::int64_t cycles);
+
+ private:
+  template <class T>
+  friend class ArrayView;
+  static int shift_of(std::size_t page_size) {
+    int s = 0;
+    while ((std::size_t{1} << s) < page_size) ++s;
+    return s;
+  }
+
+  Runtime* runtime_;
+  NodeId node_;
+  int page_shift_;
+};
+
+// A node's window on a shared array. Pointers into the node's own copy: valid for the whole run.
+template <class T>
+class ArrayView {
+ public:
+  ArrayView(Process& p, std::uint32_t region, std::size_t count)
+      : p_(&p),
+        data_(reinterpret_cast<T*>(p.runtime().region_data(p.node(), region))),
+        access_(p.runtime().region_access(p.node(), region)),
+        count_(count),
+        region_(region),
+        page_shift_(p.page_shift_) {}
+
+  [[nodiscard]] std::size_t size() const { return count_; }
+
+  [[nodiscard]] T get(std::size_t i) const {
+    check(i);
+    const auto page = page_of(i);
+    if (access_[page] < static_cast<std::uint8_t>(Access::Read)) [[unlikely]]
+      p_->runtime().fault(p_->node(), region_, page, Access::Read);
+    return data_[i];
+  }
+
+  void set(std::size_t i, const T& value) const {
+    check(i);
+    const auto page = page_of(i);
+    if (access_[page] != static_cast<std::uint8_t>(Access::Write)) [[unlikely]]
+      p_->runtime().fault(p_->node(), region_, page, Access::Write);
+    data_[i] = value;
+  }
+
+  // Elements [first, first + n) readable as one span, valid until this process's next
+  // synchronization (lock or barrier).
+  [[nodiscard]] std::span<const T> read_span(std::size_t first, std::size_t n) const {
+    ensure(first, n, Access::Read);
+    return {data_ + first, n};
+  }
+  [[nodiscard]] std::span<T> write_span(std::size_t first, std::size_t n) const {
+    ensure(first, n, Access::Write);
+    return {data_ + first, n};
+  }
+
+ private:
+  void check(std::size_t i) const {
+    if (i >= count_) [[unlikely]]
+      p_->runtime().out_of_range(p_->node(), region_, i, count_);
+  }
+  [[nodiscard]] std::uint32_t page_of(std::size_t i) const {
+    return static_cast<std::uint32_t>((i * sizeof(T)) >> page_shift_);
+  }
+  void ensure(std::size_t first, std::size_t n, Access wanted) const {
+    if (n == 0) return;
+    check(first);
+    check(first + n - 1);
+    const auto want = static_cast<std::uint8_t>(wanted);
+    for (std::uint32_t page = page_of(first), last = page_of(first + n - 1); page <= last; ++page)
+      if (access_[page] < want) p_->runtime().fault(p_->node(), region_, page, wanted);
+  }
+
+  Process* p_;
+  T* data_;
+  const std::uint8_t* access_;
+  std::size_t count_;
+  std::uint32_t region_;
+  int page_shift_;
+};
+
+}  // namespace ncp2::dsm

@@ -1,0 +1,892 @@
+#include "dsm/runtime.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "dsm/process.hpp"
+
+namespace ncp2::dsm {
+
+using emu::Message;
+using emu::Resource;
+using emu::StampPoint;
+using emu::WorkContext;
+
+std::string_view to_string(Operation op) {
+  switch (op) {
+    case Operation::None: return "none";
+    case Operation::PageFault: return "page fault";
+    case Operation::DiffFetch: return "diff fetch";
+    case Operation::WriteFault: return "write fault";
+    case Operation::LockAcquire: return "lock acquire";
+    case Operation::LockRelease: return "lock release";
+    case Operation::Barrier: return "barrier";
+    case Operation::GarbageCollection: return "garbage collection";
+    case Operation::Exit: return "exit";
+  }
+  return "?";
+}
+
+std::string_view purpose_name(std::uint16_t purpose) {
+  switch (purpose) {
+    case kPageRequest: return "page_request";
+    case kPageReply: return "page_reply";
+    case kDiffRequest: return "diff_request";
+    case kDiffReply: return "diff_reply";
+    case kLockRequest: return "lock_request";
+    case kLockForward: return "lock_forward";
+    case kLockGrant: return "lock_grant";
+    case kBarrierArrival: return "barrier_arrival";
+    case kBarrierRelease: return "barrier_release";
+    default: return "other";
+  }
+}
+
+void Process::compute_cycles(std::int64_t cycles) {
+  compute(emu::cycles_at(cycles, runtime_->cluster().config().pp.clock_mhz));
+}
+
+namespace {
+
+struct FreeDeleter {
+  void operator()(std::byte* p) const { std::free(p); }  // NOLINT(cppcoreguidelines-no-malloc)
+};
+
+// Zeroed memory from calloc: large regions come from the OS as untouched zero pages, so a node
+// that never holds a page costs no host memory for it.
+std::unique_ptr<std::byte[], FreeDeleter> zeroed(std::size_t bytes) {
+  auto* p = static_cast<std::byte*>(std::calloc(bytes == 0 ? 1 : bytes, 1));  // NOLINT
+  if (!p) throw std::bad_alloc();
+  return std::unique_ptr<std::byte[], FreeDeleter>(p);
+}
+
+void encode_vt(std::vector<std::byte>& out, const VectorTime& vt) {
+  out.resize(vt.size() * 4);
+  std::memcpy(out.data(), vt.data(), out.size());
+}
+VectorTime decode_vt(const std::vector<std::byte>& in, std::size_t nodes) {
+  VectorTime vt(nodes);
+  std::memcpy(vt.data(), in.data(), std::min(in.size(), nodes * 4));
+  return vt;
+}
+void merge_into(VectorTime& into, const VectorTime& other) {
+  for (std::size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], other[i]);
+}
+
+constexpr std::uint32_t kExitBarrier = kMaxBarriers;    // reserved: the implicit Tmk_exit barrier
+constexpr std::uint32_t kGcBarrier = kMaxBarriers + 1;  // reserved: the second barrier of a GC
+
+std::string barrier_name(std::uint32_t id) {
+  if (id == kExitBarrier) return "the exit barrier";
+  if (id == kGcBarrier) return "the garbage-collection barrier";
+  return fmt::format("barrier {}", id);
+}
+
+}  // namespace
+
+struct Runtime::PageState {
+  bool held = false;                  // this node has a copy (possibly stale)
+  std::vector<std::byte> twin;        // pre-write copy (ncp2: stands for the CP's write log)
+  std::uint32_t twin_interval = 0;    // own interval whose writes the twin separates; 0: none
+  std::vector<std::pair<NodeId, std::uint32_t>> notices;  // (writer, interval) not yet applied
+};
+
+struct Runtime::NodeState {
+  struct Region {
+    std::unique_ptr<std::byte[], FreeDeleter> data;
+    std::vector<std::uint8_t> access;
+  };
+  struct LockState {
+    bool token = false;  // this node was the last holder and may re-acquire without messages
+    bool held = false;
+    bool requested = false;
+    bool has_next = false;
+    NodeId next{};
+    Message* next_request = nullptr;
+  };
+
+  NodeId id{};
+  emu::Processor* pp = nullptr;
+  VectorTime vt;
+  std::vector<PageId> dirty;  // pages written in the current interval
+  std::vector<PageState> pages;
+  std::vector<Region> regions;
+  std::uint32_t allocations = 0;
+  std::unordered_map<std::uint64_t, Diff> diffs;  // own diffs by (page << 32 | interval)
+  std::size_t diff_bytes = 0;
+  std::size_t notice_count = 0;
+  std::unordered_map<std::uint32_t, LockState> locks;
+
+  // The current wait (one at a time: the PP is blocked in it).
+  bool done = false;
+  emu::TimePoint wait_start;
+  Operation wait_op = Operation::None;
+  std::uint64_t wait_object = 0;
+  std::string reason;
+  emu::StampChain chain;
+  int outstanding = 0;
+  std::vector<ReceivedDiff> received;
+  std::vector<Message*> fanout;  // requests a LOCAL_*_REQUEST command sends (ncp2)
+  bool release_gc = false;
+
+  bool exited = false;
+  emu::TimePoint exit_time;
+  NodeStats stats;
+};
+
+// ------------------------------------------------------------------------------------------------
+// Construction, allocation, accessors
+
+Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
+    : kernel_(kernel),
+      cluster_(cluster),
+      config_(cluster.config()),
+      page_size_(static_cast<std::size_t>(cluster.config().memory.page_size)),
+      page_shift_(0) {
+  while ((std::size_t{1} << page_shift_) < page_size_) ++page_shift_;
+  const int n = cluster.size();
+  intervals_.resize(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    auto ns = std::make_unique<NodeState>();
+    ns->id = emu::node_id(i);
+    ns->pp = &cluster.pp(emu::node_id(i));
+    ns->vt.assign(static_cast<std::size_t>(n), 0);
+    nodes_.push_back(std::move(ns));
+    processes_.push_back(std::make_unique<Process>(*this, emu::node_id(i), page_size_));
+  }
+  barrier_.merged.assign(static_cast<std::size_t>(n), 0);
+  barrier_.waiting.assign(static_cast<std::size_t>(n), nullptr);
+  barrier_.arrival_vt.assign(static_cast<std::size_t>(n), VectorTime(static_cast<std::size_t>(n), 0));
+
+  if (cluster.has_cp()) {
+    cluster.set_receive_command(kPageRequest, cluster.command("remote_page_request"));
+    cluster.set_receive_command(kPageReply, cluster.command("page_reply"));
+    cluster.set_receive_command(kDiffRequest, cluster.command("remote_diff_request"));
+    cluster.set_receive_command(kDiffReply, cluster.command("diff_reply"));
+    cluster.set_receive_command(kLockRequest, cluster.command("lock_request"));
+    cluster.set_receive_command(kLockForward, cluster.command("lock_request"));
+    cluster.set_receive_command(kLockGrant, cluster.command("lock_grant"));
+    cluster.set_receive_command(kBarrierArrival, cluster.command("receive_message"));
+    cluster.set_receive_command(kBarrierRelease, cluster.command("apply_invalidations"));
+  }
+  cluster.set_receiver([this](WorkContext& ctx, Message* m) { on_message(ctx, m); });
+}
+
+Runtime::~Runtime() = default;
+
+Process& Runtime::process(NodeId n) { return *processes_.at(static_cast<std::size_t>(emu::index(n))); }
+const NodeStats& Runtime::stats(NodeId n) const { return nodes_.at(static_cast<std::size_t>(emu::index(n)))->stats; }
+Runtime::NodeState& Runtime::self(NodeId n) { return *nodes_[static_cast<std::size_t>(emu::index(n))]; }
+emu::TimePoint Runtime::exit_time(NodeId n) const { return nodes_.at(static_cast<std::size_t>(emu::index(n)))->exit_time; }
+
+emu::TimePoint Runtime::timed_end() const {
+  emu::TimePoint end = emu::kTimeZero;
+  for (const auto& ns : nodes_) end = std::max(end, ns->exit_time);
+  return end;
+}
+
+NodeId Runtime::lock_manager(LockId lock) const { return emu::node_id(static_cast<int>(raw(lock) % nodes_.size())); }
+
+const RegionInfo& Runtime::region_of(PageId page) const { return regions_[page_region_[raw(page)]]; }
+
+Runtime::PageState& Runtime::page_state(NodeId n, PageId page) { return self(n).pages[raw(page)]; }
+
+std::span<std::byte> Runtime::page_bytes(NodeId n, PageId page) {
+  const std::uint32_t r = page_region_[raw(page)];
+  const std::size_t local = raw(page) - regions_[r].first_page;
+  return {self(n).regions[r].data.get() + local * page_size_, page_size_};
+}
+
+std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).regions.at(region).data.get(); }
+const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) { return self(n).regions.at(region).access.data(); }
+
+std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size) {
+  NodeState& ns = self(n);
+  if (count == 0) throw DsmError(fmt::format("node {}: shared array '{}' of zero elements", emu::index(n), name));
+  if (element_size == 0 || page_size_ % element_size != 0)
+    throw DsmError(fmt::format("node {}: shared array '{}': element size {} must divide the page size {}",
+                               emu::index(n), name, element_size, page_size_));
+  const std::uint32_t k = ns.allocations++;
+  if (k < regions_.size()) {
+    const RegionInfo& r = regions_[k];
+    if (r.name != name || r.count != count || r.element_size != element_size)
+      throw DsmError(fmt::format(
+          "allocation mismatch: node {} allocates '{}' ({} x {} B) as its allocation #{}, which node(s) "
+          "before it allocated as '{}' ({} x {} B); every process must allocate the same arrays in the same order",
+          emu::index(n), name, count, element_size, k, r.name, r.count, r.element_size));
+    return k;
+  }
+  RegionInfo r;
+  r.name = std::string(name);
+  r.count = count;
+  r.element_size = element_size;
+  r.first_page = static_cast<std::uint32_t>(page_region_.size());
+  r.pages = static_cast<std::uint32_t>((count * element_size + page_size_ - 1) / page_size_);
+  r.home = emu::node_id(0);
+  const std::size_t bytes = static_cast<std::size_t>(r.pages) * page_size_;
+  for (auto& node : nodes_) {
+    const bool home = node->id == r.home;
+    node->regions.push_back({zeroed(bytes), std::vector<std::uint8_t>(r.pages, static_cast<std::uint8_t>(
+                                                                                    home ? Access::Read : Access::None))});
+    node->pages.resize(node->pages.size() + r.pages);
+    for (std::uint32_t p = 0; p < r.pages; ++p) node->pages[r.first_page + p].held = home;
+  }
+  page_region_.resize(page_region_.size() + r.pages, k);
+  regions_.push_back(std::move(r));
+  return k;
+}
+
+void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, std::size_t count) const {
+  throw DsmError(fmt::format("node {}: index {} is out of range for shared array '{}' of {} elements",
+                             emu::index(n), index, regions_.at(region).name, count));
+}
+
+void Runtime::compute(NodeId n, emu::Duration d) { self(n).pp->compute(d); }
+
+void Runtime::start(std::function<void(Process&)> body, std::function<void(Process&)> after_exit) {
+  for (auto& node : nodes_) {
+    NodeState* ns = node.get();
+    ns->pp->start([this, ns, body, after_exit] {
+      Process& p = process(ns->id);
+      body(p);
+      barrier_episode(*ns, BarrierId{kExitBarrier}, false);  // Tmk_exit
+      ns->exited = true;
+      ns->exit_time = kernel_.now();
+      if (after_exit) after_exit(p);
+    });
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Messages
+
+Message* Runtime::new_message(NodeId from, NodeId to, std::uint16_t purpose, std::size_t payload) {
+  return cluster_.new_message(from, to, purpose, static_cast<std::uint32_t>(payload));
+}
+
+void Runtime::count_send(NodeId from, const Message* m) {
+  NodeStats& s = self(from).stats;
+  ++s.messages;
+  s.bytes += m->payload_bytes + static_cast<std::uint64_t>(config_.network.header_bytes);
+  if (m->purpose < kPurposeEnd) ++s.messages_by_purpose[m->purpose];
+}
+
+void Runtime::send_from_handler(WorkContext& ctx, Message* m) {
+  count_send(ctx.node(), m);
+  cluster_.send_from(ctx, m);
+}
+
+void Runtime::send_from_fiber(NodeState& ns, Message* m) {
+  count_send(ns.id, m);
+  cluster_.send_from_pp(m);
+}
+
+// Sends the request(s) of a wait from the PP's fiber. ncp2: the PP posts one LOCAL_* command to
+// its CP and starts waiting (t0); the CP sends the request(s). treadmarks: the PP starts waiting
+// and runs the software send path itself, which is part of the wait (the "CP rows" of Table 1).
+void Runtime::send_request(NodeState& ns, Message* first, std::string_view local_command) {
+  if (ns.fanout.empty()) ns.fanout.push_back(first);
+  if (cluster_.has_cp()) {
+    ns.pp->compute(config_.pp.command_post);
+    ns.wait_start = kernel_.now();
+    first->chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
+    emu::Command command{cluster_.command(local_command), first, [this](WorkContext& ctx, Message* tmpl) {
+                           NodeState& s = self(ctx.node());
+                           for (Message* r : s.fanout) {
+                             if (r != tmpl) r->chain = tmpl->chain;  // each request continues t0..t2
+                             send_from_handler(ctx, r);
+                           }
+                           s.fanout.clear();
+                         }};
+    cluster_.node(ns.id).cp->submit(command);
+  } else {
+    ns.wait_start = kernel_.now();
+    std::vector<Message*> requests;
+    requests.swap(ns.fanout);
+    for (Message* r : requests) {
+      r->chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
+      send_from_fiber(ns, r);
+    }
+  }
+}
+
+void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object, std::string reason) {
+  ns.wait_op = op;
+  ns.wait_object = object;
+  ns.reason = std::move(reason);
+  while (!ns.done) ns.pp->wait(ns.reason);
+  ns.done = false;
+  ns.chain.add(kernel_.now(), StampPoint::PpResumed, Resource::PP, ns.id);
+  emit_wait(ns);
+  ns.wait_op = Operation::None;
+}
+
+void Runtime::emit_wait(NodeState& ns) {
+  if (!wait_observer_) return;
+  WaitRecord w;
+  w.node = ns.id;
+  w.operation = ns.wait_op;
+  w.object = ns.wait_object;
+  w.start = ns.wait_start;
+  w.end = kernel_.now();
+  w.chain = ns.chain;
+  wait_observer_(w);
+}
+
+// The last answer of a wait has been processed in `ctx` (the CP on ncp2, the PP on treadmarks):
+// keep its chain and tell the PP, which resumes.
+void Runtime::finish_wait(WorkContext& ctx, NodeState& ns, Message* reply) {
+  const Resource where = ctx.resource();
+  reply->chain.add(ctx.now(), where == Resource::CP ? StampPoint::CpFinished : StampPoint::PpHandlerEnd, where, ns.id);
+  if (where == Resource::CP) reply->chain.add(ctx.now(), StampPoint::PpInterrupted, Resource::PP, ns.id);
+  ns.chain = reply->chain;
+  const bool by_interrupt = where == Resource::CP;
+  cluster_.notify_pp(ctx, [this, node = ns.id, by_interrupt](WorkContext& c) {
+    NodeState& s = self(node);
+    if (by_interrupt) s.chain.add(c.start(), StampPoint::PpHandlerStart, Resource::PP, node);
+    s.done = true;
+    s.pp->wake();
+  });
+}
+
+void Runtime::on_message(WorkContext& ctx, Message* m) {
+  switch (m->purpose) {
+    case kPageRequest: serve_page_request(ctx, m); break;
+    case kPageReply: receive_page(ctx, m); break;
+    case kDiffRequest: serve_diff_request(ctx, m); break;
+    case kDiffReply: receive_diffs(ctx, m); break;
+    case kLockRequest:
+    case kLockForward: on_lock_request(ctx, m); break;
+    case kLockGrant: receive_grant(ctx, m); break;
+    case kBarrierArrival: on_barrier_arrival(ctx, m); break;
+    case kBarrierRelease: receive_release(ctx, m); break;
+    default:
+      throw std::logic_error(fmt::format("node {}: message of unknown purpose {}", emu::index(ctx.node()), m->purpose));
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Intervals, write notices, diffs
+
+void Runtime::close_interval(NodeState& ns) {
+  if (ns.dirty.empty()) return;
+  ns.pp->compute(config_.dsm.per_write_notice * static_cast<std::int64_t>(ns.dirty.size()));
+  const auto me = static_cast<std::size_t>(emu::index(ns.id));
+  ++ns.vt[me];
+  IntervalRecord rec;
+  rec.vt = ns.vt;
+  rec.pages = ns.dirty;
+  for (auto v : rec.vt) rec.order_key += v;
+  intervals_[me].push_back(std::move(rec));
+  for (PageId page : ns.dirty) {
+    const std::uint32_t r = page_region_[raw(page)];
+    auto& access = ns.regions[r].access[raw(page) - regions_[r].first_page];
+    if (access == static_cast<std::uint8_t>(Access::Write)) access = static_cast<std::uint8_t>(Access::Read);
+  }
+  ns.dirty.clear();
+}
+
+std::size_t Runtime::intervals_bytes(const VectorTime& from, const VectorTime& to) const {
+  std::size_t bytes = 0;
+  for (std::size_t q = 0; q < to.size(); ++q)
+    for (std::uint32_t i = from[q] + 1; i <= to[q]; ++i)
+      bytes += 8 + 4 * to.size() + 4 * intervals_[q][i - 1].pages.size();
+  return bytes;
+}
+
+std::size_t Runtime::usage_bytes(const NodeState& ns) const { return ns.diff_bytes + ns.notice_count * 8; }
+
+// The diff of `page` for own interval `interval`, created from the twin if not yet done. On the
+// treadmarks machine software does it on the PP (cost per word); on ncp2 the CP's hardware does
+// it (its command cost covers it).
+Diff Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, WorkContext* ctx) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(raw(page)) << 32) | interval;
+  if (auto it = ns.diffs.find(key); it != ns.diffs.end()) return it->second;
+  PageState& ps = ns.pages[raw(page)];
+  if (ps.twin.empty() || ps.twin_interval != interval)
+    throw std::logic_error(fmt::format("node {} has no diff and no twin for page {} interval {}",
+                                       emu::index(ns.id), raw(page), interval));
+  Diff d = Diff::between(ps.twin, page_bytes(ns.id, page), config_.memory.word_size);
+  if (!cluster_.has_cp()) {
+    const auto words = static_cast<std::int64_t>(page_size_ / static_cast<std::size_t>(config_.memory.word_size));
+    const emu::Duration cost = config_.dsm.diff_scan_per_word * words;
+    if (ctx) ctx->spend(cost);
+    else ns.pp->compute(cost);
+  }
+  ps.twin.clear();
+  ps.twin.shrink_to_fit();
+  ps.twin_interval = 0;
+  ++ns.stats.diffs_created;
+  ns.diff_bytes += d.encoded_bytes();
+  return ns.diffs.emplace(key, std::move(d)).first->second;
+}
+
+// Learns the intervals up to `learned`: each page they wrote gets a write notice and is
+// invalidated (its own pending modifications are first saved as a diff).
+void Runtime::apply_intervals(NodeState& ns, const VectorTime& learned, WorkContext* ctx) {
+  const auto me = static_cast<std::size_t>(emu::index(ns.id));
+  std::size_t notices = 0;
+  for (std::size_t q = 0; q < learned.size(); ++q) {
+    if (q == me) continue;
+    for (std::uint32_t i = ns.vt[q] + 1; i <= learned[q]; ++i) {
+      for (PageId page : intervals_[q][i - 1].pages) {
+        PageState& ps = ns.pages[raw(page)];
+        ps.notices.emplace_back(emu::node_id(static_cast<int>(q)), i);
+        ++notices;
+        if (!ps.twin.empty()) make_diff(ns, page, ps.twin_interval, ctx);
+        const std::uint32_t r = page_region_[raw(page)];
+        ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::None);
+      }
+    }
+  }
+  merge_into(ns.vt, learned);
+  ns.notice_count += notices;
+  ns.stats.write_notices += notices;
+  const emu::Duration cost = config_.dsm.per_write_notice * static_cast<std::int64_t>(notices);
+  if (ctx) ctx->spend(cost);
+  else ns.pp->compute(cost);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Faults: page requests and diff requests
+
+void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted) {
+  NodeState& ns = self(n);
+  const PageId page{regions_.at(region).first_page + local_page};
+  validate_page(ns, page, wanted);
+}
+
+void Runtime::validate_page(NodeState& ns, PageId page, Access wanted) {
+  PageState& ps = ns.pages[raw(page)];
+  const std::uint32_t r = page_region_[raw(page)];
+  const std::uint32_t local = raw(page) - regions_[r].first_page;
+  if (ns.regions[r].access[local] == static_cast<std::uint8_t>(Access::None)) {
+    ++ns.stats.page_faults;
+    ns.pp->compute(config_.dsm.fault_trap);
+    if (!ps.held) fetch_page(ns, page);
+    if (!ns.pages[raw(page)].notices.empty()) fetch_diffs(ns, page);
+    ns.regions[r].access[local] = static_cast<std::uint8_t>(Access::Read);
+  }
+  if (wanted == Access::Write && ns.regions[r].access[local] != static_cast<std::uint8_t>(Access::Write))
+    begin_write(ns, page);
+}
+
+void Runtime::fetch_page(NodeState& ns, PageId page) {
+  const NodeId home = region_of(page).home;
+  ++ns.stats.page_requests;
+  Message* m = new_message(ns.id, home, kPageRequest, 8);
+  m->words[0] = raw(page);
+  send_request(ns, m, "local_page_request");
+  wait_until_done(ns, Operation::PageFault, raw(page),
+                  fmt::format("page {} of '{}' from node {}", raw(page), region_of(page).name, emu::index(home)));
+}
+
+void Runtime::serve_page_request(WorkContext& ctx, Message* m) {
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  const auto bytes = page_bytes(ctx.node(), page);
+  m->data.assign(bytes.begin(), bytes.end());
+  std::swap(m->source, m->destination);
+  m->purpose = kPageReply;
+  m->payload_bytes = static_cast<std::uint32_t>(page_size_ + 8);
+  send_from_handler(ctx, m);
+  // The home's PP is told who now has a copy (off the requester's path).
+  cluster_.notify_pp(ctx, [](WorkContext&) {});
+}
+
+void Runtime::receive_page(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  auto bytes = page_bytes(ns.id, page);
+  std::memcpy(bytes.data(), m->data.data(), page_size_);
+  ns.pages[raw(page)].held = true;
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+void Runtime::fetch_diffs(NodeState& ns, PageId page) {
+  PageState& ps = ns.pages[raw(page)];
+  std::map<int, std::vector<std::uint32_t>> by_writer;  // ordered: deterministic request order
+  for (const auto& [writer, interval] : ps.notices) by_writer[emu::index(writer)].push_back(interval);
+  ns.outstanding = static_cast<int>(by_writer.size());
+  ns.received.clear();
+  ns.fanout.clear();
+  Message* first = nullptr;
+  for (auto& [writer, intervals] : by_writer) {
+    std::sort(intervals.begin(), intervals.end());
+    intervals.erase(std::unique(intervals.begin(), intervals.end()), intervals.end());
+    Message* m = new_message(ns.id, emu::node_id(writer), kDiffRequest, 8 + 4 * intervals.size());
+    m->words[0] = raw(page);
+    m->data.resize(intervals.size() * 4);
+    std::memcpy(m->data.data(), intervals.data(), m->data.size());
+    ns.fanout.push_back(m);
+    if (!first) first = m;
+    ++ns.stats.diff_requests;
+  }
+  send_request(ns, first, "local_diff_request");
+  wait_until_done(ns, Operation::DiffFetch, raw(page),
+                  fmt::format("diffs of page {} of '{}' from {} writer(s)", raw(page), region_of(page).name,
+                              by_writer.size()));
+}
+
+void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  const std::size_t count = m->data.size() / 4;
+  std::vector<std::uint32_t> intervals(count);
+  std::memcpy(intervals.data(), m->data.data(), count * 4);
+  std::vector<std::byte> reply;
+  for (std::uint32_t interval : intervals) {
+    const Diff d = make_diff(ns, page, interval, &ctx);
+    const std::uint32_t header[2] = {interval, static_cast<std::uint32_t>(d.encoded_bytes())};
+    const auto* h = reinterpret_cast<const std::byte*>(header);
+    reply.insert(reply.end(), h, h + sizeof(header));
+    reply.insert(reply.end(), d.encoded().begin(), d.encoded().end());
+  }
+  m->data = std::move(reply);
+  std::swap(m->source, m->destination);
+  m->purpose = kDiffReply;
+  m->payload_bytes = static_cast<std::uint32_t>(8 + m->data.size());
+  send_from_handler(ctx, m);
+  cluster_.notify_pp(ctx, [](WorkContext&) {});  // the writer's PP learns who asked
+}
+
+void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  const NodeId writer = m->source;
+  std::size_t at = 0;
+  std::size_t words = 0;
+  while (at + 8 <= m->data.size()) {
+    std::uint32_t header[2];
+    std::memcpy(header, m->data.data() + at, sizeof(header));
+    at += 8;
+    Diff d = Diff::decode(std::span<const std::byte>(m->data.data() + at, header[1]), config_.memory.word_size);
+    at += header[1];
+    words += d.words();
+    ns.received.push_back({writer, header[0], std::move(d)});
+  }
+  if (!cluster_.has_cp()) ctx.spend(config_.dsm.diff_apply_per_word * static_cast<std::int64_t>(words));
+  if (--ns.outstanding > 0) {
+    cluster_.release(m);
+    return;
+  }
+  // Every reply is in: apply in happens-before order (concurrent diffs touch disjoint words).
+  std::sort(ns.received.begin(), ns.received.end(), [this](const ReceivedDiff& a, const ReceivedDiff& b) {
+    const auto ka = intervals_[static_cast<std::size_t>(emu::index(a.writer))][a.interval - 1].order_key;
+    const auto kb = intervals_[static_cast<std::size_t>(emu::index(b.writer))][b.interval - 1].order_key;
+    if (ka != kb) return ka < kb;
+    if (a.writer != b.writer) return a.writer < b.writer;
+    return a.interval < b.interval;
+  });
+  auto bytes = page_bytes(ns.id, page);
+  for (const auto& r : ns.received) r.diff.apply_to(bytes);
+  ns.stats.diffs_applied += ns.received.size();
+  PageState& ps = ns.pages[raw(page)];
+  ns.notice_count -= std::min(ns.notice_count, ps.notices.size());
+  ps.notices.clear();
+  ns.received.clear();
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+void Runtime::begin_write(NodeState& ns, PageId page) {
+  PageState& ps = ns.pages[raw(page)];
+  const auto me = static_cast<std::size_t>(emu::index(ns.id));
+  const std::uint32_t current = ns.vt[me] + 1;
+  const bool software = !cluster_.has_cp();
+  if (software) ns.pp->compute(config_.dsm.fault_trap);  // write-protection fault
+  if (!ps.twin.empty() && ps.twin_interval != current) make_diff(ns, page, ps.twin_interval, nullptr);
+  if (ps.twin.empty()) {
+    const auto bytes = page_bytes(ns.id, page);
+    ps.twin.assign(bytes.begin(), bytes.end());
+    ps.twin_interval = current;
+    ++ns.stats.twins;
+    if (software) {
+      const emu::TimePoint now = kernel_.now();
+      const emu::TimePoint copied = ns.pp->bus().transfer(now, static_cast<std::int64_t>(page_size_), config_.pp.copy_bandwidth);
+      ns.pp->compute(copied - now);
+    }
+  }
+  ns.dirty.push_back(page);
+  const std::uint32_t r = page_region_[raw(page)];
+  ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::Write);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Locks: manager = id mod n, forwarding to the last requester; the releaser grants with the
+// write notices the acquirer has not seen.
+
+void Runtime::lock_acquire(NodeId n, LockId lock) {
+  NodeState& ns = self(n);
+  if (raw(lock) >= kMaxLocks)
+    throw DsmError(fmt::format("node {}: lock id {} is out of range (0..{})", emu::index(n), raw(lock), kMaxLocks - 1));
+  auto [it, fresh] = ns.locks.try_emplace(raw(lock));
+  auto& ls = it->second;
+  if (fresh) ls.token = lock_manager(lock) == n;
+  if (ls.held) throw DsmError(fmt::format("node {} acquires lock {} which it already holds", emu::index(n), raw(lock)));
+  ns.pp->compute(config_.dsm.protocol_handler);
+  ++ns.stats.lock_acquires;
+  if (ls.token) {  // the last holder re-acquires: no message
+    ls.held = true;
+    ++ns.stats.local_lock_acquires;
+    return;
+  }
+  close_interval(ns);
+  ls.requested = true;
+  const NodeId manager = lock_manager(lock);
+  Message* m = new_message(n, manager, kLockRequest, 8 + 4 * ns.vt.size());
+  m->words[0] = raw(lock);
+  m->words[1] = static_cast<std::uint64_t>(emu::index(n));
+  encode_vt(m->data, ns.vt);
+  if (manager == n) {
+    // The manager requests: it forwards to the last requester itself (one message saved).
+    auto [tail, added] = lock_tail_.try_emplace(raw(lock), manager);
+    const NodeId previous = tail->second;
+    if (previous == n) throw std::logic_error(fmt::format("lock {}: manager {} is its own predecessor", raw(lock), emu::index(n)));
+    tail->second = n;
+    m->destination = previous;
+    m->purpose = kLockForward;
+  }
+  send_request(ns, m, "send_message");
+  wait_until_done(ns, Operation::LockAcquire, raw(lock), fmt::format("lock {}", raw(lock)));
+}
+
+void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
+  const LockId lock{static_cast<std::uint32_t>(m->words[0])};
+  const NodeId requester = emu::node_id(static_cast<int>(m->words[1]));
+  NodeState& here = self(ctx.node());
+  if (m->purpose == kLockRequest) {
+    // At the manager: the request joins the distributed queue behind the last requester.
+    auto [tail, added] = lock_tail_.try_emplace(raw(lock), here.id);
+    const NodeId previous = tail->second;
+    tail->second = requester;
+    if (previous != here.id) {
+      m->source = here.id;
+      m->destination = previous;
+      m->purpose = kLockForward;
+      send_from_handler(ctx, m);
+      return;
+    }
+  }
+  // At the node that holds the lock, or will: grant now if it is free, else when released.
+  auto [it, fresh] = here.locks.try_emplace(raw(lock));
+  auto& ls = it->second;
+  if (fresh) ls.token = lock_manager(lock) == here.id;
+  if (!ls.held && ls.token) {
+    ls.token = false;
+    grant_lock(&ctx, here, lock, requester, m);
+    return;
+  }
+  if (ls.has_next)
+    throw std::logic_error(fmt::format("lock {}: node {} already has a successor", raw(lock), emu::index(here.id)));
+  ls.has_next = true;
+  ls.next = requester;
+  ls.next_request = m;
+  // From here the requester waits for this node to release: synchronization delay, caused here.
+  // Stamped when the command (or handler) starts, so that a release in the middle of it still
+  // comes after this stamp.
+  m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id);
+}
+
+// `holder` passes lock `lock` to `to`, answering `request` with the intervals `to` has not seen.
+void Runtime::grant_lock(WorkContext* ctx, NodeState& holder, LockId lock, NodeId to, Message* request) {
+  const VectorTime requester_vt = decode_vt(request->data, holder.vt.size());
+  request->source = holder.id;
+  request->destination = to;
+  request->purpose = kLockGrant;
+  request->payload_bytes = static_cast<std::uint32_t>(8 + 4 * holder.vt.size() + intervals_bytes(requester_vt, holder.vt));
+  encode_vt(request->data, holder.vt);
+  (void)lock;
+  if (ctx) send_from_handler(*ctx, request);
+  else send_from_fiber(holder, request);
+}
+
+void Runtime::receive_grant(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  const LockId lock{static_cast<std::uint32_t>(m->words[0])};
+  apply_intervals(ns, decode_vt(m->data, ns.vt.size()), &ctx);
+  auto& ls = ns.locks[raw(lock)];
+  ls.held = true;
+  ls.token = true;
+  ls.requested = false;
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+void Runtime::lock_release(NodeId n, LockId lock) {
+  NodeState& ns = self(n);
+  auto it = ns.locks.find(raw(lock));
+  if (raw(lock) >= kMaxLocks || it == ns.locks.end() || !it->second.held)
+    throw DsmError(fmt::format("node {} releases lock {} which it does not hold", emu::index(n), raw(lock)));
+  auto& ls = it->second;
+  ns.pp->compute(config_.dsm.protocol_handler);
+  close_interval(ns);
+  ls.held = false;
+  if (ls.has_next) {
+    ls.has_next = false;
+    ls.token = false;
+    Message* request = ls.next_request;
+    ls.next_request = nullptr;
+    request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id);
+    grant_lock(nullptr, ns, lock, ls.next, request);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Barriers: every node sends its arrival (with its new intervals) to the manager, which answers
+// each with the intervals it has not seen. 2(n-1) messages.
+
+void Runtime::barrier(NodeId n, BarrierId barrier) {
+  if (raw(barrier) >= kMaxBarriers)
+    throw DsmError(fmt::format("node {}: barrier id {} is out of range (0..{})", emu::index(n), raw(barrier),
+                               kMaxBarriers - 1));
+  barrier_episode(self(n), barrier, true);
+}
+
+void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
+  ns.pp->compute(config_.dsm.protocol_handler);
+  close_interval(ns);
+  const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
+  const std::size_t usage = usage_bytes(ns);
+  const VectorTime& last_seen = barrier_.arrival_vt[static_cast<std::size_t>(emu::index(ns.id))];
+  if (ns.id == manager) {
+    ns.wait_start = kernel_.now();
+    ns.chain.clear();
+    ns.chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
+    record_arrival(nullptr, ns.id, barrier, ns.vt, usage, nullptr);
+  } else {
+    Message* m = new_message(ns.id, manager, kBarrierArrival, 16 + 4 * ns.vt.size() + intervals_bytes(last_seen, ns.vt));
+    m->words[0] = raw(barrier);
+    m->words[1] = usage;
+    encode_vt(m->data, ns.vt);
+    send_request(ns, m, "send_message");
+  }
+  wait_until_done(ns, Operation::Barrier, raw(barrier), barrier_name(raw(barrier)));
+  ++ns.stats.barriers;
+  if (ns.release_gc && allow_gc) {
+    ns.release_gc = false;
+    run_gc(ns);
+  }
+}
+
+void Runtime::on_barrier_arrival(WorkContext& ctx, Message* m) {
+  // The manager's CP (ncp2) hands the arrival to the barrier handler on its PP, by interrupt.
+  if (ctx.resource() == Resource::CP) {
+    m->chain.add(ctx.now(), StampPoint::CpFinished, Resource::CP, ctx.node());
+    m->chain.add(ctx.now(), StampPoint::PpInterrupted, Resource::PP, ctx.node());
+  }
+  cluster_.notify_pp(ctx, [this, m](WorkContext& h) {
+    m->chain.add(h.start(), StampPoint::PpHandlerStart, Resource::PP, h.node());
+    h.spend(config_.dsm.protocol_handler);
+    const VectorTime vt = decode_vt(m->data, nodes_.size());
+    record_arrival(&h, m->source, BarrierId{static_cast<std::uint32_t>(m->words[0])}, vt,
+                   static_cast<std::size_t>(m->words[1]), m);
+  });
+}
+
+void Runtime::record_arrival(WorkContext* ctx, NodeId from, BarrierId barrier, const VectorTime& vt,
+                             std::size_t usage, Message* m) {
+  auto& b = barrier_;
+  if (b.arrived == 0) {
+    b.id = barrier;
+  } else if (b.id != barrier) {
+    throw DsmError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}", emu::index(from),
+                               barrier_name(raw(barrier)), b.arrived, barrier_name(raw(b.id))));
+  }
+  ++b.arrived;
+  merge_into(b.merged, vt);
+  b.arrival_vt[static_cast<std::size_t>(emu::index(from))] = vt;
+  b.waiting[static_cast<std::size_t>(emu::index(from))] = m;
+  if (usage > static_cast<std::size_t>(config_.dsm.gc_threshold_kb) * 1024 && raw(barrier) < kMaxBarriers) b.gc = true;
+  b.last = from;
+  if (m) m->chain.add(ctx->now(), StampPoint::PpHandlerEnd, Resource::PP, ctx->node());
+  if (b.arrived == nodes()) release_barrier(ctx);
+}
+
+void Runtime::release_barrier(WorkContext* ctx) {
+  auto& b = barrier_;
+  ++b.episodes;
+  const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
+  NodeState& mgr = self(manager);
+  const emu::TimePoint release_start = ctx ? ctx->now() : kernel_.now();
+  // Take this episode's state and reset the manager for the next one before anything here can
+  // suspend: sending from the manager's fiber computes, and early arrivals for the next episode
+  // may be handled meanwhile.
+  std::vector<Message*> waiting(b.waiting.size(), nullptr);
+  waiting.swap(b.waiting);
+  const std::vector<VectorTime> seen = b.arrival_vt;
+  const VectorTime merged = b.merged;
+  const bool gc = b.gc;
+  const NodeId last = b.last;
+  for (auto& vt : b.arrival_vt) vt = merged;
+  b.arrived = 0;
+  b.gc = false;
+
+  if (last != manager) {
+    mgr.chain.add(mgr.wait_start, StampPoint::SyncDelayBegin, Resource::PP, last);
+    mgr.chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last);
+  }
+  apply_intervals(mgr, merged, ctx);
+  for (int j = 0; j < nodes(); ++j) {
+    Message* m = waiting[static_cast<std::size_t>(j)];
+    if (emu::node_id(j) == manager) continue;
+    if (emu::node_id(j) != last) {
+      // It waited for the last arrival: synchronization delay caused by that node.
+      m->chain.add(m->chain.back().time, StampPoint::SyncDelayBegin, Resource::PP, last);
+      m->chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last);
+    }
+    std::swap(m->source, m->destination);
+    m->purpose = kBarrierRelease;
+    m->payload_bytes = static_cast<std::uint32_t>(16 + 4 * merged.size() +
+                                                  intervals_bytes(seen[static_cast<std::size_t>(j)], merged));
+    m->words[1] = gc ? 1 : 0;
+    encode_vt(m->data, merged);
+    if (ctx) send_from_handler(*ctx, m);
+    else send_from_fiber(mgr, m);
+  }
+  // The manager itself continues when this handler ends (or at once if it arrived last).
+  mgr.release_gc = gc;
+  mgr.done = true;
+  if (ctx) mgr.pp->wake();
+}
+
+void Runtime::receive_release(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  apply_intervals(ns, decode_vt(m->data, ns.vt.size()), &ctx);
+  ns.release_gc = m->words[1] != 0;
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+// Garbage collection (TreadMarks): every node brings the pages it holds up to date, then, after
+// everyone has, all diffs, twins and write notices are discarded. Pages a node does not hold are
+// fetched later from their home, whose copy is then current.
+void Runtime::run_gc(NodeState& ns) {
+  ++ns.stats.gc_runs;
+  for (std::uint32_t p = 0; p < ns.pages.size(); ++p) {
+    const PageId page{p};
+    if (ns.pages[p].held && !ns.pages[p].notices.empty()) {
+      fetch_diffs(ns, page);
+      const std::uint32_t r = page_region_[p];
+      auto& access = ns.regions[r].access[p - regions_[r].first_page];
+      if (access == static_cast<std::uint8_t>(Access::None)) access = static_cast<std::uint8_t>(Access::Read);
+    }
+  }
+  barrier_episode(ns, BarrierId{kGcBarrier}, false);
+  for (auto& ps : ns.pages) {
+    ps.notices.clear();
+    ps.twin.clear();
+    ps.twin.shrink_to_fit();
+    ps.twin_interval = 0;
+  }
+  ns.diffs.clear();
+  ns.diff_bytes = 0;
+  ns.notice_count = 0;
+}
+
+}  // namespace ncp2::dsm

@@ -1,0 +1,196 @@
+#pragma once
+// TreadMarks lazy release consistency on the emulated cluster (SPEC §2).
+//
+// One Runtime drives all nodes. Workload code runs in each node's PP fiber and talks to it through
+// a Process (dsm/process.hpp). Protocol messages travel the machine's real way (emu::Cluster):
+// through the CPs' command queues on `ncp2`, through PP interrupts on `treadmarks`.
+//
+// Emulator shortcut, documented in docs/protocol.md: interval records (vector time + pages
+// written) are immutable and kept once, globally; a node "knows" interval (q, i) when its vector
+// time says so, and messages are charged the bytes the records would take on the wire. Page
+// contents and diffs, on the other hand, really travel in the messages.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "dsm/diff.hpp"
+#include "dsm/types.hpp"
+#include "emulator/cluster.hpp"
+#include "emulator/kernel.hpp"
+
+namespace ncp2::dsm {
+
+class Process;
+
+enum class Access : std::uint8_t { None = 0, Read = 1, Write = 2 };
+
+// Counters like TreadMarks' Tmk_stat, per node.
+struct NodeStats {
+  std::uint64_t messages = 0;  // sent by this node
+  std::uint64_t bytes = 0;     // payload + header bytes sent
+  std::uint64_t page_faults = 0;
+  std::uint64_t page_requests = 0;
+  std::uint64_t diff_requests = 0;
+  std::uint64_t twins = 0;
+  std::uint64_t diffs_created = 0;
+  std::uint64_t diffs_applied = 0;
+  std::uint64_t lock_acquires = 0;
+  std::uint64_t local_lock_acquires = 0;  // acquired without messages
+  std::uint64_t barriers = 0;             // episodes completed by this node
+  std::uint64_t write_notices = 0;        // received and applied
+  std::uint64_t gc_runs = 0;
+  std::vector<std::uint64_t> messages_by_purpose = std::vector<std::uint64_t>(kPurposeEnd, 0);
+};
+
+// One completed wait of a PP, with the stamp chain from t0 to its resumption. CARNIVAL folds it
+// into the categories of the paper's Table 1 (dsm/wait_chain.hpp).
+struct WaitRecord {
+  NodeId node{};
+  Operation operation = Operation::None;
+  std::uint64_t object = 0;  // page, lock or barrier id
+  emu::TimePoint start;
+  emu::TimePoint end;
+  emu::StampChain chain;
+};
+
+struct RegionInfo {
+  std::string name;
+  std::uint32_t first_page = 0;
+  std::uint32_t pages = 0;
+  std::size_t count = 0;         // elements
+  std::size_t element_size = 0;  // bytes
+  NodeId home{};                 // holds every page initially (Tmk_malloc by process 0)
+};
+
+// A program-level error (misuse of the DSM API): named node, object and reason.
+class DsmError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class Runtime {
+ public:
+  using WaitObserver = std::function<void(const WaitRecord&)>;
+
+  Runtime(emu::Kernel& kernel, emu::Cluster& cluster);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Starts one fiber per node running `body`, then the exit barrier (Tmk_exit); then
+  // `after_exit` on every node (e.g. node 0 verifies the result through the DSM, outside the
+  // timed region).
+  void start(std::function<void(Process&)> body, std::function<void(Process&)> after_exit = {});
+
+  [[nodiscard]] int nodes() const { return static_cast<int>(nodes_.size()); }
+  [[nodiscard]] Process& process(NodeId n);
+  [[nodiscard]] const NodeStats& stats(NodeId n) const;
+  [[nodiscard]] const std::vector<RegionInfo>& regions() const { return regions_; }
+  // Virtual time at which node n left the exit barrier (the end of its timed region).
+  [[nodiscard]] emu::TimePoint exit_time(NodeId n) const;
+  [[nodiscard]] emu::TimePoint timed_end() const;  // latest exit_time over the nodes
+  [[nodiscard]] std::uint64_t barrier_episodes() const { return barrier_.episodes; }
+  [[nodiscard]] emu::Cluster& cluster() { return cluster_; }
+  [[nodiscard]] emu::Kernel& kernel() { return kernel_; }
+
+  void set_wait_observer(WaitObserver observer) { wait_observer_ = std::move(observer); }
+
+  // ---- used by Process (in the node's own fiber)
+  std::uint32_t allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size);
+  std::byte* region_data(NodeId n, std::uint32_t region);
+  const std::uint8_t* region_access(NodeId n, std::uint32_t region);
+  void fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted);
+  [[noreturn]] void out_of_range(NodeId n, std::uint32_t region, std::size_t index, std::size_t count) const;
+  void lock_acquire(NodeId n, LockId lock);
+  void lock_release(NodeId n, LockId lock);
+  void barrier(NodeId n, BarrierId barrier);
+  void compute(NodeId n, emu::Duration d);
+
+ private:
+  struct PageState;
+  struct NodeState;
+  struct LockManagerState;
+  struct BarrierState;
+  struct IntervalRecord {
+    VectorTime vt;
+    std::vector<PageId> pages;
+    std::uint64_t order_key = 0;  // sum of vt: consistent with happens-before
+  };
+  struct ReceivedDiff {
+    NodeId writer{};
+    std::uint32_t interval = 0;
+    Diff diff;
+  };
+
+  // fiber side
+  NodeState& self(NodeId n);
+  void close_interval(NodeState& ns);
+  void validate_page(NodeState& ns, PageId page, Access wanted);
+  void fetch_page(NodeState& ns, PageId page);
+  void fetch_diffs(NodeState& ns, PageId page);
+  void begin_write(NodeState& ns, PageId page);
+  void send_request(NodeState& ns, emu::Message* m, std::string_view local_command);
+  void wait_until_done(NodeState& ns, Operation op, std::uint64_t object, std::string reason);
+  void run_gc(NodeState& ns);
+  void barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc);
+
+  // handler side (a CP command on ncp2, a PP interrupt handler on treadmarks)
+  void on_message(emu::WorkContext& ctx, emu::Message* m);
+  void serve_page_request(emu::WorkContext& ctx, emu::Message* m);
+  void receive_page(emu::WorkContext& ctx, emu::Message* m);
+  void serve_diff_request(emu::WorkContext& ctx, emu::Message* m);
+  void receive_diffs(emu::WorkContext& ctx, emu::Message* m);
+  void on_lock_request(emu::WorkContext& ctx, emu::Message* m);
+  void grant_lock(emu::WorkContext* ctx, NodeState& holder, LockId lock, NodeId to, emu::Message* request);
+  void receive_grant(emu::WorkContext& ctx, emu::Message* m);
+  void on_barrier_arrival(emu::WorkContext& ctx, emu::Message* m);
+  void record_arrival(emu::WorkContext* ctx, NodeId from, BarrierId barrier, const VectorTime& vt,
+                      std::size_t usage, emu::Message* m);
+  void release_barrier(emu::WorkContext* ctx);
+  void receive_release(emu::WorkContext& ctx, emu::Message* m);
+  void finish_wait(emu::WorkContext& ctx, NodeState& ns, emu::Message* reply);
+
+  // shared helpers
+  Diff make_diff(NodeState& ns, PageId page, std::uint32_t interval, emu::WorkContext* ctx);
+  void apply_intervals(NodeState& ns, const VectorTime& learned, emu::WorkContext* ctx);
+  [[nodiscard]] std::size_t intervals_bytes(const VectorTime& from, const VectorTime& to) const;
+  [[nodiscard]] std::size_t usage_bytes(const NodeState& ns) const;
+  emu::Message* new_message(NodeId from, NodeId to, std::uint16_t purpose, std::size_t payload);
+  void count_send(NodeId from, const emu::Message* m);
+  void send_from_handler(emu::WorkContext& ctx, emu::Message* m);
+  void send_from_fiber(NodeState& ns, emu::Message* m);
+  [[nodiscard]] std::span<std::byte> page_bytes(NodeId n, PageId page);
+  [[nodiscard]] PageState& page_state(NodeId n, PageId page);
+  [[nodiscard]] const RegionInfo& region_of(PageId page) const;
+  [[nodiscard]] NodeId lock_manager(LockId lock) const;
+  void emit_wait(NodeState& ns);
+
+  emu::Kernel& kernel_;
+  emu::Cluster& cluster_;
+  const emu::MachineConfig& config_;
+  std::size_t page_size_;
+  int page_shift_;
+  std::vector<std::unique_ptr<NodeState>> nodes_;
+  std::vector<std::unique_ptr<Process>> processes_;
+  std::vector<RegionInfo> regions_;
+  std::vector<std::uint32_t> page_region_;                  // global page -> region
+  std::vector<std::vector<IntervalRecord>> intervals_;      // [owner][index - 1]
+  std::unordered_map<std::uint32_t, NodeId> lock_tail_;     // manager's view: last requester
+  struct BarrierManager {
+    std::uint64_t episodes = 0;
+    int arrived = 0;
+    BarrierId id{};
+    VectorTime merged;
+    bool gc = false;
+    std::vector<emu::Message*> waiting;  // arrival messages, reused for the releases
+    std::vector<VectorTime> arrival_vt;
+    NodeId last{};
+  } barrier_;
+  WaitObserver wait_observer_;
+};
+
+}  // namespace ncp2::dsm

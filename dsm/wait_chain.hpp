@@ -1,0 +1,43 @@
+#pragma once
+// Folding a wait's stamp chain into the paper's Table 1 (SPEC §3.2): consecutive segments from t0
+// (the PP starts waiting) to t13 (it resumes), each assigned to one of 8 categories by where it
+// runs and what it is, plus the synchronization delay (waiting for another processor) with its
+// cause. The parts sum exactly to the wait. The rules, per machine, are in docs/protocol.md.
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+#include "emulator/ids.hpp"
+#include "emulator/message.hpp"
+#include "emulator/time.hpp"
+
+namespace ncp2::dsm {
+
+enum class WaitCategory : std::uint8_t {
+  CPLWait,    // 1, 11: command waits in the local CP's queue
+  CPLComp,    // 2, 12: local CP executes (treadmarks: the local PP's protocol work)
+  CPComm,     // 3, 10: network between the nodes
+  CPRWait,    // 4, 8: command waits in the remote CP's queue
+  CPRComp,    // 5, 9: remote CP executes
+  PPRWait,    // 6: interrupt reaches the remote PP
+  PPRComp,    // 7: the remote PP's handler
+  PPLWait,    // 13: notification reaches the local PP, which resumes
+  SyncDelay,  // waiting for another processor (the last arrival, the lock holder)
+};
+inline constexpr std::size_t kWaitCategories = 9;
+std::string_view to_string(WaitCategory c);
+
+struct WaitBreakdown {
+  std::array<emu::Duration, kWaitCategories> by_category{};
+  std::array<emu::Duration, 14> by_interval{};  // [1..13]; [0] unused
+  emu::Duration total{0};
+  bool has_cause = false;
+  emu::NodeId cause{};  // the processor that made this one wait (with SyncDelay)
+  [[nodiscard]] emu::Duration operator[](WaitCategory c) const { return by_category[static_cast<std::size_t>(c)]; }
+};
+
+// `waiter` is the node that waited, `has_cp` the machine kind. The chain runs from its WaitBegin
+// stamp to its last stamp (PpResumed); throws std::logic_error when the stamps go back in time.
+WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp);
+
+}  // namespace ncp2::dsm

@@ -1,0 +1,76 @@
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "dsm/diff.hpp"
+
+namespace ncp2::dsm {
+namespace {
+
+std::vector<std::byte> bytes(std::size_t n, std::uint8_t fill = 0) { return std::vector<std::byte>(n, std::byte{fill}); }
+
+TEST(Diff, IdenticalPagesGiveAnEmptyDiff) {
+  const auto page = bytes(256, 7);
+  const Diff d = Diff::between(page, page, 4);
+  EXPECT_TRUE(d.empty());
+  EXPECT_EQ(d.encoded_bytes(), 0u);
+}
+
+TEST(Diff, ConsecutiveModifiedWordsFormOneRun) {
+  const auto twin = bytes(64);
+  auto page = twin;
+  for (std::size_t i = 8; i < 20; ++i) page[i] = std::byte{1};  // words 2..4
+  page[40] = std::byte{9};                                      // word 10
+  const Diff d = Diff::between(twin, page, 4);
+  EXPECT_EQ(d.runs(), 2u);
+  EXPECT_EQ(d.words(), 4u);
+  EXPECT_EQ(d.encoded_bytes(), 2 * 8 + 4 * 4u);
+}
+
+TEST(Diff, ApplyingTheDiffToTheTwinGivesThePage) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    auto twin = bytes(512);
+    for (auto& b : twin) b = std::byte(rng() & 0xff);
+    auto page = twin;
+    for (int k = 0; k < 20; ++k) page[rng() % page.size()] = std::byte(rng() & 0xff);
+    const Diff d = Diff::between(twin, page, 4);
+    auto rebuilt = twin;
+    d.apply_to(rebuilt);
+    EXPECT_EQ(rebuilt, page);
+    const Diff decoded = Diff::decode(d.encoded(), 4);
+    EXPECT_EQ(decoded.words(), d.words());
+    auto again = twin;
+    decoded.apply_to(again);
+    EXPECT_EQ(again, page);
+  }
+}
+
+TEST(Diff, DisjointDiffsCommute) {
+  const auto twin = bytes(128);
+  auto a = twin;
+  auto b = twin;
+  a[0] = std::byte{1};
+  b[100] = std::byte{2};
+  const Diff da = Diff::between(twin, a, 4);
+  const Diff db = Diff::between(twin, b, 4);
+  auto ab = twin;
+  da.apply_to(ab);
+  db.apply_to(ab);
+  auto ba = twin;
+  db.apply_to(ba);
+  da.apply_to(ba);
+  EXPECT_EQ(ab, ba);
+  EXPECT_EQ(ab[0], std::byte{1});
+  EXPECT_EQ(ab[100], std::byte{2});
+}
+
+TEST(Diff, MalformedInputIsRejected) {
+  EXPECT_THROW(Diff::between(bytes(8), bytes(12), 4), std::invalid_argument);
+  EXPECT_THROW(Diff::decode(bytes(5), 4), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ncp2::dsm

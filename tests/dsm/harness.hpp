@@ -1,0 +1,51 @@
+#pragma once
+// A cluster + DSM runtime for tests: build, run a body on every node, read the counters.
+#include <functional>
+#include <vector>
+
+#include "dsm/process.hpp"
+#include "dsm/runtime.hpp"
+#include "dsm/wait_chain.hpp"
+#include "emulator/cluster.hpp"
+
+namespace ncp2::dsm::testing {
+
+inline emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
+  emu::MachineConfig c = emu::default_config(kind);
+  c.machine.nodes = nodes;
+  return c;
+}
+
+struct Harness {
+  explicit Harness(const emu::MachineConfig& config) : cfg(config), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
+    dsm.set_wait_observer([this](const WaitRecord& w) { waits.push_back(w); });
+  }
+  emu::KernelOptions options() const {
+    emu::KernelOptions o;
+    o.fiber_stack_bytes = static_cast<std::size_t>(cfg.emulator.fiber_stack_kb) * 1024;
+    return o;
+  }
+  emu::RunResult run(std::function<void(Process&)> body, std::function<void(Process&)> after = {}) {
+    dsm.start(std::move(body), std::move(after));
+    return kernel.run();
+  }
+  std::uint64_t total(std::uint16_t purpose) const {
+    std::uint64_t sum = 0;
+    for (int n = 0; n < dsm.nodes(); ++n) sum += dsm.stats(emu::node_id(n)).messages_by_purpose[purpose];
+    return sum;
+  }
+  template <class F>
+  std::uint64_t total_of(F field) const {
+    std::uint64_t sum = 0;
+    for (int n = 0; n < dsm.nodes(); ++n) sum += field(dsm.stats(emu::node_id(n)));
+    return sum;
+  }
+
+  emu::MachineConfig cfg;
+  emu::Kernel kernel;
+  emu::Cluster cluster;
+  Runtime dsm;
+  std::vector<WaitRecord> waits;
+};
+
+}  // namespace ncp2::dsm::testing

@@ -1,0 +1,228 @@
+// The TreadMarks protocol on both machines: message laws, coherence, misuse diagnostics.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/dsm/harness.hpp"
+
+namespace ncp2::dsm {
+namespace {
+using namespace emu::literals;
+using testing::Harness;
+using testing::machine;
+
+constexpr emu::MachineKind kBoth[] = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
+
+TEST(Protocol, BarrierCostsTwoMessagesPerOtherNode) {
+  for (auto kind : kBoth) {
+    for (int n = 1; n <= 9; ++n) {
+      Harness h(machine(kind, n));
+      const auto r = h.run([](Process& p) {
+        for (int i = 0; i < 3; ++i) p.barrier(0);
+      });
+      ASSERT_EQ(r.status, emu::RunStatus::Completed) << r.diagnosis;
+      const std::uint64_t episodes = 3 + 1;  // + the exit barrier
+      EXPECT_EQ(h.dsm.barrier_episodes(), episodes);
+      EXPECT_EQ(h.total(kBarrierArrival), episodes * static_cast<std::uint64_t>(n - 1)) << "n=" << n;
+      EXPECT_EQ(h.total(kBarrierRelease), episodes * static_cast<std::uint64_t>(n - 1)) << "n=" << n;
+      EXPECT_EQ(h.total_of([](const NodeStats& s) { return s.messages; }), episodes * 2 * static_cast<std::uint64_t>(n - 1));
+    }
+  }
+}
+
+std::uint64_t lock_messages(const Harness& h) {
+  return h.total(kLockRequest) + h.total(kLockForward) + h.total(kLockGrant);
+}
+
+TEST(Protocol, LockAcquireFromTheManagerCostsTwoMessages) {
+  for (auto kind : kBoth) {
+    Harness h(machine(kind, 4));  // lock 1 is managed by node 1
+    h.run([](Process& p) {
+      if (p.id() == 2) {
+        p.lock_acquire(1);
+        p.lock_release(1);
+      }
+    });
+    EXPECT_EQ(lock_messages(h), 2u);
+    EXPECT_EQ(h.total(kLockRequest), 1u);
+    EXPECT_EQ(h.total(kLockGrant), 1u);
+  }
+}
+
+TEST(Protocol, ReacquiringByTheLastHolderCostsNoMessage) {
+  for (auto kind : kBoth) {
+    Harness h(machine(kind, 4));
+    h.run([](Process& p) {
+      if (p.id() == 2) {
+        for (int i = 0; i < 5; ++i) {
+          auto guard = p.lock(1);
+        }
+      }
+    });
+    EXPECT_EQ(lock_messages(h), 2u);
+    EXPECT_EQ(h.dsm.stats(emu::node_id(2)).local_lock_acquires, 4u);
+  }
+}
+
+TEST(Protocol, ForwardedLockAcquireCostsThreeMessages) {
+  for (auto kind : kBoth) {
+    Harness h(machine(kind, 4));
+    std::uint64_t after_first = 0;
+    h.run([&](Process& p) {
+      if (p.id() == 2) {
+        auto guard = p.lock(1);
+      }
+      p.barrier(0);
+      if (p.id() == 0) after_first = lock_messages(h);
+      p.barrier(1);
+      if (p.id() == 3) {
+        auto guard = p.lock(1);  // manager 1 forwards to node 2, the last holder
+      }
+    });
+    EXPECT_EQ(after_first, 2u);
+    EXPECT_EQ(lock_messages(h) - after_first, 3u);
+    EXPECT_EQ(h.total(kLockForward), 1u);
+  }
+}
+
+TEST(Protocol, DiffFetchCostsTwoMessagesPerConcurrentWriter) {
+  for (auto kind : kBoth) {
+    for (int writers = 1; writers <= 6; ++writers) {
+      Harness h(machine(kind, writers + 1));
+      std::uint64_t before = 0;
+      std::int64_t sum = 0;
+      h.run([&](Process& p) {
+        auto a = p.alloc<std::int64_t>("a", 512);  // one 4 KB page, homed at node 0
+        auto v = p.view(a);
+        if (p.id() > 0) (void)v.get(0);  // every writer holds the page first
+        p.barrier(0);
+        if (p.id() > 0) v.set(static_cast<std::size_t>(p.id()) * 8, p.id());  // disjoint words
+        p.barrier(1);
+        if (p.id() == 0) {
+          before = h.total(kDiffRequest) + h.total(kDiffReply);
+          for (int w = 1; w <= writers; ++w) sum += v.get(static_cast<std::size_t>(w) * 8);
+        }
+      });
+      const std::uint64_t diff_messages = h.total(kDiffRequest) + h.total(kDiffReply) - before;
+      EXPECT_EQ(diff_messages, 2u * static_cast<std::uint64_t>(writers)) << "writers=" << writers;
+      EXPECT_EQ(sum, static_cast<std::int64_t>(writers) * (writers + 1) / 2);
+    }
+  }
+}
+
+TEST(Protocol, EveryRequestHasItsReply) {
+  for (auto kind : kBoth) {
+    Harness h(machine(kind, 5));
+    h.run([](Process& p) {
+      auto a = p.alloc<std::int32_t>("a", 4096);
+      auto v = p.view(a);
+      for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5) v.set(i, v.get(i) + 1);
+        {
+          auto g = p.lock(7);
+          v.set(0, v.get(0) + 1);
+        }
+        p.barrier(0);
+      }
+    });
+    EXPECT_EQ(h.total(kPageRequest), h.total(kPageReply));
+    EXPECT_EQ(h.total(kDiffRequest), h.total(kDiffReply));
+    // Every acquire that was not local got exactly one grant (requests from a lock's manager go
+    // straight to the holder as a forward, so requests alone undercount).
+    EXPECT_EQ(h.total(kLockGrant), h.total_of([](const NodeStats& st) { return st.lock_acquires - st.local_lock_acquires; }));
+    EXPECT_LE(h.total(kLockRequest), h.total(kLockGrant));
+    EXPECT_GT(h.total(kDiffRequest), 0u);
+  }
+}
+
+TEST(Protocol, ReleaseOfALockNotHeldIsDiagnosed) {
+  Harness h(machine(emu::MachineKind::Ncp2, 2));
+  try {
+    h.run([](Process& p) {
+      if (p.id() == 1) p.lock_release(4);
+    });
+    FAIL() << "expected a DsmError";
+  } catch (const DsmError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 1 releases lock 4 which it does not hold"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Protocol, BarrierIdOutOfRangeIsDiagnosed) {
+  Harness h(machine(emu::MachineKind::Ncp2, 2));
+  try {
+    h.run([](Process& p) { p.barrier(kMaxBarriers + 5); });
+    FAIL() << "expected a DsmError";
+  } catch (const DsmError& e) {
+    EXPECT_NE(std::string(e.what()).find("barrier id 1029 is out of range"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Protocol, MismatchedBarriersAreDiagnosed) {
+  Harness h(machine(emu::MachineKind::Ncp2, 3));
+  try {
+    h.run([](Process& p) { p.barrier(p.id() == 2 ? 1 : 0); });
+    FAIL() << "expected a DsmError";
+  } catch (const DsmError& e) {
+    EXPECT_NE(std::string(e.what()).find("barrier mismatch"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Protocol, ALockNeverReleasedIsADeadlockNamingTheWaits) {
+  Harness h(machine(emu::MachineKind::TreadMarks, 3));
+  const auto r = h.run([](Process& p) {
+    if (p.id() == 1) p.lock_acquire(5);  // never released
+    p.barrier(0);
+    if (p.id() == 2) p.lock_acquire(5);
+  });
+  ASSERT_EQ(r.status, emu::RunStatus::Deadlock);
+  EXPECT_NE(r.diagnosis.find("node 2 PP: lock 5"), std::string::npos) << r.diagnosis;
+  EXPECT_NE(r.diagnosis.find("node 0 PP: the exit barrier"), std::string::npos) << r.diagnosis;
+}
+
+TEST(Protocol, OutOfRangeAccessNamesNodeArrayAndIndex) {
+  Harness h(machine(emu::MachineKind::Ncp2, 2));
+  try {
+    h.run([](Process& p) {
+      auto a = p.alloc<double>("temperatures", 100);
+      if (p.id() == 1) (void)p.view(a).get(100);
+    });
+    FAIL() << "expected a DsmError";
+  } catch (const DsmError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 1: index 100 is out of range for shared array 'temperatures' of 100 elements"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Protocol, AllocationsMustMatchAcrossProcesses) {
+  Harness h(machine(emu::MachineKind::Ncp2, 2));
+  EXPECT_THROW(h.run([](Process& p) { (void)p.alloc<int>(p.id() == 0 ? "a" : "b", 10); }), DsmError);
+}
+
+TEST(Protocol, LockProtectedCounterIsExact) {
+  for (auto kind : kBoth) {
+    for (int n : {1, 2, 3, 5, 8}) {
+      Harness h(machine(kind, n));
+      SharedArray<std::int64_t> counter;
+      std::int64_t final_value = -1;
+      const auto r = h.run(
+          [&](Process& p) {
+            counter = p.alloc<std::int64_t>("counter", 1);
+            auto v = p.view(counter);
+            for (int i = 0; i < 10; ++i) {
+              auto g = p.lock(3);
+              v.set(0, v.get(0) + p.id() + 1);
+              p.compute(1_us);
+            }
+          },
+          [&](Process& p) {
+            if (p.id() == 0) final_value = p.view(counter).get(0);  // through the DSM, after exit
+          });
+      ASSERT_EQ(r.status, emu::RunStatus::Completed) << r.diagnosis;
+      EXPECT_EQ(final_value, 10 * n * (n + 1) / 2) << "n=" << n;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ncp2::dsm
