@@ -127,6 +127,7 @@ struct Runtime::NodeState {
   emu::TimePoint wait_start;
   Operation wait_op = Operation::None;
   std::uint64_t wait_object = 0;
+  std::uint32_t wait_requests = 1;
   std::string reason;
   emu::StampChain chain;
   int outstanding = 0;
@@ -297,8 +298,9 @@ void Runtime::send_request(NodeState& ns, Message* first, std::string_view local
     first->chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
     emu::Command command{cluster_.command(local_command), first, [this](WorkContext& ctx, Message* tmpl) {
                            NodeState& s = self(ctx.node());
+                           const emu::StampChain base = tmpl->chain;  // t0..t1, shared by all requests
                            for (Message* r : s.fanout) {
-                             if (r != tmpl) r->chain = tmpl->chain;  // each request continues t0..t2
+                             if (r != tmpl) r->chain = base;
                              send_from_handler(ctx, r);
                            }
                            s.fanout.clear();
@@ -324,6 +326,7 @@ void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object,
   ns.chain.add(kernel_.now(), StampPoint::PpResumed, Resource::PP, ns.id);
   emit_wait(ns);
   ns.wait_op = Operation::None;
+  ns.wait_requests = 1;
 }
 
 void Runtime::emit_wait(NodeState& ns) {
@@ -332,6 +335,7 @@ void Runtime::emit_wait(NodeState& ns) {
   w.node = ns.id;
   w.operation = ns.wait_op;
   w.object = ns.wait_object;
+  w.requests = ns.wait_requests;
   w.start = ns.wait_start;
   w.end = kernel_.now();
   w.chain = ns.chain;
@@ -527,6 +531,7 @@ void Runtime::fetch_diffs(NodeState& ns, PageId page) {
     if (!first) first = m;
     ++ns.stats.diff_requests;
   }
+  ns.wait_requests = static_cast<std::uint32_t>(by_writer.size());
   send_request(ns, first, "local_diff_request");
   wait_until_done(ns, Operation::DiffFetch, raw(page),
                   fmt::format("diffs of page {} of '{}' from {} writer(s)", raw(page), region_of(page).name,

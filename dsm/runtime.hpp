@@ -52,6 +52,7 @@ struct WaitRecord {
   NodeId node{};
   Operation operation = Operation::None;
   std::uint64_t object = 0;  // page, lock or barrier id
+  std::uint32_t requests = 1;  // requests sent (a diff fetch asks each concurrent writer)
   emu::TimePoint start;
   emu::TimePoint end;
   emu::StampChain chain;
