@@ -25,8 +25,21 @@ Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> p
   d.word_size_ = word_size;
   const auto ws = static_cast<std::size_t>(word_size);
   const std::size_t n = page.size() / ws;
+  // Skip unchanged stretches 8 bytes at a time (most of a page is usually unchanged).
+  const std::size_t words_per_chunk = ws <= 8 && 8 % ws == 0 ? 8 / ws : 1;
+  auto chunk_equal = [&](std::size_t word) {
+    std::uint64_t a;
+    std::uint64_t b;
+    std::memcpy(&a, twin.data() + word * ws, 8);
+    std::memcpy(&b, page.data() + word * ws, 8);
+    return a == b;
+  };
   std::size_t w = 0;
   while (w < n) {
+    if (words_per_chunk > 1 && w % words_per_chunk == 0 && w + words_per_chunk <= n && chunk_equal(w)) {
+      w += words_per_chunk;
+      continue;
+    }
     if (std::memcmp(twin.data() + w * ws, page.data() + w * ws, ws) == 0) {
       ++w;
       continue;
@@ -43,17 +56,35 @@ Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> p
   return d;
 }
 
-void Diff::apply_to(std::span<std::byte> page) const {
-  const auto ws = static_cast<std::size_t>(word_size_);
+void Diff::apply_to(std::span<std::byte> page) const { apply_encoded(encoded_, page, word_size_); }
+
+std::size_t Diff::count_words(std::span<const std::byte> encoded, int word_size) {
   std::size_t at = 0;
-  while (at < encoded_.size()) {
-    const std::size_t first = get_u32(encoded_, at);
-    const std::size_t count = get_u32(encoded_, at + 4);
-    at += 8;
-    if ((first + count) * ws > page.size()) throw std::out_of_range("diff run beyond the page");
-    std::memcpy(page.data() + first * ws, encoded_.data() + at, count * ws);
-    at += count * ws;
+  std::size_t words = 0;
+  while (at + 8 <= encoded.size()) {
+    const std::size_t count = get_u32(encoded, at + 4);
+    at += 8 + count * static_cast<std::size_t>(word_size);
+    words += count;
   }
+  return words;
+}
+
+std::size_t Diff::apply_encoded(std::span<const std::byte> encoded, std::span<std::byte> page, int word_size) {
+  const auto ws = static_cast<std::size_t>(word_size);
+  std::size_t at = 0;
+  std::size_t words = 0;
+  while (at < encoded.size()) {
+    if (at + 8 > encoded.size()) throw std::invalid_argument("malformed diff encoding");
+    const std::size_t first = get_u32(encoded, at);
+    const std::size_t count = get_u32(encoded, at + 4);
+    at += 8;
+    if ((first + count) * ws > page.size() || at + count * ws > encoded.size())
+      throw std::out_of_range("diff run beyond the page");
+    std::memcpy(page.data() + first * ws, encoded.data() + at, count * ws);
+    at += count * ws;
+    words += count;
+  }
+  return words;
 }
 
 Diff Diff::decode(std::span<const std::byte> bytes, int word_size) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -128,10 +127,13 @@ struct Runtime::NodeState {
   Operation wait_op = Operation::None;
   std::uint64_t wait_object = 0;
   std::uint32_t wait_requests = 1;
-  std::string reason;
+  const Runtime* runtime = nullptr;  // for describing the wait in a deadlock diagnosis
   emu::StampChain chain;
   int outstanding = 0;
   std::vector<ReceivedDiff> received;
+  std::vector<std::byte> receive_buffer;  // the received diffs' bytes, capacity reused
+  std::vector<std::byte> reply_buffer;    // a diff reply under construction, capacity reused
+  std::vector<std::vector<std::byte>> spare_twins;  // twin buffers to reuse
   std::vector<Message*> fanout;  // requests a LOCAL_*_REQUEST command sends (ncp2)
   bool release_gc = false;
 
@@ -157,6 +159,7 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
     ns->id = emu::node_id(i);
     ns->pp = &cluster.pp(emu::node_id(i));
     ns->vt.assign(static_cast<std::size_t>(n), 0);
+    ns->runtime = this;
     nodes_.push_back(std::move(ns));
     processes_.push_back(std::make_unique<Process>(*this, emu::node_id(i), page_size_));
   }
@@ -317,11 +320,30 @@ void Runtime::send_request(NodeState& ns, Message* first, std::string_view local
   }
 }
 
-void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object, std::string reason) {
+std::string Runtime::describe_wait(const void* node_state) {
+  const auto& ns = *static_cast<const NodeState*>(node_state);
+  const Runtime& rt = *ns.runtime;
+  switch (ns.wait_op) {
+    case Operation::PageFault: {
+      const PageId page{static_cast<std::uint32_t>(ns.wait_object)};
+      return fmt::format("page {} of '{}' from node {}", raw(page), rt.region_of(page).name,
+                         emu::index(rt.region_of(page).home));
+    }
+    case Operation::DiffFetch: {
+      const PageId page{static_cast<std::uint32_t>(ns.wait_object)};
+      return fmt::format("diffs of page {} of '{}' from {} writer(s)", raw(page), rt.region_of(page).name,
+                         ns.wait_requests);
+    }
+    case Operation::LockAcquire: return fmt::format("lock {}", ns.wait_object);
+    case Operation::Barrier: return barrier_name(static_cast<std::uint32_t>(ns.wait_object));
+    default: return std::string(to_string(ns.wait_op));
+  }
+}
+
+void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object) {
   ns.wait_op = op;
   ns.wait_object = object;
-  ns.reason = std::move(reason);
-  while (!ns.done) ns.pp->wait(ns.reason);
+  while (!ns.done) ns.pp->wait(&Runtime::describe_wait, &ns);
   ns.done = false;
   ns.chain.add(kernel_.now(), StampPoint::PpResumed, Resource::PP, ns.id);
   emit_wait(ns);
@@ -408,7 +430,7 @@ std::size_t Runtime::usage_bytes(const NodeState& ns) const { return ns.diff_byt
 // The diff of `page` for own interval `interval`, created from the twin if not yet done. On the
 // treadmarks machine software does it on the PP (cost per word); on ncp2 the CP's hardware does
 // it (its command cost covers it).
-Diff Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, WorkContext* ctx) {
+const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, WorkContext* ctx) {
   const std::uint64_t key = (static_cast<std::uint64_t>(raw(page)) << 32) | interval;
   if (auto it = ns.diffs.find(key); it != ns.diffs.end()) return it->second;
   PageState& ps = ns.pages[raw(page)];
@@ -423,7 +445,8 @@ Diff Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, Work
     else ns.pp->compute(cost);
   }
   ps.twin.clear();
-  ps.twin.shrink_to_fit();
+  ns.spare_twins.push_back(std::move(ps.twin));
+  ps.twin = {};
   ps.twin_interval = 0;
   ++ns.stats.diffs_created;
   ns.diff_bytes += d.encoded_bytes();
@@ -486,8 +509,7 @@ void Runtime::fetch_page(NodeState& ns, PageId page) {
   Message* m = new_message(ns.id, home, kPageRequest, 8);
   m->words[0] = raw(page);
   send_request(ns, m, "local_page_request");
-  wait_until_done(ns, Operation::PageFault, raw(page),
-                  fmt::format("page {} of '{}' from node {}", raw(page), region_of(page).name, emu::index(home)));
+  wait_until_done(ns, Operation::PageFault, raw(page));
 }
 
 void Runtime::serve_page_request(WorkContext& ctx, Message* m) {
@@ -514,28 +536,32 @@ void Runtime::receive_page(WorkContext& ctx, Message* m) {
 
 void Runtime::fetch_diffs(NodeState& ns, PageId page) {
   PageState& ps = ns.pages[raw(page)];
-  std::map<int, std::vector<std::uint32_t>> by_writer;  // ordered: deterministic request order
-  for (const auto& [writer, interval] : ps.notices) by_writer[emu::index(writer)].push_back(interval);
-  ns.outstanding = static_cast<int>(by_writer.size());
+  // One request per writer, in node order (deterministic), listing that writer's intervals.
+  auto& notices = ps.notices;
+  std::sort(notices.begin(), notices.end());
+  notices.erase(std::unique(notices.begin(), notices.end()), notices.end());
   ns.received.clear();
+  ns.receive_buffer.clear();
   ns.fanout.clear();
   Message* first = nullptr;
-  for (auto& [writer, intervals] : by_writer) {
-    std::sort(intervals.begin(), intervals.end());
-    intervals.erase(std::unique(intervals.begin(), intervals.end()), intervals.end());
-    Message* m = new_message(ns.id, emu::node_id(writer), kDiffRequest, 8 + 4 * intervals.size());
+  std::uint32_t writers = 0;
+  for (std::size_t i = 0; i < notices.size();) {
+    std::size_t j = i;
+    while (j < notices.size() && notices[j].first == notices[i].first) ++j;
+    Message* m = new_message(ns.id, notices[i].first, kDiffRequest, 8 + 4 * (j - i));
     m->words[0] = raw(page);
-    m->data.resize(intervals.size() * 4);
-    std::memcpy(m->data.data(), intervals.data(), m->data.size());
+    m->data.resize((j - i) * 4);
+    for (std::size_t k = i; k < j; ++k) std::memcpy(m->data.data() + (k - i) * 4, &notices[k].second, 4);
     ns.fanout.push_back(m);
     if (!first) first = m;
     ++ns.stats.diff_requests;
+    ++writers;
+    i = j;
   }
-  ns.wait_requests = static_cast<std::uint32_t>(by_writer.size());
+  ns.outstanding = static_cast<int>(writers);
+  ns.wait_requests = writers;
   send_request(ns, first, "local_diff_request");
-  wait_until_done(ns, Operation::DiffFetch, raw(page),
-                  fmt::format("diffs of page {} of '{}' from {} writer(s)", raw(page), region_of(page).name,
-                              by_writer.size()));
+  wait_until_done(ns, Operation::DiffFetch, raw(page));
 }
 
 void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
@@ -544,15 +570,16 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
   const std::size_t count = m->data.size() / 4;
   std::vector<std::uint32_t> intervals(count);
   std::memcpy(intervals.data(), m->data.data(), count * 4);
-  std::vector<std::byte> reply;
+  std::vector<std::byte>& reply = ns.reply_buffer;
+  reply.clear();
   for (std::uint32_t interval : intervals) {
-    const Diff d = make_diff(ns, page, interval, &ctx);
+    const Diff& d = make_diff(ns, page, interval, &ctx);
     const std::uint32_t header[2] = {interval, static_cast<std::uint32_t>(d.encoded_bytes())};
     const auto* h = reinterpret_cast<const std::byte*>(header);
     reply.insert(reply.end(), h, h + sizeof(header));
     reply.insert(reply.end(), d.encoded().begin(), d.encoded().end());
   }
-  m->data = std::move(reply);
+  m->data.swap(reply);  // the message's old buffer becomes the next reply buffer
   std::swap(m->source, m->destination);
   m->purpose = kDiffReply;
   m->payload_bytes = static_cast<std::uint32_t>(8 + m->data.size());
@@ -570,10 +597,12 @@ void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
     std::uint32_t header[2];
     std::memcpy(header, m->data.data() + at, sizeof(header));
     at += 8;
-    Diff d = Diff::decode(std::span<const std::byte>(m->data.data() + at, header[1]), config_.memory.word_size);
+    const std::size_t offset = ns.receive_buffer.size();
+    ns.receive_buffer.insert(ns.receive_buffer.end(), m->data.begin() + static_cast<std::ptrdiff_t>(at),
+                             m->data.begin() + static_cast<std::ptrdiff_t>(at + header[1]));
+    words += Diff::count_words(std::span<const std::byte>(m->data.data() + at, header[1]), config_.memory.word_size);
     at += header[1];
-    words += d.words();
-    ns.received.push_back({writer, header[0], std::move(d)});
+    ns.received.push_back({writer, header[0], offset, header[1]});
   }
   if (!cluster_.has_cp()) ctx.spend(config_.dsm.diff_apply_per_word * static_cast<std::int64_t>(words));
   if (--ns.outstanding > 0) {
@@ -589,7 +618,9 @@ void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
     return a.interval < b.interval;
   });
   auto bytes = page_bytes(ns.id, page);
-  for (const auto& r : ns.received) r.diff.apply_to(bytes);
+  for (const auto& r : ns.received)
+    Diff::apply_encoded(std::span<const std::byte>(ns.receive_buffer.data() + r.offset, r.bytes), bytes,
+                        config_.memory.word_size);
   ns.stats.diffs_applied += ns.received.size();
   PageState& ps = ns.pages[raw(page)];
   ns.notice_count -= std::min(ns.notice_count, ps.notices.size());
@@ -608,6 +639,10 @@ void Runtime::begin_write(NodeState& ns, PageId page) {
   if (!ps.twin.empty() && ps.twin_interval != current) make_diff(ns, page, ps.twin_interval, nullptr);
   if (ps.twin.empty()) {
     const auto bytes = page_bytes(ns.id, page);
+    if (!ns.spare_twins.empty()) {
+      ps.twin = std::move(ns.spare_twins.back());
+      ns.spare_twins.pop_back();
+    }
     ps.twin.assign(bytes.begin(), bytes.end());
     ps.twin_interval = current;
     ++ns.stats.twins;
@@ -658,7 +693,7 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
     m->purpose = kLockForward;
   }
   send_request(ns, m, "send_message");
-  wait_until_done(ns, Operation::LockAcquire, raw(lock), fmt::format("lock {}", raw(lock)));
+  wait_until_done(ns, Operation::LockAcquire, raw(lock));
 }
 
 void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
@@ -771,7 +806,7 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
     encode_vt(m->data, ns.vt);
     send_request(ns, m, "send_message");
   }
-  wait_until_done(ns, Operation::Barrier, raw(barrier), barrier_name(raw(barrier)));
+  wait_until_done(ns, Operation::Barrier, raw(barrier));
   ++ns.stats.barriers;
   if (ns.release_gc && allow_gc) {
     ns.release_gc = false;

@@ -121,10 +121,11 @@ class Runtime {
     std::vector<PageId> pages;
     std::uint64_t order_key = 0;  // sum of vt: consistent with happens-before
   };
-  struct ReceivedDiff {
+  struct ReceivedDiff {  // a diff kept in the node's receive buffer until all replies are in
     NodeId writer{};
     std::uint32_t interval = 0;
-    Diff diff;
+    std::size_t offset = 0;
+    std::size_t bytes = 0;
   };
 
   // fiber side
@@ -135,7 +136,8 @@ class Runtime {
   void fetch_diffs(NodeState& ns, PageId page);
   void begin_write(NodeState& ns, PageId page);
   void send_request(NodeState& ns, emu::Message* m, std::string_view local_command);
-  void wait_until_done(NodeState& ns, Operation op, std::uint64_t object, std::string reason);
+  void wait_until_done(NodeState& ns, Operation op, std::uint64_t object);
+  static std::string describe_wait(const void* node_state);
   void run_gc(NodeState& ns);
   void barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc);
 
@@ -156,7 +158,7 @@ class Runtime {
   void finish_wait(emu::WorkContext& ctx, NodeState& ns, emu::Message* reply);
 
   // shared helpers
-  Diff make_diff(NodeState& ns, PageId page, std::uint32_t interval, emu::WorkContext* ctx);
+  const Diff& make_diff(NodeState& ns, PageId page, std::uint32_t interval, emu::WorkContext* ctx);
   void apply_intervals(NodeState& ns, const VectorTime& learned, emu::WorkContext* ctx);
   [[nodiscard]] std::size_t intervals_bytes(const VectorTime& from, const VectorTime& to) const;
   [[nodiscard]] std::size_t usage_bytes(const NodeState& ns) const;

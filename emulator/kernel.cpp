@@ -19,6 +19,8 @@ struct Kernel::Fiber {
   bc::fiber self;        // the fiber while it is suspended
   bc::fiber to_kernel;   // the event loop while the fiber runs
   std::string_view waiting_for = "not started";
+  DescribeFn describe = nullptr;  // when set, describes what the fiber waits for (lazily)
+  const void* describe_context = nullptr;
   bool finished = false;
   bool cancel = false;
 };
@@ -65,6 +67,7 @@ void Kernel::run_fiber_body(std::uint32_t index) {
   }
   f.finished = true;
   f.waiting_for = "finished";
+  f.describe = nullptr;
 }
 
 void Kernel::suspend_current(std::string_view reason) {
@@ -72,7 +75,19 @@ void Kernel::suspend_current(std::string_view reason) {
   Fiber& f = *fibers_[current_];
   if (f.cancel) throw FiberCancelled{};
   f.waiting_for = reason;
+  f.describe = nullptr;
   f.to_kernel = std::move(f.to_kernel).resume();
+  if (f.cancel) throw FiberCancelled{};
+}
+
+void Kernel::suspend_current(DescribeFn describe, const void* context) {
+  if (!in_fiber()) throw std::logic_error("Kernel::suspend_current called outside a fiber");
+  Fiber& f = *fibers_[current_];
+  if (f.cancel) throw FiberCancelled{};
+  f.describe = describe;
+  f.describe_context = context;
+  f.to_kernel = std::move(f.to_kernel).resume();
+  f.describe = nullptr;
   if (f.cancel) throw FiberCancelled{};
 }
 
@@ -144,7 +159,8 @@ RunResult Kernel::run(TimePoint limit) {
   result.end_time = now();
   result.events = events_processed_;
   for (const auto& f : fibers_)
-    if (!f->finished) result.blocked.push_back({f->name, std::string(f->waiting_for)});
+    if (!f->finished)
+      result.blocked.push_back({f->name, f->describe ? f->describe(f->describe_context) : std::string(f->waiting_for)});
   if (result.status == RunStatus::Completed && !result.blocked.empty()) {
     result.status = RunStatus::Deadlock;
     result.diagnosis = fmt::format("deadlock at {}: no event is pending and {} processor(s) are blocked:",

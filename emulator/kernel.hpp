@@ -93,6 +93,10 @@ class Kernel {
   // a copy, for the deadlock diagnosis ("waiting for lock 3"): it must stay valid until the fiber
   // is resumed (a literal, or a string the caller owns). Throws FiberCancelled on teardown.
   void suspend_current(std::string_view reason);
+  // The same, with the reason described only if a diagnosis needs it (hot paths: no formatting
+  // per wait). `describe(context)` must stay callable until the fiber is resumed.
+  using DescribeFn = std::string (*)(const void* context);
+  void suspend_current(DescribeFn describe, const void* context);
   // From an event (main context): switch to the suspended fiber now; returns when it suspends
   // again or finishes.
   void resume(FiberId id);

@@ -2,6 +2,7 @@
 // Messages between nodes, and the chain of time stamps each one carries. Resources stamp a
 // message as it passes (queued in a CP, started, injected, delivered, ...); a reply can inherit
 // its request's chain, which is how a wait is later cut into the 13 intervals of CARNIVAL.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -43,6 +44,19 @@ struct Stamp {
 class StampChain {
  public:
   static constexpr std::size_t kCapacity = 32;
+  StampChain() = default;
+  // Copies only the stamps in use (a chain is copied from request to reply on every miss).
+  StampChain(const StampChain& o) : size_(o.size_), dropped_(o.dropped_) {
+    std::copy_n(o.stamps_.begin(), size_, stamps_.begin());
+  }
+  StampChain& operator=(const StampChain& o) {
+    if (this != &o) {
+      size_ = o.size_;
+      dropped_ = o.dropped_;
+      std::copy_n(o.stamps_.begin(), size_, stamps_.begin());
+    }
+    return *this;
+  }
   void add(TimePoint t, StampPoint p, Resource r, NodeId n) {
     if (size_ < kCapacity) stamps_[size_++] = Stamp{t, p, r, n};
     else ++dropped_;

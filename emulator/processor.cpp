@@ -71,6 +71,18 @@ void Processor::wait(std::string_view what) {
   state_ = PpState::Running;
 }
 
+void Processor::wait(Kernel::DescribeFn describe, const void* context) {
+  require_own_fiber("wait");
+  if (wake_token_) {
+    wake_token_ = false;
+    return;
+  }
+  state_ = PpState::Waiting;
+  ++stats_.waits;
+  kernel_.suspend_current(describe, context);
+  state_ = PpState::Running;
+}
+
 void Processor::schedule_resume(TimePoint at) {
   wake_scheduled_ = true;
   kernel_.at(at, [this] {

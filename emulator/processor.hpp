@@ -47,6 +47,8 @@ class Processor {
   // remembered once (like a binary semaphore): callers loop on their condition. `what` names the
   // wait in deadlock diagnoses; it must stay valid while waiting (a literal, or caller-owned).
   void wait(std::string_view what);
+  // The same, with what it waits for described lazily (see Kernel::suspend_current).
+  void wait(Kernel::DescribeFn describe, const void* context);
 
   // ---- called from events (CP, network) or other processors
   void wake();

@@ -40,6 +40,10 @@ TEST(Diff, ApplyingTheDiffToTheTwinGivesThePage) {
     auto rebuilt = twin;
     d.apply_to(rebuilt);
     EXPECT_EQ(rebuilt, page);
+    EXPECT_EQ(Diff::count_words(d.encoded(), 4), d.words());
+    auto direct = twin;
+    EXPECT_EQ(Diff::apply_encoded(d.encoded(), direct, 4), d.words());
+    EXPECT_EQ(direct, page);
     const Diff decoded = Diff::decode(d.encoded(), 4);
     EXPECT_EQ(decoded.words(), d.words());
     auto again = twin;

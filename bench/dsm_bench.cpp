@@ -1,0 +1,164 @@
+// Emulator cost of DSM misses (Google Benchmark):
+//   BM_RemotePageFault   wall time per page fault on a page never held (page request + reply)
+//   BM_DiffFetch         wall time per diff fetch of an invalidated page (one writer)
+//   BM_BarrierHeavy/N    messages per second of a program made of barriers only
+// The *_Copies benchmarks measure, in the same run, the real data work a miss includes (two 4 KB
+// copies for a page; a diff scan, encode and apply for a diff), so the emulator's own overhead per
+// miss is the difference: bench/dsm-overhead prints it.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "dsm/diff.hpp"
+#include "dsm/process.hpp"
+#include "dsm/runtime.hpp"
+#include "emulator/cluster.hpp"
+
+namespace {
+
+using namespace ncp2;
+
+constexpr std::size_t kPages = 4096;
+
+struct Run {
+  explicit Run(emu::MachineKind kind, int nodes) : cfg(make(kind, nodes)), kernel(), cluster(kernel, cfg), dsm(kernel, cluster) {}
+  static emu::MachineConfig make(emu::MachineKind kind, int nodes) {
+    emu::MachineConfig c = emu::default_config(kind);
+    c.machine.nodes = nodes;
+    c.dsm.gc_threshold_kb = 1 << 20;  // no GC inside the measurement
+    return c;
+  }
+  emu::MachineConfig cfg;
+  emu::Kernel kernel;
+  emu::Cluster cluster;
+  dsm::Runtime dsm;
+};
+
+// Host memory is touched once before the timed part (calloc gives untouched pages whose first
+// write costs the host a page fault of its own, which is part of the real copy, not of the
+// emulator).
+void prefault(dsm::Process& p, std::uint32_t region, std::size_t bytes) {
+  std::memset(p.runtime().region_data(p.node(), region), 0, bytes);
+}
+
+void BM_RemotePageFault(benchmark::State& state) {
+  const auto kind = static_cast<emu::MachineKind>(state.range(0));
+  std::uint64_t faults = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto r = std::make_unique<Run>(kind, 2);
+    bool timed = false;
+    r->dsm.start([&timed](dsm::Process& p) {
+      auto a = p.alloc<std::int64_t>("a", kPages * 512);
+      prefault(p, a.region(), a.size() * sizeof(std::int64_t));
+      if (p.id() == 1) {
+        p.runtime().kernel().stop();  // end of the untimed set-up
+        auto v = p.view(a);
+        for (std::size_t page = 0; page < kPages; ++page) benchmark::DoNotOptimize(v.get(page * 512));
+      }
+      (void)timed;
+    });
+    r->kernel.run();
+    state.ResumeTiming();
+    r->kernel.run();
+    state.PauseTiming();
+    faults += r->dsm.stats(emu::node_id(1)).page_requests;
+    r.reset();
+    state.ResumeTiming();
+  }
+  state.counters["per_fault"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_RemotePageFault)->Arg(0)->Arg(1)->ArgName("treadmarks")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_DiffFetch(benchmark::State& state) {
+  const auto kind = static_cast<emu::MachineKind>(state.range(0));
+  std::uint64_t fetches = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto r = std::make_unique<Run>(kind, 2);
+    // Both nodes hold every page; node 1 writes a word of each; after the barrier node 0 reads
+    // them: one diff fetch per page. Only that last phase is timed.
+    bool ready = false;
+    r->dsm.start([&ready](dsm::Process& p) {
+      auto a = p.alloc<std::int64_t>("a", kPages * 512);
+      prefault(p, a.region(), a.size() * sizeof(std::int64_t));
+      auto v = p.view(a);
+      if (p.id() == 1)
+        for (std::size_t page = 0; page < kPages; ++page) benchmark::DoNotOptimize(v.get(page * 512));
+      p.barrier(0);
+      if (p.id() == 1)
+        for (std::size_t page = 0; page < kPages; ++page) v.set(page * 512 + 3, 1);
+      p.barrier(1);
+      if (!ready) {
+        ready = true;
+        p.runtime().kernel().stop();  // end of the untimed set-up
+      }
+      if (p.id() == 0)
+        for (std::size_t page = 0; page < kPages; ++page) benchmark::DoNotOptimize(v.get(page * 512 + 3));
+    });
+    r->kernel.run();  // up to the second barrier, untimed
+    state.ResumeTiming();
+    r->kernel.run();
+    state.PauseTiming();
+    fetches += r->dsm.stats(emu::node_id(0)).diff_requests;
+    r.reset();
+    state.ResumeTiming();
+  }
+  state.counters["per_fetch"] = benchmark::Counter(static_cast<double>(fetches), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_DiffFetch)->Arg(0)->Arg(1)->ArgName("treadmarks")->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The real data work inside one page fault, with the same memory footprint as BM_RemotePageFault
+// (a page out of one 16 MB region into the reply, then into another 16 MB region), so the caches
+// miss as they do there.
+void BM_RemotePageFault_Copies(benchmark::State& state) {
+  const std::size_t bytes = kPages * 4096;
+  std::vector<std::byte> home(bytes, std::byte{1}), requester(bytes, std::byte{0}), message(4096);
+  std::size_t page = 0;
+  for (auto _ : state) {
+    std::memcpy(message.data(), home.data() + page * 4096, 4096);
+    benchmark::ClobberMemory();
+    std::memcpy(requester.data() + page * 4096, message.data(), 4096);
+    benchmark::ClobberMemory();
+    page = (page + 1) % kPages;
+  }
+}
+BENCHMARK(BM_RemotePageFault_Copies);
+
+// The real data work inside one diff fetch, same footprint: twin made at the write fault, scan
+// and encode at the writer, decode and apply at the reader.
+void BM_DiffFetch_Copies(benchmark::State& state) {
+  const std::size_t bytes = kPages * 4096;
+  std::vector<std::byte> writer(bytes, std::byte{0}), reader(bytes, std::byte{0}), twin(4096), reply;
+  std::size_t page = 0;
+  for (auto _ : state) {
+    std::byte* w = writer.data() + page * 4096;
+    std::memcpy(twin.data(), w, 4096);
+    w[24] = std::byte{static_cast<unsigned char>(page)};
+    const dsm::Diff d = dsm::Diff::between(twin, std::span<const std::byte>(w, 4096), 4);
+    reply.assign(d.encoded().begin(), d.encoded().end());
+    const dsm::Diff back = dsm::Diff::decode(reply, 4);
+    back.apply_to(std::span<std::byte>(reader.data() + page * 4096, 4096));
+    benchmark::ClobberMemory();
+    page = (page + 1) % kPages;
+  }
+}
+BENCHMARK(BM_DiffFetch_Copies);
+
+void BM_BarrierHeavy(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  std::uint64_t messages = 0;
+  for (auto _ : state) {
+    Run r(emu::MachineKind::Ncp2, nodes);
+    r.dsm.start([](dsm::Process& p) {
+      for (int i = 0; i < 2000; ++i) p.barrier(0);
+    });
+    r.kernel.run();
+    messages += r.cluster.network().messages();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(messages));
+}
+BENCHMARK(BM_BarrierHeavy)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
