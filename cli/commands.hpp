@@ -14,5 +14,7 @@ struct Subcommand {
 
 Subcommand add_config_command(CLI::App& app);
 Subcommand add_demo_network_command(CLI::App& app);
+Subcommand add_workloads_command(CLI::App& app);
+Subcommand add_run_command(CLI::App& app);
 
 }  // namespace ncp2::cli

@@ -50,5 +50,29 @@ expect 0 "12 messages" -- demo-network --pattern ping-pong --rounds 6 --summary
 expect 2 "at least 2 nodes" -- demo-network --pattern ping-pong --nodes 1
 expect 2 "rounds" -- demo-network --rounds 0
 
+# Workloads: listing, running, exit codes, statistics file.
+expect 0 "preset small" -- workloads
+expect 0 '"presets"' -- workloads --json
+expect 0 "--stats-json" -- run --help
+expect 0 "verified  yes" -- run counter --nodes 4
+expect 0 "verified  yes" -- run phases --machine treadmarks --nodes 3 --preset small
+expect 0 "verified  yes" -- run false-sharing --nodes 8 --preset small --seed 9 --param rounds=2
+expect 2 "workloads: counter, phases, false-sharing" -- run nosuch
+expect 2 "did you mean 'iterations'?" -- run counter --param itertions=5
+expect 2 "parameter 'iterations' of workload 'counter' expects an integer, got 'x'" -- run counter --param iterations=x
+expect 2 "needs at least one element per node: n=4 < nodes=8" -- run phases --nodes 8 --param n=4
+expect 2 "parameter 'n' must be at least 1, got 0" -- run phases --param n=0
+expect 2 "no preset 'huge'" -- run counter --preset huge
+expect 2 "did you mean 'network.link_latency'" -- run counter --set network.latency=1us
+expect 2 "workload is required" -- run
+expect 0 "barriers 5" -- run phases --nodes 4 --preset small --stats-json "$tmp/stats.json"
+if [ -f "$tmp/stats.json" ] && [ ! -e "$tmp/stats.json.tmp" ] && grep -qF '"verified": true' "$tmp/stats.json" \
+   && grep -qF '"barrier_release":' "$tmp/stats.json"; then
+  echo "ok: --stats-json wrote $tmp/stats.json"
+else
+  echo "FAIL: --stats-json did not write the expected file"; failures=$((failures + 1))
+fi
+expect 1 "cannot write" -- run counter --nodes 2 --stats-json "$tmp/no/such/dir/stats.json"
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -1,0 +1,239 @@
+// The runner: failures become outcomes (never crashes), statistics cover the timed region, and
+// the statistics JSON has its keys and laws.
+#include <array>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "workloads/registry.hpp"
+#include "workloads/runner.hpp"
+#include "workloads/stats_json.hpp"
+
+namespace ncp2::workloads {
+namespace {
+
+emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
+  emu::MachineConfig c = emu::default_config(kind);
+  c.machine.nodes = nodes;
+  return c;
+}
+
+// A workload made of two lambdas, for tests.
+class Lambdas final : public Instance {
+ public:
+  using Body = std::function<void(dsm::Process&, Lambdas&)>;
+  Lambdas(Body run, Body verify) : run_(std::move(run)), verify_(std::move(verify)) {}
+  void run(dsm::Process& p) override { run_(p, *this); }
+  void verify(dsm::Process& p) override { verify_(p, *this); }
+  void set(bool ok, std::string message) { ok ? pass(std::move(message)) : fail(std::move(message)); }
+  dsm::SharedArray<std::int64_t> array;
+
+ private:
+  Body run_;
+  Body verify_;
+};
+
+Workload custom(const Lambdas::Body& run, const Lambdas::Body& verify) {
+  Workload w;
+  w.name = "custom";
+  w.description = "test";
+  w.parameters = {int_param("n", 1, "unused", 1, 10)};
+  w.make = [run, verify](const Params&, int, std::uint64_t) {
+    return std::make_unique<Lambdas>(run, verify);
+  };
+  return w;
+}
+
+constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
+
+TEST(Runner, DsmErrorBecomesAFailedOutcome) {
+  for (auto kind : kBoth) {
+    const Workload w = custom(
+        [](dsm::Process& p, Lambdas& self) {
+          self.array = p.alloc<std::int64_t>("a", 16);
+          if (p.id() == 1) (void)p.view(self.array).get(16);  // out of range
+        },
+        [](dsm::Process&, Lambdas& self) { self.set(true, "unreachable"); });
+    const RunOutcome o = run_workload(machine(kind, 3), w, w.defaults(), 1);
+    EXPECT_EQ(o.status, RunStatus::Error);
+    EXPECT_NE(o.diagnosis.find("out of range"), std::string::npos) << o.diagnosis;
+    EXPECT_FALSE(o.verified);
+    EXPECT_FALSE(o.ok());
+    EXPECT_EQ(o.node_stats.size(), 3u);
+  }
+}
+
+TEST(Runner, WorkloadErrorAtRunTimeBecomesAFailedOutcome) {
+  const Workload w = custom(
+      [](dsm::Process& p, Lambdas&) {
+        p.barrier(0);
+        if (p.id() == 0) throw WorkloadError("node 0 gave up");
+      },
+      [](dsm::Process&, Lambdas&) {});
+  const RunOutcome o = run_workload(machine(emu::MachineKind::Ncp2, 2), w, w.defaults(), 1);
+  EXPECT_EQ(o.status, RunStatus::Error);
+  EXPECT_EQ(o.diagnosis, "node 0 gave up");
+}
+
+TEST(Runner, AnyOtherExceptionOfTheWorkloadBecomesAFailedOutcome) {
+  const Workload w = custom(
+      [](dsm::Process& p, Lambdas&) { (void)std::vector<int>(2).at(static_cast<std::size_t>(p.id()) + 5); },
+      [](dsm::Process&, Lambdas&) {});
+  const RunOutcome o = run_workload(machine(emu::MachineKind::Ncp2, 2), w, w.defaults(), 1);
+  EXPECT_EQ(o.status, RunStatus::Error);
+  EXPECT_NE(o.diagnosis.find("unexpected error"), std::string::npos) << o.diagnosis;
+}
+
+TEST(Runner, DeadlockIsReportedWithItsDiagnosis) {
+  for (auto kind : kBoth) {
+    const Workload w = custom(
+        [](dsm::Process& p, Lambdas&) {
+          if (p.id() < 2) p.lock_acquire(1);  // never released: the second acquirer waits forever
+        },
+        [](dsm::Process&, Lambdas& self) { self.set(true, "unreachable"); });
+    const RunOutcome o = run_workload(machine(kind, 3), w, w.defaults(), 1);
+    EXPECT_EQ(o.status, RunStatus::Deadlock);
+    EXPECT_NE(o.diagnosis.find("lock 1"), std::string::npos) << o.diagnosis;
+    EXPECT_NE(o.diagnosis.find("the exit barrier"), std::string::npos) << o.diagnosis;
+    EXPECT_FALSE(o.verified);
+    EXPECT_FALSE(o.ok());
+  }
+}
+
+TEST(Runner, BarrierMismatchIsAnError) {
+  for (auto kind : kBoth) {
+    const Workload w = custom(
+        [](dsm::Process& p, Lambdas&) {
+          if (p.id() == 1) p.barrier(3);  // the others go straight to the exit barrier
+        },
+        [](dsm::Process&, Lambdas& self) { self.set(true, "unreachable"); });
+    const RunOutcome o = run_workload(machine(kind, 3), w, w.defaults(), 1);
+    EXPECT_EQ(o.status, RunStatus::Error);
+    EXPECT_NE(o.diagnosis.find("barrier mismatch"), std::string::npos) << o.diagnosis;
+    EXPECT_FALSE(o.ok());
+  }
+}
+
+TEST(Runner, FailedVerificationIsNotOk) {
+  const Workload w = custom([](dsm::Process&, Lambdas&) {},
+                            [](dsm::Process& p, Lambdas& self) {
+                              if (p.id() == 0) self.set(false, "wrong on purpose");
+                            });
+  const RunOutcome o = run_workload(machine(emu::MachineKind::TreadMarks, 2), w, w.defaults(), 1);
+  EXPECT_EQ(o.status, RunStatus::Completed);
+  EXPECT_FALSE(o.verified);
+  EXPECT_EQ(o.verification, "wrong on purpose");
+  EXPECT_FALSE(o.ok());
+}
+
+TEST(Runner, ImpossibleParametersOrConfigurationAreInvalid) {
+  const Workload& phases = find_workload("phases");
+  Params p = phases.resolve("small", std::vector<std::string>{"n=3"});
+  RunOutcome o = run_workload(machine(emu::MachineKind::Ncp2, 4), phases, p, 1);
+  EXPECT_EQ(o.status, RunStatus::Invalid);
+  EXPECT_NE(o.diagnosis.find("n=3 < nodes=4"), std::string::npos) << o.diagnosis;
+
+  emu::MachineConfig bad = machine(emu::MachineKind::Ncp2, 4);
+  bad.network.link_bandwidth = 0;
+  o = run_workload(bad, phases, phases.resolve("small", {}), 1);
+  EXPECT_EQ(o.status, RunStatus::Invalid);
+  EXPECT_NE(o.diagnosis.find("configuration"), std::string::npos) << o.diagnosis;
+}
+
+TEST(Runner, VerificationTrafficStaysOutOfTheStatistics) {
+  for (auto kind : kBoth) {
+    // Same body; one verification reads node 2's page through the DSM, the other reads nothing.
+    auto body = [](dsm::Process& p, Lambdas& self) {
+      self.array = p.alloc<std::int64_t>("a", 4096);  // 8 pages
+      if (p.id() == 2) p.view(self.array).set(3000, 42);
+    };
+    const Workload reading = custom(body, [](dsm::Process& p, Lambdas& self) {
+      if (p.id() == 0) self.set(p.view(self.array).get(3000) == 42, "read");
+    });
+    const Workload idle = custom(body, [](dsm::Process& p, Lambdas& self) {
+      if (p.id() == 0) self.set(true, "idle");
+    });
+    const RunOutcome a = run_workload(machine(kind, 4), reading, reading.defaults(), 1);
+    const RunOutcome b = run_workload(machine(kind, 4), idle, idle.defaults(), 1);
+    ASSERT_TRUE(a.ok()) << a.diagnosis << a.verification;
+    ASSERT_TRUE(b.ok()) << b.diagnosis << b.verification;
+    EXPECT_GT(a.end_time, b.end_time);  // the verification's fetch took time...
+    EXPECT_EQ(a.timed_end, b.timed_end);
+    EXPECT_EQ(stats_json(a)["totals"], stats_json(b)["totals"]);  // ...but is not counted
+    EXPECT_EQ(a.network_messages, b.network_messages);
+  }
+}
+
+TEST(StatsJson, HasTheKeysAndTotalsAreTheSumOfTheNodes) {
+  for (const char* name : {"counter", "phases", "false-sharing"}) {
+    const Workload& w = find_workload(name);
+    const RunOutcome o = run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.resolve("small", {}), 3);
+    ASSERT_TRUE(o.ok());
+    // Through text, as a reader of the file gets it.
+    const nlohmann::json j = nlohmann::json::parse(stats_json(o).dump());
+    for (const char* key : {"workload", "parameters", "seed", "machine", "nodes", "status", "verified",
+                            "virtual_time_ps", "totals", "messages_by_purpose", "per_node", "network"})
+      EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["workload"], name);
+    EXPECT_EQ(j["machine"], "ncp2");
+    EXPECT_EQ(j["nodes"], 4);
+    EXPECT_EQ(j["seed"], 3);
+    EXPECT_EQ(j["status"], "completed");
+    EXPECT_EQ(j["verified"], true);
+    EXPECT_EQ(j["virtual_time_ps"], emu::to_ps(o.timed_end));
+    EXPECT_EQ(j["parameters"].size(), w.parameters.size());
+    const std::array counters = {"messages",      "bytes",    "page_faults",   "page_requests",
+                                 "diff_requests", "twins",    "diffs_created", "diffs_applied",
+                                 "lock_acquires", "barriers", "interrupts"};
+    const std::array purposes = {"page_request", "page_reply",      "diff_request",
+                                 "diff_reply",   "lock_request",    "lock_forward",
+                                 "lock_grant",   "barrier_arrival", "barrier_release"};
+    ASSERT_EQ(j["per_node"].size(), 4u);
+    for (const char* c : counters) {
+      ASSERT_TRUE(j["totals"].contains(c)) << c;
+      std::uint64_t sum = 0;
+      for (const auto& n : j["per_node"]) {
+        ASSERT_TRUE(n.contains(c)) << c;
+        sum += n[c].get<std::uint64_t>();
+      }
+      if (std::string(c) == "barriers") {
+        EXPECT_EQ(j["totals"][c].get<std::uint64_t>(), o.barrier_episodes);  // episodes, counted once
+        EXPECT_EQ(sum, 4 * o.barrier_episodes);
+      } else {
+        EXPECT_EQ(j["totals"][c].get<std::uint64_t>(), sum) << name << " " << c;
+      }
+    }
+    std::uint64_t by_purpose = 0;
+    for (const char* p : purposes) {
+      ASSERT_TRUE(j["messages_by_purpose"].contains(p)) << p;
+      std::uint64_t sum = 0;
+      for (const auto& n : j["per_node"]) sum += n["messages_by_purpose"][p].get<std::uint64_t>();
+      EXPECT_EQ(j["messages_by_purpose"][p].get<std::uint64_t>(), sum) << p;
+      by_purpose += sum;
+    }
+    EXPECT_EQ(by_purpose, j["totals"]["messages"].get<std::uint64_t>());
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(j["per_node"][i]["node"], i);
+  }
+}
+
+TEST(StatsJson, WorkloadListHasEveryWorkloadWithItsParametersAndPresets) {
+  const nlohmann::json j = nlohmann::json::parse(workloads_json().dump());
+  ASSERT_TRUE(j.is_array());
+  ASSERT_EQ(j.size(), all_workloads().size());
+  for (const auto& w : j) {
+    for (const char* key : {"name", "description", "parameters", "presets"})
+      EXPECT_TRUE(w.contains(key)) << key;
+    for (const auto& p : w["parameters"])
+      for (const char* key : {"name", "type", "default", "description"}) EXPECT_TRUE(p.contains(key)) << key;
+    EXPECT_TRUE(w["presets"].contains("small"));
+    EXPECT_TRUE(w["presets"].contains("paper"));
+  }
+  EXPECT_EQ(j[0]["name"], "counter");
+  EXPECT_EQ(j[0]["parameters"][0]["type"], "int");
+}
+
+}  // namespace
+}  // namespace ncp2::workloads

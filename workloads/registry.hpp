@@ -1,0 +1,20 @@
+#pragma once
+// Every workload the emulator knows, by name.
+#include <string_view>
+#include <vector>
+
+#include "workloads/workload.hpp"
+
+namespace ncp2::workloads {
+
+// In registration order (the order `ncp2 workloads` lists them).
+const std::vector<Workload>& all_workloads();
+// Throws WorkloadError naming the unknown workload, a suggestion and the available ones.
+const Workload& find_workload(std::string_view name);
+
+// One function per workload, each in its own file.
+Workload counter_workload();        // counter.cpp
+Workload phases_workload();         // phases.cpp
+Workload false_sharing_workload();  // false_sharing.cpp
+
+}  // namespace ncp2::workloads

@@ -1,0 +1,213 @@
+#include "workloads/runner.hpp"
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "dsm/process.hpp"
+#include "emulator/cluster.hpp"
+#include "emulator/kernel.hpp"
+
+namespace ncp2::workloads {
+
+std::string_view to_string(RunStatus s) {
+  switch (s) {
+    case RunStatus::Completed:
+      return "completed";
+    case RunStatus::Deadlock:
+      return "deadlock";
+    case RunStatus::TimeLimit:
+      return "time-limit";
+    case RunStatus::Stopped:
+      return "stopped";
+    case RunStatus::Error:
+      return "error";
+    case RunStatus::Invalid:
+      return "invalid";
+  }
+  return "?";
+}
+
+dsm::NodeStats RunOutcome::totals() const {
+  dsm::NodeStats t;
+  for (const auto& s : node_stats) {
+    t.messages += s.messages;
+    t.bytes += s.bytes;
+    t.page_faults += s.page_faults;
+    t.page_requests += s.page_requests;
+    t.diff_requests += s.diff_requests;
+    t.twins += s.twins;
+    t.diffs_created += s.diffs_created;
+    t.diffs_applied += s.diffs_applied;
+    t.lock_acquires += s.lock_acquires;
+    t.local_lock_acquires += s.local_lock_acquires;
+    t.write_notices += s.write_notices;
+    t.gc_runs += s.gc_runs;
+    for (std::size_t i = 0; i < t.messages_by_purpose.size() && i < s.messages_by_purpose.size(); ++i)
+      t.messages_by_purpose[i] += s.messages_by_purpose[i];
+  }
+  t.barriers = barrier_episodes;
+  return t;
+}
+
+std::uint64_t RunOutcome::total_interrupts() const {
+  std::uint64_t sum = 0;
+  for (auto i : interrupts) sum += i;
+  return sum;
+}
+
+namespace {
+
+RunStatus from_kernel(emu::RunStatus s) {
+  switch (s) {
+    case emu::RunStatus::Completed:
+      return RunStatus::Completed;
+    case emu::RunStatus::Deadlock:
+      return RunStatus::Deadlock;
+    case emu::RunStatus::TimeLimit:
+      return RunStatus::TimeLimit;
+    case emu::RunStatus::Stopped:
+      return RunStatus::Stopped;
+  }
+  return RunStatus::Error;
+}
+
+// The machine and the counters of one run. Each node snapshots its own counters as it leaves the
+// exit barrier; node 0 verifies only when every node has, so the verification's page traffic
+// stays out of the timed statistics.
+struct Session {
+  explicit Session(const emu::MachineConfig& config)
+      : kernel(kernel_options(config)), cluster(kernel, config), dsm(kernel, cluster) {
+    const auto n = static_cast<std::size_t>(cluster.size());
+    snapshot.resize(n);
+    interrupts.resize(n, 0);
+    taken.resize(n, false);
+  }
+  static emu::KernelOptions kernel_options(const emu::MachineConfig& config) {
+    emu::KernelOptions o;
+    o.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
+    return o;
+  }
+
+  void after_exit(dsm::Process& p, Instance& instance) {
+    const auto i = static_cast<std::size_t>(p.id());
+    snapshot[i] = dsm.stats(p.node());
+    interrupts[i] = cluster.pp(p.node()).stats().interrupts;
+    taken[i] = true;
+    if (++exited == cluster.size()) {
+      network_messages = cluster.network().messages();
+      network_bytes = cluster.network().bytes();
+      if (verifier_waiting) cluster.pp(emu::node_id(0)).wake();
+    }
+    if (p.id() == 0) {
+      while (exited < cluster.size()) {
+        verifier_waiting = true;
+        cluster.pp(p.node()).wait("the other nodes to leave the exit barrier (before verifying)");
+      }
+      verifier_waiting = false;
+    }
+    instance.verify(p);
+  }
+
+  emu::Kernel kernel;
+  emu::Cluster cluster;
+  dsm::Runtime dsm;
+  std::vector<dsm::NodeStats> snapshot;
+  std::vector<std::uint64_t> interrupts;
+  std::vector<bool> taken;
+  int exited = 0;
+  bool verifier_waiting = false;
+  std::optional<std::uint64_t> network_messages;
+  std::int64_t network_bytes = 0;
+};
+
+void collect(RunOutcome& out, Session& s) {
+  const int n = s.cluster.size();
+  out.node_stats.clear();
+  out.interrupts.clear();
+  out.exit_times.clear();
+  for (int i = 0; i < n; ++i) {
+    const auto u = static_cast<std::size_t>(i);
+    const bool taken = s.taken[u];
+    out.node_stats.push_back(taken ? s.snapshot[u] : s.dsm.stats(emu::node_id(i)));
+    out.interrupts.push_back(taken ? s.interrupts[u] : s.cluster.pp(emu::node_id(i)).stats().interrupts);
+    out.exit_times.push_back(s.dsm.exit_time(emu::node_id(i)));
+  }
+  out.barrier_episodes = s.dsm.barrier_episodes();
+  out.network_messages = s.network_messages.value_or(s.cluster.network().messages());
+  out.network_bytes = s.network_messages ? s.network_bytes : s.cluster.network().bytes();
+  out.timed_end = s.dsm.timed_end();
+  out.end_time = s.kernel.now();
+  out.events = s.kernel.events_processed();
+}
+
+}  // namespace
+
+RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,
+                        std::uint64_t seed) {
+  RunOutcome out;
+  out.workload = workload.name;
+  out.params = params;
+  out.seed = seed;
+  out.machine = config.machine.kind;
+  out.nodes = config.machine.nodes;
+
+  std::unique_ptr<Instance> instance;
+  std::unique_ptr<Session> session;
+  try {
+    if (!workload.make) throw WorkloadError(fmt::format("workload '{}' has no factory", workload.name));
+    emu::validate(config);
+    workload.check(params, config.machine.nodes);
+    instance = workload.make(params, config.machine.nodes, seed);
+    session = std::make_unique<Session>(config);
+  } catch (const emu::ConfigError& e) {
+    out.status = RunStatus::Invalid;
+    out.diagnosis = fmt::format("configuration: {}", e.what());
+    return out;
+  } catch (const WorkloadError& e) {
+    out.status = RunStatus::Invalid;
+    out.diagnosis = e.what();
+    return out;
+  } catch (const std::exception& e) {  // e.g. no memory for the machine
+    out.status = RunStatus::Error;
+    out.diagnosis = fmt::format("cannot set up the run: {}", e.what());
+    return out;
+  }
+
+  Session& s = *session;
+  Instance& work = *instance;
+  const auto wall_start = std::chrono::steady_clock::now();
+  try {
+    s.dsm.start([&work](dsm::Process& p) { work.run(p); },
+                [&s, &work](dsm::Process& p) { s.after_exit(p, work); });
+    const emu::RunResult r = s.kernel.run();
+    out.status = from_kernel(r.status);
+    if (r.status != emu::RunStatus::Completed) out.diagnosis = r.diagnosis;
+  } catch (const dsm::DsmError& e) {
+    out.status = RunStatus::Error;
+    out.diagnosis = e.what();
+  } catch (const WorkloadError& e) {
+    out.status = RunStatus::Error;
+    out.diagnosis = e.what();
+  } catch (const emu::ConfigError& e) {
+    out.status = RunStatus::Error;
+    out.diagnosis = fmt::format("configuration: {}", e.what());
+  } catch (const std::exception& e) {  // a bug in a workload: still an outcome, not a crash
+    out.status = RunStatus::Error;
+    out.diagnosis = fmt::format("unexpected error: {}", e.what());
+  }
+  out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  collect(out, s);
+  if (out.status == RunStatus::Completed) {
+    out.verified = work.verdict().verified;
+    out.verification = work.verdict().message;
+  } else {
+    out.verified = false;
+    out.verification = "not verified: the run did not complete";
+  }
+  return out;
+}
+
+}  // namespace ncp2::workloads

@@ -1,0 +1,66 @@
+#pragma once
+// Runs a workload on an emulated machine: Kernel + Cluster + dsm::Runtime, the workload's body on
+// every node, verification after the exit barrier, and the statistics of the timed region.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dsm/runtime.hpp"
+#include "emulator/config.hpp"
+#include "emulator/time.hpp"
+#include "workloads/workload.hpp"
+
+namespace ncp2::workloads {
+
+enum class RunStatus {
+  Completed,  // every node left the exit barrier and the verification ran
+  Deadlock,   // the kernel found blocked processors and no pending event (see diagnosis)
+  TimeLimit,
+  Stopped,
+  Error,    // a dsm::DsmError or WorkloadError at run time (see diagnosis)
+  Invalid,  // parameters impossible for this machine, or a bad configuration (see diagnosis)
+};
+std::string_view to_string(RunStatus s);  // "completed", "deadlock", ...
+
+struct RunOutcome {
+  std::string workload;
+  Params params;
+  std::uint64_t seed = 0;
+  emu::MachineKind machine = emu::MachineKind::Ncp2;
+  int nodes = 0;
+
+  RunStatus status = RunStatus::Invalid;
+  std::string diagnosis;  // why the run did not complete (empty when it did)
+  bool verified = false;
+  std::string verification;  // the verdict's message
+
+  emu::TimePoint timed_end = emu::kTimeZero;  // Runtime::timed_end(): the last node's exit
+  emu::TimePoint end_time = emu::kTimeZero;   // the whole run, verification included
+  std::uint64_t events = 0;
+  double wall_seconds = 0;  // host time of the run (not deterministic; not in the stats JSON)
+
+  // The timed region's statistics (up to each node's exit from the exit barrier; the traffic of
+  // the verification is not included). On a run that did not complete: the counters at its end.
+  std::vector<dsm::NodeStats> node_stats;
+  std::vector<std::uint64_t> interrupts;  // PP interrupts per node
+  std::vector<emu::TimePoint> exit_times;
+  std::uint64_t barrier_episodes = 0;  // Runtime::barrier_episodes(), the exit barrier included
+  std::uint64_t network_messages = 0;  // injected into the network
+  std::int64_t network_bytes = 0;      // on the wire, headers included
+
+  // Completed and verified.
+  [[nodiscard]] bool ok() const { return status == RunStatus::Completed && verified; }
+  // Every counter summed over the nodes, except `barriers`: the number of episodes, counted once.
+  [[nodiscard]] dsm::NodeStats totals() const;
+  [[nodiscard]] std::uint64_t total_interrupts() const;
+};
+
+// Builds the machine from `config`, checks `params` against `workload` and the node count, runs
+// and verifies. Does not throw: dsm::DsmError, WorkloadError, emu::ConfigError and any other
+// std::exception escaping the workload become a failed outcome (status Invalid before the run,
+// Error during it) with the message in `diagnosis`.
+RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,
+                        std::uint64_t seed);
+
+}  // namespace ncp2::workloads
