@@ -1,0 +1,145 @@
+#pragma once
+// CARNIVAL's data: what one run produces and the store keeps (SPEC §3). The instrumentation
+// (carnival/profiler.*) fills a RunData; carnival/store.* writes and reads it as SQLite
+// (docs/schema.md); reports and the GUI read it back.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ncp2::carnival {
+
+// Where time goes. Every picosecond of a PP is in exactly one of the first four; of a CP in one
+// of the last three.
+enum class Category : std::uint8_t {
+  Comp,    // PP: application computation
+  Extra,   // PP: TreadMarks code (coherence work)
+  Wait,    // PP: waiting for requests to be answered (and for other processors)
+  Prste,   // PP: servicing requests of remote nodes or of the local CP, entered by interrupt
+  CPComp,  // CP: executing commands
+  CPWait,  // CP: waiting for its own PP
+  CPIdle,  // CP: no command to process
+};
+inline constexpr std::size_t kCategories = 7;
+std::string_view to_string(Category c);
+std::optional<Category> category_from_string(std::string_view name);
+inline bool is_pp_category(Category c) { return c <= Category::Prste; }
+
+// The 8 categories of the paper's Table 1 plus synchronization delay: the parts of one wait.
+enum class WaitPart : std::uint8_t { CPLWait, CPLComp, CPComm, CPRWait, CPRComp, PPRWait, PPRComp, PPLWait, SyncDelay };
+inline constexpr std::size_t kWaitParts = 9;
+std::string_view to_string(WaitPart p);
+
+// One category for the `categories` table: colours are data, one colour-blind-safe palette.
+struct CategoryInfo {
+  std::string name;
+  std::string resource;  // "PP", "CP" or "WAIT"
+  std::string color;     // "#rrggbb"
+  std::string description;
+};
+// The 7 profile categories, then the 9 wait parts, in enum order.
+const std::vector<CategoryInfo>& category_catalogue();
+
+struct RunInfo {
+  std::string workload;
+  std::string machine;  // "ncp2" | "treadmarks"
+  int nodes = 0;
+  std::string status = "complete";  // "complete" | "incomplete" | "failed"
+  std::int64_t virtual_time_ps = 0;  // end of the timed region (the exit barrier)
+  std::string config;                // effective configuration, TOML
+  std::string parameters;            // workload parameters, JSON object text
+  std::uint64_t seed = 0;
+  std::string started_at;            // ISO 8601, UTC
+  double wall_seconds = 0;
+  bool verified = false;
+  std::string message;               // verification verdict or failure diagnosis
+};
+
+struct NodeRow {
+  int node = 0;
+  std::int64_t finish_ps = 0;  // end of the node's last PP activity in the timed region
+};
+
+struct SourceFile {
+  std::string file;  // as recorded by the scopes (relative path)
+  std::string text;
+};
+
+struct Scope {
+  std::uint32_t id = 0;      // 0 is the whole program
+  std::int64_t parent = -1;  // -1 for scope 0
+  std::string name;
+  std::string kind;  // "program", "function", "loop", "phase", "block", "verify"
+  std::string file;
+  int begin_line = 0;
+  int end_line = 0;
+};
+
+// Time accumulated by node x scope x category x operation ("none" inside application code).
+struct ProfileCell {
+  int node = 0;
+  std::uint32_t scope = 0;
+  Category category = Category::Comp;
+  std::string operation;  // dsm::to_string(Operation): "none", "page fault", "diff fetch", ...
+  std::int64_t time_ps = 0;
+  std::uint64_t count = 0;  // stretches accumulated
+};
+
+// One wait instance with its characterization (components sum exactly to duration_ps).
+struct WaitRow {
+  std::uint64_t id = 0;
+  int node = 0;
+  std::uint32_t scope = 0;
+  std::string operation;
+  std::string kind = "Wait";  // "Wait" (a PP) | "CPWait" (a CP waiting for its PP)
+  std::int64_t start_ps = 0;
+  std::int64_t duration_ps = 0;
+  std::array<std::int64_t, kWaitParts> parts{};  // by WaitPart
+  int cause_node = -1;                           // with SyncDelay: who made this one wait
+  std::int64_t cause_scope = -1;                 // and in which scope it was
+  std::uint64_t object = 0;                      // page, lock or barrier id
+  int remote_node = -1;  // the node that served the request (home, writer, manager, holder)
+};
+
+// One stretch of a processor's time, for timelines (Chrome/Perfetto trace, GUI). Optional and
+// capped: the profile and the waits do not depend on it.
+struct Segment {
+  int node = 0;
+  bool cp = false;  // the node's CP (else its PP)
+  Category category = Category::Comp;
+  std::string operation;
+  std::uint32_t scope = 0;
+  std::int64_t start_ps = 0;
+  std::int64_t end_ps = 0;
+};
+
+// Always complete, even when instance rows are capped.
+struct WaitSummary {
+  int node = 0;
+  std::uint32_t scope = 0;
+  std::string operation;
+  std::string kind = "Wait";
+  std::uint64_t count = 0;
+  std::int64_t total_ps = 0;
+  std::array<std::int64_t, kWaitParts> parts{};
+};
+
+struct RunData {
+  RunInfo run;
+  std::vector<NodeRow> nodes;
+  std::vector<SourceFile> sources;
+  std::vector<Scope> scopes;
+  std::vector<ProfileCell> profile;
+  std::vector<WaitRow> waits;           // possibly capped (see waits_dropped)
+  std::vector<WaitSummary> wait_summary;
+  std::uint64_t waits_dropped = 0;      // instances not stored because of the cap
+  std::vector<Segment> timeline;
+  std::uint64_t timeline_dropped = 0;   // segments not stored because of the cap
+};
+
+// Recomputes the summary from instance rows (used when rows are not capped, and by tests).
+std::vector<WaitSummary> summarize(const std::vector<WaitRow>& waits);
+
+}  // namespace ncp2::carnival
