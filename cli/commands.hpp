@@ -16,5 +16,7 @@ Subcommand add_config_command(CLI::App& app);
 Subcommand add_demo_network_command(CLI::App& app);
 Subcommand add_workloads_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
+Subcommand add_report_command(CLI::App& app);
+Subcommand add_export_trace_command(CLI::App& app);
 
 }  // namespace ncp2::cli

@@ -77,6 +77,21 @@ void merge_into(VectorTime& into, const VectorTime& other) {
   for (std::size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], other[i]);
 }
 
+// Marks the PP as running TreadMarks code for `op` (Extra, not Comp) while in scope.
+class OperationScope {
+ public:
+  OperationScope(emu::Processor& pp, Operation op) : pp_(pp), previous_(pp.attribution().operation) {
+    pp_.set_operation(static_cast<std::uint8_t>(op));
+  }
+  ~OperationScope() { pp_.set_operation(previous_); }
+  OperationScope(const OperationScope&) = delete;
+  OperationScope& operator=(const OperationScope&) = delete;
+
+ private:
+  emu::Processor& pp_;
+  std::uint8_t previous_;
+};
+
 constexpr std::uint32_t kExitBarrier = kMaxBarriers;    // reserved: the implicit Tmk_exit barrier
 constexpr std::uint32_t kGcBarrier = kMaxBarriers + 1;  // reserved: the second barrier of a GC
 
@@ -178,6 +193,18 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
     cluster.set_receive_command(kBarrierArrival, cluster.command("receive_message"));
     cluster.set_receive_command(kBarrierRelease, cluster.command("apply_invalidations"));
   }
+  // What each incoming message is for the PP that handles it (treadmarks): a service to another
+  // node (Prste), or the answer to its own wait.
+  auto tag = [](bool service, Operation op) { return emu::HandlerTag{service, static_cast<std::uint8_t>(op)}; };
+  cluster.set_purpose_tag(kPageRequest, tag(true, Operation::PageFault));
+  cluster.set_purpose_tag(kPageReply, tag(false, Operation::PageFault));
+  cluster.set_purpose_tag(kDiffRequest, tag(true, Operation::DiffFetch));
+  cluster.set_purpose_tag(kDiffReply, tag(false, Operation::DiffFetch));
+  cluster.set_purpose_tag(kLockRequest, tag(true, Operation::LockAcquire));
+  cluster.set_purpose_tag(kLockForward, tag(true, Operation::LockAcquire));
+  cluster.set_purpose_tag(kLockGrant, tag(false, Operation::LockAcquire));
+  cluster.set_purpose_tag(kBarrierArrival, tag(true, Operation::Barrier));
+  cluster.set_purpose_tag(kBarrierRelease, tag(false, Operation::Barrier));
   cluster.set_receiver([this](WorkContext& ctx, Message* m) { on_message(ctx, m); });
 }
 
@@ -298,6 +325,7 @@ void Runtime::send_request(NodeState& ns, Message* first, std::string_view local
   if (cluster_.has_cp()) {
     ns.pp->compute(config_.pp.command_post);
     ns.wait_start = kernel_.now();
+    ns.pp->set_in_wait(true);
     first->chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
     emu::Command command{cluster_.command(local_command), first, [this](WorkContext& ctx, Message* tmpl) {
                            NodeState& s = self(ctx.node());
@@ -311,6 +339,7 @@ void Runtime::send_request(NodeState& ns, Message* first, std::string_view local
     cluster_.node(ns.id).cp->submit(command);
   } else {
     ns.wait_start = kernel_.now();
+    ns.pp->set_in_wait(true);  // the software send path is part of the wait (CPLComp)
     std::vector<Message*> requests;
     requests.swap(ns.fanout);
     for (Message* r : requests) {
@@ -345,6 +374,7 @@ void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object)
   ns.wait_object = object;
   while (!ns.done) ns.pp->wait(&Runtime::describe_wait, &ns);
   ns.done = false;
+  ns.pp->set_in_wait(false);
   ns.chain.add(kernel_.now(), StampPoint::PpResumed, Resource::PP, ns.id);
   emit_wait(ns);
   ns.wait_op = Operation::None;
@@ -372,12 +402,15 @@ void Runtime::finish_wait(WorkContext& ctx, NodeState& ns, Message* reply) {
   if (where == Resource::CP) reply->chain.add(ctx.now(), StampPoint::PpInterrupted, Resource::PP, ns.id);
   ns.chain = reply->chain;
   const bool by_interrupt = where == Resource::CP;
-  cluster_.notify_pp(ctx, [this, node = ns.id, by_interrupt](WorkContext& c) {
-    NodeState& s = self(node);
-    if (by_interrupt) s.chain.add(c.start(), StampPoint::PpHandlerStart, Resource::PP, node);
-    s.done = true;
-    s.pp->wake();
-  });
+  cluster_.notify_pp(
+      ctx,
+      [this, node = ns.id, by_interrupt](WorkContext& c) {
+        NodeState& s = self(node);
+        if (by_interrupt) s.chain.add(c.start(), StampPoint::PpHandlerStart, Resource::PP, node);
+        s.done = true;
+        s.pp->wake();
+      },
+      emu::HandlerTag{false, static_cast<std::uint8_t>(ns.wait_op)});
 }
 
 void Runtime::on_message(WorkContext& ctx, Message* m) {
@@ -493,14 +526,20 @@ void Runtime::validate_page(NodeState& ns, PageId page, Access wanted) {
   const std::uint32_t r = page_region_[raw(page)];
   const std::uint32_t local = raw(page) - regions_[r].first_page;
   if (ns.regions[r].access[local] == static_cast<std::uint8_t>(Access::None)) {
+    OperationScope op(*ns.pp, ps.held ? Operation::DiffFetch : Operation::PageFault);
     ++ns.stats.page_faults;
     ns.pp->compute(config_.dsm.fault_trap);
     if (!ps.held) fetch_page(ns, page);
-    if (!ns.pages[raw(page)].notices.empty()) fetch_diffs(ns, page);
+    if (!ns.pages[raw(page)].notices.empty()) {
+      ns.pp->set_operation(static_cast<std::uint8_t>(Operation::DiffFetch));
+      fetch_diffs(ns, page);
+    }
     ns.regions[r].access[local] = static_cast<std::uint8_t>(Access::Read);
   }
-  if (wanted == Access::Write && ns.regions[r].access[local] != static_cast<std::uint8_t>(Access::Write))
+  if (wanted == Access::Write && ns.regions[r].access[local] != static_cast<std::uint8_t>(Access::Write)) {
+    OperationScope op(*ns.pp, Operation::WriteFault);
     begin_write(ns, page);
+  }
 }
 
 void Runtime::fetch_page(NodeState& ns, PageId page) {
@@ -521,7 +560,7 @@ void Runtime::serve_page_request(WorkContext& ctx, Message* m) {
   m->payload_bytes = static_cast<std::uint32_t>(page_size_ + 8);
   send_from_handler(ctx, m);
   // The home's PP is told who now has a copy (off the requester's path).
-  cluster_.notify_pp(ctx, [](WorkContext&) {});
+  cluster_.notify_pp(ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::PageFault)});
 }
 
 void Runtime::receive_page(WorkContext& ctx, Message* m) {
@@ -584,7 +623,8 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
   m->purpose = kDiffReply;
   m->payload_bytes = static_cast<std::uint32_t>(8 + m->data.size());
   send_from_handler(ctx, m);
-  cluster_.notify_pp(ctx, [](WorkContext&) {});  // the writer's PP learns who asked
+  // The writer's PP learns who asked.
+  cluster_.notify_pp(ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::DiffFetch)});
 }
 
 void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
@@ -669,6 +709,7 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
   auto& ls = it->second;
   if (fresh) ls.token = lock_manager(lock) == n;
   if (ls.held) throw DsmError(fmt::format("node {} acquires lock {} which it already holds", emu::index(n), raw(lock)));
+  OperationScope op(*ns.pp, Operation::LockAcquire);
   ns.pp->compute(config_.dsm.protocol_handler);
   ++ns.stats.lock_acquires;
   if (ls.token) {  // the last holder re-acquires: no message
@@ -730,7 +771,7 @@ void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
   // From here the requester waits for this node to release: synchronization delay, caused here.
   // Stamped when the command (or handler) starts, so that a release in the middle of it still
   // comes after this stamp.
-  m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id);
+  m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id, here.pp->attribution().scope);
 }
 
 // `holder` passes lock `lock` to `to`, answering `request` with the intervals `to` has not seen.
@@ -764,6 +805,7 @@ void Runtime::lock_release(NodeId n, LockId lock) {
   if (raw(lock) >= kMaxLocks || it == ns.locks.end() || !it->second.held)
     throw DsmError(fmt::format("node {} releases lock {} which it does not hold", emu::index(n), raw(lock)));
   auto& ls = it->second;
+  OperationScope op(*ns.pp, Operation::LockRelease);
   ns.pp->compute(config_.dsm.protocol_handler);
   close_interval(ns);
   ls.held = false;
@@ -772,7 +814,7 @@ void Runtime::lock_release(NodeId n, LockId lock) {
     ls.token = false;
     Message* request = ls.next_request;
     ls.next_request = nullptr;
-    request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id);
+    request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id, ns.pp->attribution().scope);
     grant_lock(nullptr, ns, lock, ls.next, request);
   }
 }
@@ -789,6 +831,7 @@ void Runtime::barrier(NodeId n, BarrierId barrier) {
 }
 
 void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
+  OperationScope op(*ns.pp, Operation::Barrier);
   ns.pp->compute(config_.dsm.protocol_handler);
   close_interval(ns);
   const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
@@ -796,6 +839,7 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
   const VectorTime& last_seen = barrier_.arrival_vt[static_cast<std::size_t>(emu::index(ns.id))];
   if (ns.id == manager) {
     ns.wait_start = kernel_.now();
+    ns.pp->set_in_wait(true);
     ns.chain.clear();
     ns.chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
     record_arrival(nullptr, ns.id, barrier, ns.vt, usage, nullptr);
@@ -820,13 +864,16 @@ void Runtime::on_barrier_arrival(WorkContext& ctx, Message* m) {
     m->chain.add(ctx.now(), StampPoint::CpFinished, Resource::CP, ctx.node());
     m->chain.add(ctx.now(), StampPoint::PpInterrupted, Resource::PP, ctx.node());
   }
-  cluster_.notify_pp(ctx, [this, m](WorkContext& h) {
-    m->chain.add(h.start(), StampPoint::PpHandlerStart, Resource::PP, h.node());
-    h.spend(config_.dsm.protocol_handler);
-    const VectorTime vt = decode_vt(m->data, nodes_.size());
-    record_arrival(&h, m->source, BarrierId{static_cast<std::uint32_t>(m->words[0])}, vt,
-                   static_cast<std::size_t>(m->words[1]), m);
-  });
+  cluster_.notify_pp(
+      ctx,
+      [this, m](WorkContext& h) {
+        m->chain.add(h.start(), StampPoint::PpHandlerStart, Resource::PP, h.node());
+        h.spend(config_.dsm.protocol_handler);
+        const VectorTime vt = decode_vt(m->data, nodes_.size());
+        record_arrival(&h, m->source, BarrierId{static_cast<std::uint32_t>(m->words[0])}, vt,
+                       static_cast<std::size_t>(m->words[1]), m);
+      },
+      emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::Barrier)});
 }
 
 void Runtime::record_arrival(WorkContext* ctx, NodeId from, BarrierId barrier, const VectorTime& vt,
@@ -867,9 +914,10 @@ void Runtime::release_barrier(WorkContext* ctx) {
   b.arrived = 0;
   b.gc = false;
 
+  const std::uint32_t last_scope = self(last).pp->attribution().scope;  // where the straggler was
   if (last != manager) {
-    mgr.chain.add(mgr.wait_start, StampPoint::SyncDelayBegin, Resource::PP, last);
-    mgr.chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last);
+    mgr.chain.add(mgr.wait_start, StampPoint::SyncDelayBegin, Resource::PP, last, last_scope);
+    mgr.chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last, last_scope);
   }
   apply_intervals(mgr, merged, ctx);
   for (int j = 0; j < nodes(); ++j) {
@@ -877,8 +925,8 @@ void Runtime::release_barrier(WorkContext* ctx) {
     if (emu::node_id(j) == manager) continue;
     if (emu::node_id(j) != last) {
       // It waited for the last arrival: synchronization delay caused by that node.
-      m->chain.add(m->chain.back().time, StampPoint::SyncDelayBegin, Resource::PP, last);
-      m->chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last);
+      m->chain.add(m->chain.back().time, StampPoint::SyncDelayBegin, Resource::PP, last, last_scope);
+      m->chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last, last_scope);
     }
     std::swap(m->source, m->destination);
     m->purpose = kBarrierRelease;
@@ -907,6 +955,7 @@ void Runtime::receive_release(WorkContext& ctx, Message* m) {
 // everyone has, all diffs, twins and write notices are discarded. Pages a node does not hold are
 // fetched later from their home, whose copy is then current.
 void Runtime::run_gc(NodeState& ns) {
+  OperationScope op(*ns.pp, Operation::GarbageCollection);
   ++ns.stats.gc_runs;
   for (std::uint32_t p = 0; p < ns.pages.size(); ++p) {
     const PageId page{p};

@@ -82,7 +82,8 @@ int interval_of(WaitCategory c, bool returned, bool remote_pp_seen, bool from_re
 
 }  // namespace
 
-WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp) {
+WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp,
+                        std::vector<WaitSegment>* segments) {
   WaitBreakdown out;
   const auto stamps = chain.stamps();
   std::size_t first = 0;
@@ -104,6 +105,7 @@ WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool h
       in_sync = true;
       out.has_cause = true;
       out.cause = b.node;
+      out.cause_scope = b.aux;
       c = category(a, b, waiter, has_cp);
     } else if (in_sync) {
       c = WaitCategory::SyncDelay;
@@ -112,6 +114,9 @@ WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool h
       c = category(a, b, waiter, has_cp);
     }
     const bool sync_stamp = b.point == StampPoint::SyncDelayBegin || b.point == StampPoint::SyncDelayEnd;
+    if (b.point == StampPoint::SyncDelayEnd) out.cause_scope = b.aux;
+    if (segments && gap > emu::Duration{0}) segments->push_back({a.time, b.time, c});
+    if (!sync_stamp && out.remote < 0 && b.node != waiter) out.remote = emu::index(b.node);
     if (!sync_stamp) {
       if (b.node != waiter) remote_seen = true;
       else if (remote_seen && b.point != StampPoint::WaitBegin) returned = true;

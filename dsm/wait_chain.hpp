@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "emulator/ids.hpp"
 #include "emulator/message.hpp"
@@ -33,11 +34,19 @@ struct WaitBreakdown {
   emu::Duration total{0};
   bool has_cause = false;
   emu::NodeId cause{};  // the processor that made this one wait (with SyncDelay)
+  std::uint32_t cause_scope = 0;  // the scope it was executing then
+  int remote = -1;                // the first other node on the path (who served the request)
   [[nodiscard]] emu::Duration operator[](WaitCategory c) const { return by_category[static_cast<std::size_t>(c)]; }
 };
 
 // `waiter` is the node that waited, `has_cp` the machine kind. The chain runs from its WaitBegin
 // stamp to its last stamp (PpResumed); throws std::logic_error when the stamps go back in time.
-WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp);
+struct WaitSegment {
+  emu::TimePoint from;
+  emu::TimePoint to;
+  WaitCategory category;
+};
+WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp,
+                        std::vector<WaitSegment>* segments = nullptr);
 
 }  // namespace ncp2::dsm

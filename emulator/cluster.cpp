@@ -91,17 +91,32 @@ void Cluster::submit_at(NodeId id, TimePoint when, const Command& command) {
   kernel_.at_function(when, [cp = n.cp.get(), command] { cp->submit(command); });
 }
 
-void Cluster::notify_pp(WorkContext& ctx, PpHandler handler) {
+void Cluster::set_purpose_tag(std::uint16_t purpose, HandlerTag tag) {
+  if (tag_by_purpose_.size() <= purpose) tag_by_purpose_.resize(purpose + 1u);
+  tag_by_purpose_[purpose] = tag;
+}
+
+void Cluster::attach_probe(ActivityProbe* probe) {
+  for (auto& n : nodes_) {
+    n->pp.attach_probe(probe);
+    if (n->cp) n->cp->attach_probe(probe);
+  }
+}
+
+void Cluster::notify_pp(WorkContext& ctx, PpHandler handler, HandlerTag tag) {
   Node& n = node(ctx.node());
   if (ctx.resource() == Resource::PP) {
     handler(ctx);
     return;
   }
   const Duration cost = config_.pp.notification_handler;
-  n.pp.interrupt_at(ctx.now(), [handler, cost](WorkContext& c) {
-    c.spend(cost);
-    handler(c);
-  });
+  n.pp.interrupt_at(
+      ctx.now(),
+      [handler, cost](WorkContext& c) {
+        c.spend(cost);
+        handler(c);
+      },
+      tag);
 }
 
 void Cluster::set_receive_command(std::uint16_t purpose, CommandKind kind) {
@@ -126,12 +141,15 @@ void Cluster::deliver(Message* m) {
                            }});
   } else {
     m->chain.add(kernel_.now(), StampPoint::PpInterrupted, Resource::PP, dst.id);
-    dst.pp.interrupt([this, m](WorkContext& ctx) {
-      m->chain.add(ctx.now(), StampPoint::PpHandlerStart, Resource::PP, ctx.node());
-      ctx.spend(config_.pp.receive_overhead);
-      ctx.transfer(m->wire_bytes);  // copy out of the interface's buffer
-      receiver_(ctx, m);
-    });
+    const HandlerTag tag = m->purpose < tag_by_purpose_.size() ? tag_by_purpose_[m->purpose] : HandlerTag{};
+    dst.pp.interrupt(
+        [this, m](WorkContext& ctx) {
+          m->chain.add(ctx.now(), StampPoint::PpHandlerStart, Resource::PP, ctx.node());
+          ctx.spend(config_.pp.receive_overhead);
+          ctx.transfer(m->wire_bytes);  // copy out of the interface's buffer
+          receiver_(ctx, m);
+        },
+        tag);
   }
 }
 

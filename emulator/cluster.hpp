@@ -71,7 +71,11 @@ class Cluster {
   // Runs `handler` on the PP of ctx's node. ncp2 (ctx on the CP): an interrupt raised at
   // ctx.now(); the handler first spends pp.notification_handler. treadmarks (ctx on the PP): the
   // handler runs inline in ctx.
-  void notify_pp(WorkContext& ctx, PpHandler handler);
+  void notify_pp(WorkContext& ctx, PpHandler handler, HandlerTag tag = {});
+  // treadmarks: the nature of the interrupt handler that receives a message of `purpose`.
+  void set_purpose_tag(std::uint16_t purpose, HandlerTag tag);
+  // Reports every PP's and CP's activity to `probe` (nullptr: off).
+  void attach_probe(ActivityProbe* probe);
 
   // Sends a command to a node's CP at time `when` (>= now). ncp2 only.
   void submit_at(NodeId node, TimePoint when, const Command& command);
@@ -93,6 +97,7 @@ class Cluster {
   std::vector<std::unique_ptr<Node>> nodes_;
   Receiver receiver_;
   std::vector<CommandKind> receive_kind_by_purpose_;
+  std::vector<HandlerTag> tag_by_purpose_;
 };
 
 }  // namespace ncp2::emu

@@ -38,6 +38,7 @@ void CommandProcessor::start_next() {
   if (item.command.body) item.command.body(ctx, m);
   stats_.busy += ctx.elapsed();
   free_at_ = ctx.now();
+  if (probe_) probe_->cp_span(node_, now, free_at_);
   kernel_.trace(0xC0, static_cast<std::uint64_t>(index(node_)), static_cast<std::uint64_t>(item.command.kind));
   if (!queue_.empty()) {
     start_scheduled_ = true;

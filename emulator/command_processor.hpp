@@ -13,6 +13,7 @@
 #include "emulator/kernel.hpp"
 #include "emulator/memory_bus.hpp"
 #include "emulator/message.hpp"
+#include "emulator/probe.hpp"
 #include "emulator/work_context.hpp"
 
 namespace ncp2::emu {
@@ -67,6 +68,7 @@ class CommandProcessor {
   [[nodiscard]] std::size_t queue_length() const { return queue_.size(); }
   [[nodiscard]] const CommandProcessorStats& stats() const { return stats_; }
   [[nodiscard]] const CommandTable& table() const { return *table_; }
+  void attach_probe(ActivityProbe* probe) { probe_ = probe; }
 
  private:
   struct Queued {
@@ -85,6 +87,7 @@ class CommandProcessor {
   // that finds the CP idle costs no event of its own.
   TimePoint free_at_ = kTimeZero;
   bool start_scheduled_ = false;
+  ActivityProbe* probe_ = nullptr;
   CommandProcessorStats stats_;
 };
 

@@ -37,6 +37,7 @@ struct Stamp {
   StampPoint point;
   Resource resource;
   NodeId node;
+  std::uint32_t aux = 0;  // with SyncDelay stamps: the cause's scope
 };
 
 // Fixed capacity: a request/reply round trip, even forwarded, records fewer than 32 stamps.
@@ -57,8 +58,8 @@ class StampChain {
     }
     return *this;
   }
-  void add(TimePoint t, StampPoint p, Resource r, NodeId n) {
-    if (size_ < kCapacity) stamps_[size_++] = Stamp{t, p, r, n};
+  void add(TimePoint t, StampPoint p, Resource r, NodeId n, std::uint32_t aux = 0) {
+    if (size_ < kCapacity) stamps_[size_++] = Stamp{t, p, r, n, aux};
     else ++dropped_;
   }
   [[nodiscard]] std::span<const Stamp> stamps() const { return {stamps_.data(), size_}; }

@@ -30,6 +30,7 @@ void Processor::start(std::function<void()> body) {
     body();
     state_ = PpState::Finished;
     finish_time_ = kernel_.now();
+    if (!handlers_active_) set_activity(kernel_.now(), PpActivity::Finished);
   });
 }
 
@@ -67,8 +68,10 @@ void Processor::wait(std::string_view what) {
   }
   state_ = PpState::Waiting;
   ++stats_.waits;
+  set_activity(kernel_.now(), PpActivity::Blocked);
   kernel_.suspend_current(what);
   state_ = PpState::Running;
+  set_activity(kernel_.now(), PpActivity::Compute);
 }
 
 void Processor::wait(Kernel::DescribeFn describe, const void* context) {
@@ -79,8 +82,10 @@ void Processor::wait(Kernel::DescribeFn describe, const void* context) {
   }
   state_ = PpState::Waiting;
   ++stats_.waits;
+  set_activity(kernel_.now(), PpActivity::Blocked);
   kernel_.suspend_current(describe, context);
   state_ = PpState::Running;
+  set_activity(kernel_.now(), PpActivity::Compute);
 }
 
 void Processor::schedule_resume(TimePoint at) {
@@ -110,47 +115,60 @@ void Processor::wake() {
 
 void Processor::resume_fiber() { kernel_.resume(fiber_); }
 
-void Processor::interrupt(InterruptHandler handler) {
+PpActivity Processor::fiber_activity() const {
+  switch (state_) {
+    case PpState::Waiting: return PpActivity::Blocked;
+    case PpState::Finished: return PpActivity::Finished;
+    default: return PpActivity::Compute;
+  }
+}
+
+void Processor::interrupt(InterruptHandler handler, HandlerTag tag) {
   ++stats_.interrupts;
-  pending_.push_back(handler);
+  pending_.push_back({handler, tag});
   if (handlers_active_) return;  // served after the handlers before it
   handlers_active_ = true;
   const TimePoint now = kernel_.now();
+  const TimePoint begin = std::max(now, handlers_free_at_);
   if (state_ == PpState::Computing) {
     // Preempt: the computation resumes after the handlers with what it had left.
-    compute_remaining_ = compute_end_ - std::max(now, handlers_free_at_);
+    compute_remaining_ = compute_end_ - begin;
     ++compute_generation_;  // voids the scheduled end
   }
+  set_activity(begin, PpActivity::Handler, tag);  // the entry overhead belongs to the handler
   stats_.interrupt_overhead += interrupt_overhead_;
-  kernel_.at(std::max(now, handlers_free_at_) + interrupt_overhead_, [this] { run_handler(); });
+  kernel_.at(begin + interrupt_overhead_, [this] { run_handler(); });
 }
 
-void Processor::interrupt_at(TimePoint when, InterruptHandler handler) {
+void Processor::interrupt_at(TimePoint when, InterruptHandler handler, HandlerTag tag) {
   if (when <= kernel_.now()) {
-    interrupt(handler);
+    interrupt(handler, tag);
     return;
   }
   std::uint32_t slot;
   if (free_parked_.empty()) {
     slot = static_cast<std::uint32_t>(parked_.size());
-    parked_.push_back(handler);
+    parked_.push_back({handler, tag});
   } else {
     slot = free_parked_.back();
     free_parked_.pop_back();
-    parked_[slot] = handler;
+    parked_[slot] = {handler, tag};
   }
   kernel_.at(when, [this, slot] {
-    const InterruptHandler h = parked_[slot];
+    const PendingHandler h = parked_[slot];
     free_parked_.push_back(slot);
-    interrupt(h);
+    interrupt(h.handler, h.tag);
   });
 }
 
 void Processor::run_handler() {
-  const InterruptHandler handler = pending_.front();
+  const PendingHandler item = pending_.front();
   pending_.pop_front();
+  // A change of nature between queued handlers starts a new span where this one's overhead began.
+  if (item.tag.service != span_tag_.service || item.tag.operation != span_tag_.operation)
+    set_activity(kernel_.now() - interrupt_overhead_, PpActivity::Handler, item.tag);
   WorkContext ctx(kernel_.now(), node_, Resource::PP, *bus_, copy_bandwidth_);
-  handler(ctx);
+  item.handler(ctx);
   stats_.handlers += ctx.elapsed();
   const TimePoint end = ctx.now();
   handlers_free_at_ = end;
@@ -162,6 +180,7 @@ void Processor::run_handler() {
   // The last handler: the PP goes back to what the fiber was doing when it ends. An interrupt
   // arriving before `end` finds handlers_active_ false but waits for handlers_free_at_.
   handlers_active_ = false;
+  set_activity(end, fiber_activity());
   if (state_ == PpState::Computing) {
     schedule_compute_end(end + compute_remaining_);
   } else if (wake_deferred_) {

@@ -14,6 +14,7 @@
 #include "emulator/inline_function.hpp"
 #include "emulator/kernel.hpp"
 #include "emulator/memory_bus.hpp"
+#include "emulator/probe.hpp"
 #include "emulator/work_context.hpp"
 
 namespace ncp2::emu {
@@ -52,9 +53,22 @@ class Processor {
 
   // ---- called from events (CP, network) or other processors
   void wake();
-  void interrupt(InterruptHandler handler);
+  void interrupt(InterruptHandler handler, HandlerTag tag = {});
   // Raises the interrupt at a later time `when` (>= now) without allocating.
-  void interrupt_at(TimePoint when, InterruptHandler handler);
+  void interrupt_at(TimePoint when, InterruptHandler handler, HandlerTag tag = {});
+
+  // ---- attribution of the PP's time (for the profiler)
+  void attach_probe(ActivityProbe* probe) { probe_ = probe; }
+  [[nodiscard]] const Attribution& attribution() const { return attribution_; }
+  void set_scope(std::uint32_t scope) {
+    if (scope != attribution_.scope) { note(kernel_.now()); attribution_.scope = scope; }
+  }
+  void set_operation(std::uint8_t operation) {
+    if (operation != attribution_.operation) { note(kernel_.now()); attribution_.operation = operation; }
+  }
+  void set_in_wait(bool in_wait) {
+    if (in_wait != attribution_.in_wait) { note(kernel_.now()); attribution_.in_wait = in_wait; }
+  }
 
   [[nodiscard]] NodeId node() const { return node_; }
   [[nodiscard]] const std::string& name() const { return name_; }
@@ -72,6 +86,17 @@ class Processor {
   void run_handler();
   void resume_fiber();
   void schedule_resume(TimePoint at);
+  // Ends the current span at `t` (reporting it to the probe) and starts the next one there.
+  void note(TimePoint t) {
+    if (probe_ && t > span_start_) probe_->pp_span(node_, span_start_, t, activity_, attribution_, span_tag_);
+    if (t > span_start_) span_start_ = t;
+  }
+  void set_activity(TimePoint t, PpActivity activity, HandlerTag tag = {}) {
+    note(t);
+    activity_ = activity;
+    span_tag_ = tag;
+  }
+  [[nodiscard]] PpActivity fiber_activity() const;
 
   Kernel& kernel_;
   NodeId node_;
@@ -98,12 +123,23 @@ class Processor {
   // runs, knows its end and schedules the next one (or the return to the fiber's work).
   bool handlers_active_ = false;
   TimePoint handlers_free_at_ = kTimeZero;  // end of the last handler that ran
-  RingQueue<InterruptHandler> pending_;
-  std::vector<InterruptHandler> parked_;     // interrupt_at() handlers waiting for their time
+  struct PendingHandler {
+    InterruptHandler handler;
+    HandlerTag tag;
+  };
+  RingQueue<PendingHandler> pending_;
+  std::vector<PendingHandler> parked_;       // interrupt_at() handlers waiting for their time
   std::vector<std::uint32_t> free_parked_;
 
   TimePoint finish_time_ = kTimeZero;
   ProcessorStats stats_;
+
+  // attribution spans
+  ActivityProbe* probe_ = nullptr;
+  Attribution attribution_;
+  PpActivity activity_ = PpActivity::Compute;
+  HandlerTag span_tag_;
+  TimePoint span_start_ = kTimeZero;
 };
 
 }  // namespace ncp2::emu

@@ -93,10 +93,12 @@ struct Session {
 
   void after_exit(dsm::Process& p, Instance& instance) {
     const auto i = static_cast<std::size_t>(p.id());
+    if (profiler) profiler->node_exited(p.node());
     snapshot[i] = dsm.stats(p.node());
     interrupts[i] = cluster.pp(p.node()).stats().interrupts;
     taken[i] = true;
     if (++exited == cluster.size()) {
+      if (profiler) profiler->stop(kernel.now());  // the end of the timed region
       network_messages = cluster.network().messages();
       network_bytes = cluster.network().bytes();
       if (verifier_waiting) cluster.pp(emu::node_id(0)).wake();
@@ -120,6 +122,7 @@ struct Session {
   int exited = 0;
   bool verifier_waiting = false;
   std::optional<std::uint64_t> network_messages;
+  std::unique_ptr<carnival::Profiler> profiler;
   std::int64_t network_bytes = 0;
 };
 
@@ -146,7 +149,7 @@ void collect(RunOutcome& out, Session& s) {
 }  // namespace
 
 RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,
-                        std::uint64_t seed) {
+                        std::uint64_t seed, const RunOptions& options) {
   RunOutcome out;
   out.workload = workload.name;
   out.params = params;
@@ -178,6 +181,7 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
 
   Session& s = *session;
   Instance& work = *instance;
+  if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
   const auto wall_start = std::chrono::steady_clock::now();
   try {
     s.dsm.start([&work](dsm::Process& p) { work.run(p); },
@@ -200,6 +204,20 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
   }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   collect(out, s);
+  if (s.profiler) {
+    carnival::RunInfo info;
+    info.workload = workload.name;
+    info.machine = std::string(emu::to_string(config.machine.kind));
+    info.virtual_time_ps = emu::to_ps(out.timed_end);
+    info.seed = seed;
+    info.wall_seconds = out.wall_seconds;
+    try {
+      out.profile = s.profiler->finish(info);
+    } catch (const std::exception& e) {
+      out.status = RunStatus::Error;
+      out.diagnosis = fmt::format("profiler: {}", e.what());
+    }
+  }
   if (out.status == RunStatus::Completed) {
     out.verified = work.verdict().verified;
     out.verification = work.verdict().message;

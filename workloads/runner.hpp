@@ -6,6 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
+#include "carnival/model.hpp"
+#include "carnival/profiler.hpp"
 #include "dsm/runtime.hpp"
 #include "emulator/config.hpp"
 #include "emulator/time.hpp"
@@ -49,6 +53,9 @@ struct RunOutcome {
   std::uint64_t network_messages = 0;  // injected into the network
   std::int64_t network_bytes = 0;      // on the wire, headers included
 
+  // The CARNIVAL profile of the timed region, when profiling was asked for.
+  std::optional<carnival::RunData> profile;
+
   // Completed and verified.
   [[nodiscard]] bool ok() const { return status == RunStatus::Completed && verified; }
   // Every counter summed over the nodes, except `barriers`: the number of episodes, counted once.
@@ -60,7 +67,12 @@ struct RunOutcome {
 // and verifies. Does not throw: dsm::DsmError, WorkloadError, emu::ConfigError and any other
 // std::exception escaping the workload become a failed outcome (status Invalid before the run,
 // Error during it) with the message in `diagnosis`.
+struct RunOptions {
+  bool profile = false;  // attach the CARNIVAL profiler (RunOutcome::profile)
+  carnival::ProfilerOptions profiler;
+};
+
 RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,
-                        std::uint64_t seed);
+                        std::uint64_t seed, const RunOptions& options = {});
 
 }  // namespace ncp2::workloads

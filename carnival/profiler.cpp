@@ -1,0 +1,340 @@
+#include "carnival/profiler.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "carnival/scope.hpp"
+#include "dsm/wait_chain.hpp"
+
+namespace ncp2::carnival {
+
+namespace {
+
+std::uint64_t cell_key(int node, std::uint32_t scope, Category category, std::uint8_t operation) {
+  return (static_cast<std::uint64_t>(node) << 48) | (static_cast<std::uint64_t>(scope & 0xFFFFFF) << 24) |
+         (static_cast<std::uint64_t>(category) << 8) | operation;
+}
+
+std::string operation_name(std::uint8_t op) { return std::string(dsm::to_string(static_cast<dsm::Operation>(op))); }
+
+WaitPart part_of(dsm::WaitCategory c) { return static_cast<WaitPart>(static_cast<std::uint8_t>(c)); }
+
+// Paths as recorded by the compiler, made relative to the source tree when inside it.
+std::string relative_path(const std::string& file) {
+#ifdef NCP2_SOURCE_DIR
+  const std::string root = std::string(NCP2_SOURCE_DIR) + "/";
+  if (file.rfind(root, 0) == 0) return file.substr(root.size());
+#endif
+  return file;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions options)
+    : runtime_(runtime), cluster_(cluster), options_(options), has_cp_(cluster.has_cp()) {
+  nodes_.resize(static_cast<std::size_t>(cluster.size()));
+  pending_pp_.resize(nodes_.size());
+  pending_cp_.resize(nodes_.size());
+  exited_.assign(nodes_.size(), false);
+  cluster.attach_probe(this);
+  runtime.set_wait_observer([this](const dsm::WaitRecord& w) { on_wait(w); });
+}
+
+Profiler::~Profiler() {
+  cluster_.attach_probe(nullptr);
+  runtime_.set_wait_observer({});
+}
+
+void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps) {
+  if (ps <= 0) return;
+  Cell& c = cells_[cell_key(node, scope, category, operation)];
+  c.time_ps += ps;
+  ++c.count;
+}
+
+void Profiler::add_segment(int node, bool cp, Category category, std::uint8_t operation, std::uint32_t scope,
+                           std::int64_t from, std::int64_t to) {
+  if (options_.max_timeline == 0 || to <= from) return;
+  if (timeline_.size() >= options_.max_timeline) {
+    ++timeline_dropped_;
+    return;
+  }
+  timeline_.push_back(Segment{node, cp, category, operation_name(operation), scope, from, to});
+}
+
+void Profiler::node_exited(emu::NodeId node) { exited_[static_cast<std::size_t>(emu::index(node))] = true; }
+
+// Spans are buffered one deep per processor, so that the one running when the window closes can be
+// clipped at its end.
+void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to, emu::PpActivity activity,
+                       const emu::Attribution& attribution, emu::HandlerTag tag) {
+  const auto n = static_cast<std::size_t>(emu::index(node));
+  const std::int64_t f = emu::to_ps(from);
+  const std::int64_t t = emu::to_ps(to);
+  // A service handler inside a wait is taken out of that wait (noted at once, accounted later).
+  if (activity == emu::PpActivity::Handler && tag.service && attribution.in_wait &&
+      !(stopped_ && f >= end_ps_))
+    nodes_[n].service_in_wait.emplace_back(f, stopped_ ? std::min(t, end_ps_) : t);
+  PendingSpan& p = pending_pp_[n];
+  if (p.valid) account_pp(n, p);
+  p = PendingSpan{true, f, t, activity, attribution, tag, exited_[n]};
+}
+
+void Profiler::cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) {
+  const auto n = static_cast<std::size_t>(emu::index(node));
+  PendingSpan& p = pending_cp_[n];
+  if (p.valid) account_cp(n, p);
+  p = PendingSpan{true, emu::to_ps(from), emu::to_ps(to), emu::PpActivity::Compute,
+                  cluster_.pp(node).attribution(), {}, false};
+}
+
+void Profiler::account_cp(std::size_t n, const PendingSpan& s) {
+  std::int64_t to = s.to;
+  if (stopped_) {
+    if (s.from >= end_ps_) return;
+    to = std::min(to, end_ps_);
+  }
+  const int node = static_cast<int>(n);
+  nodes_[n].cp_busy_ps += to - s.from;
+  add(node, s.attribution.scope, Category::CPComp, 0, to - s.from);
+  add_segment(node, true, Category::CPComp, 0, s.attribution.scope, s.from, to);
+}
+
+void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
+  std::int64_t to = s.to;
+  if (stopped_) {
+    if (s.from >= end_ps_) return;
+    to = std::min(to, end_ps_);
+  }
+  if (to <= s.from) return;
+  const int node = static_cast<int>(n);
+  NodeTrack& track = nodes_[n];
+  const emu::Attribution& a = s.attribution;
+  // After its exit from the exit barrier a PP only services others: the gaps in between are Wait
+  // in the "exit" operation, counted only if more activity follows.
+  const bool fiber_side = s.activity != emu::PpActivity::Handler;
+  if (fiber_side && (s.exited || s.activity == emu::PpActivity::Finished)) {
+    if (track.exit_from < 0) track.exit_from = s.from;
+    track.exit_to = to;
+    return;
+  }
+  flush_exit(n, a.scope);
+  Category category;
+  std::uint8_t operation;
+  switch (s.activity) {
+    case emu::PpActivity::Handler:
+      category = s.tag.service ? Category::Prste : Category::Wait;
+      operation = s.tag.operation;
+      break;
+    case emu::PpActivity::Blocked:
+      category = Category::Wait;
+      operation = a.operation;
+      break;
+    default:
+      category = a.in_wait ? Category::Wait : (a.operation != 0 ? Category::Extra : Category::Comp);
+      operation = a.operation;
+      break;
+  }
+  add(node, a.scope, category, operation, to - s.from);
+  add_segment(node, false, category, operation, a.scope, s.from, to);
+  track.finish_ps = std::max(track.finish_ps, to);
+}
+
+void Profiler::flush_exit(std::size_t n, std::uint32_t scope) {
+  NodeTrack& track = nodes_[n];
+  if (track.exit_from < 0) return;
+  const std::int64_t from = track.exit_from;
+  const std::int64_t to = track.exit_to;
+  track.exit_from = track.exit_to = -1;
+  const auto op = static_cast<std::uint8_t>(dsm::Operation::Exit);
+  add(static_cast<int>(n), scope, Category::Wait, op, to - from);
+  add_segment(static_cast<int>(n), false, Category::Wait, op, scope, from, to);
+  track.finish_ps = std::max(track.finish_ps, to);
+  WaitRow row;
+  row.node = static_cast<int>(n);
+  row.scope = scope;
+  row.operation = operation_name(op);
+  row.start_ps = from;
+  row.duration_ps = to - from;
+  row.parts[static_cast<std::size_t>(WaitPart::SyncDelay)] = to - from;  // waiting for the others to end
+  add_wait(std::move(row));
+}
+
+void Profiler::stop(emu::TimePoint end) {
+  if (stopped_) return;
+  stopped_ = true;
+  end_ps_ = emu::to_ps(end);
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    if (pending_pp_[n].valid) account_pp(n, pending_pp_[n]);
+    pending_pp_[n].valid = false;
+    if (pending_cp_[n].valid) account_cp(n, pending_cp_[n]);
+    pending_cp_[n].valid = false;
+    nodes_[n].exit_from = nodes_[n].exit_to = -1;  // trailing exit gaps are not activity
+  }
+}
+
+void Profiler::on_wait(const dsm::WaitRecord& w) {
+  const auto n = static_cast<std::size_t>(emu::index(w.node));
+  auto& services = nodes_[n].service_in_wait;
+  if (stopped_ && emu::to_ps(w.start) >= end_ps_) {
+    services.clear();
+    return;
+  }
+  std::vector<dsm::WaitSegment> segments;
+  const dsm::WaitBreakdown b = dsm::fold_wait(w.chain, w.node, has_cp_, &segments);
+  WaitRow row;
+  row.node = static_cast<int>(n);
+  row.scope = cluster_.pp(w.node).attribution().scope;
+  row.operation = std::string(dsm::to_string(w.operation));
+  row.start_ps = emu::to_ps(w.start);
+  row.object = w.object;
+  row.remote_node = b.remote;
+  std::int64_t taken = 0;
+  for (const auto& seg : segments) {
+    std::int64_t d = emu::to_ps(seg.to) - emu::to_ps(seg.from);
+    for (const auto& [s, e] : services) {
+      const std::int64_t overlap = std::min(e, emu::to_ps(seg.to)) - std::max(s, emu::to_ps(seg.from));
+      if (overlap > 0) {
+        d -= overlap;
+        taken += overlap;
+      }
+    }
+    row.parts[static_cast<std::size_t>(part_of(seg.category))] += d;
+  }
+  services.clear();
+  row.duration_ps = emu::to_ps(w.end) - emu::to_ps(w.start) - taken;
+  std::int64_t sum = 0;
+  for (auto p : row.parts) sum += p;
+  if (sum != row.duration_ps)
+    throw std::logic_error(fmt::format("node {} {} wait at {} ps: parts sum to {} ps, duration {} ps", n,
+                                       row.operation, row.start_ps, sum, row.duration_ps));
+  if (b.has_cause && row.parts[static_cast<std::size_t>(WaitPart::SyncDelay)] > 0) {
+    row.cause_node = emu::index(b.cause);
+    row.cause_scope = b.cause_scope;
+  }
+  add_wait(std::move(row));
+}
+
+void Profiler::add_wait(WaitRow row) {
+  const std::string key = fmt::format("{}|{}|{}|{}", row.node, row.scope, row.operation, row.kind);
+  WaitSummary& s = summary_[key];
+  s.node = row.node;
+  s.scope = row.scope;
+  s.operation = row.operation;
+  s.kind = row.kind;
+  ++s.count;
+  s.total_ps += row.duration_ps;
+  for (std::size_t i = 0; i < kWaitParts; ++i) s.parts[i] += row.parts[i];
+  if (waits_.size() >= options_.max_wait_rows) {
+    ++waits_dropped_;
+    return;
+  }
+  row.id = next_wait_id_++;
+  waits_.push_back(std::move(row));
+}
+
+RunData Profiler::finish(RunInfo info) const {
+  RunData d;
+  d.run = std::move(info);
+  d.run.nodes = static_cast<int>(nodes_.size());
+  std::int64_t end = end_ps_;
+  if (!stopped_)
+    for (const auto& t : nodes_) end = std::max(end, t.finish_ps);
+  if (d.run.virtual_time_ps == 0) d.run.virtual_time_ps = end;
+  for (std::size_t n = 0; n < nodes_.size(); ++n) d.nodes.push_back({static_cast<int>(n), nodes_[n].finish_ps});
+
+  std::set<std::uint32_t> used{0};
+  for (const auto& [key, cell] : cells_) {
+    ProfileCell c;
+    c.node = static_cast<int>(key >> 48);
+    c.scope = static_cast<std::uint32_t>((key >> 24) & 0xFFFFFF);
+    c.category = static_cast<Category>((key >> 8) & 0xFF);
+    c.operation = operation_name(static_cast<std::uint8_t>(key & 0xFF));
+    c.time_ps = cell.time_ps;
+    c.count = cell.count;
+    used.insert(c.scope);
+    d.profile.push_back(std::move(c));
+  }
+  if (has_cp_)
+    for (std::size_t n = 0; n < nodes_.size(); ++n)
+      if (end > nodes_[n].cp_busy_ps)
+        d.profile.push_back({static_cast<int>(n), 0, Category::CPIdle, operation_name(0), end - nodes_[n].cp_busy_ps, 1});
+  std::sort(d.profile.begin(), d.profile.end(), [](const ProfileCell& a, const ProfileCell& b) {
+    return std::tie(a.node, a.scope, a.category, a.operation) < std::tie(b.node, b.scope, b.category, b.operation);
+  });
+
+  d.waits = waits_;
+  d.waits_dropped = waits_dropped_;
+  for (const auto& w : waits_) {
+    used.insert(w.scope);
+    if (w.cause_scope >= 0) used.insert(static_cast<std::uint32_t>(w.cause_scope));
+  }
+  for (const auto& [key, s] : summary_) d.wait_summary.push_back(s);
+  std::sort(d.wait_summary.begin(), d.wait_summary.end(), [](const WaitSummary& a, const WaitSummary& b) {
+    return std::tie(a.node, a.scope, a.operation, a.kind) < std::tie(b.node, b.scope, b.operation, b.kind);
+  });
+  d.timeline = timeline_;
+  d.timeline_dropped = timeline_dropped_;
+
+  // Scopes: the sites seen in this run, their line ranges from the stored source, nested by range.
+  const auto sites = scope_sites();
+  std::map<std::string, std::string> texts;  // relative path -> text
+  for (std::uint32_t id : used) {
+    if (id == 0 || id > sites.size()) continue;
+    const std::string rel = relative_path(sites[id - 1]->file);
+    if (!texts.count(rel)) texts[rel] = read_text(sites[id - 1]->file);
+  }
+  Scope program;
+  program.id = 0;
+  program.parent = -1;
+  program.name = d.run.workload.empty() ? std::string("program") : d.run.workload;
+  program.kind = "program";
+  d.scopes.push_back(program);
+  for (std::uint32_t id : used) {
+    if (id == 0 || id > sites.size()) continue;
+    const ScopeSite& site = *sites[id - 1];
+    Scope s;
+    s.id = id;
+    s.name = site.name;
+    s.kind = site.kind;
+    s.file = relative_path(site.file);
+    s.begin_line = site.line;
+    const std::string& text = texts[s.file];
+    s.end_line = text.empty() ? site.line : scope_end_line(text, site.line, site.column);
+    d.scopes.push_back(std::move(s));
+  }
+  for (auto& s : d.scopes) {
+    if (s.id == 0) continue;
+    s.parent = 0;
+    int best_span = -1;
+    for (const auto& other : d.scopes) {
+      if (other.id == 0 || other.id == s.id || other.file != s.file) continue;
+      const bool contains = other.begin_line <= s.begin_line && s.end_line <= other.end_line &&
+                            (other.begin_line < s.begin_line || s.end_line < other.end_line);
+      const int span = other.end_line - other.begin_line;
+      if (contains && (best_span < 0 || span < best_span)) {
+        best_span = span;
+        s.parent = other.id;
+      }
+    }
+  }
+  for (auto& [file, text] : texts)
+    if (!text.empty()) d.sources.push_back({file, text});
+  return d;
+}
+
+}  // namespace ncp2::carnival

@@ -1,0 +1,94 @@
+#include "carnival/scope.hpp"
+
+#include <mutex>
+
+namespace ncp2::carnival {
+
+namespace {
+std::mutex& sites_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<const ScopeSite*>& sites() {
+  static std::vector<const ScopeSite*> s;
+  return s;
+}
+}  // namespace
+
+ScopeSite::ScopeSite(const char* site_name, const char* site_kind, std::source_location where)
+    : name(site_name),
+      kind(site_kind),
+      file(where.file_name()),
+      line(static_cast<int>(where.line())),
+      column(static_cast<int>(where.column())) {
+  std::lock_guard lock(sites_mutex());
+  sites().push_back(this);
+  id = static_cast<std::uint32_t>(sites().size());
+}
+
+std::vector<const ScopeSite*> scope_sites() {
+  std::lock_guard lock(sites_mutex());
+  return sites();
+}
+
+ScopeGuard::ScopeGuard(dsm::Process& p, const ScopeSite& site)
+    : pp_(p.runtime().cluster().pp(p.node())), previous_(pp_.attribution().scope) {
+  pp_.set_scope(site.id);
+}
+
+ScopeGuard::~ScopeGuard() { pp_.set_scope(previous_); }
+
+int scope_end_line(std::string_view text, int line, int column) {
+  // Offset of (line, column); column 0 means "end of that line".
+  std::size_t offset = 0;
+  for (int l = 1; l < line && offset < text.size(); ++l) {
+    const auto nl = text.find('\n', offset);
+    if (nl == std::string_view::npos) return line;
+    offset = nl + 1;
+  }
+  if (offset >= text.size()) return line;
+  if (column > 0) {
+    offset = std::min(text.size(), offset + static_cast<std::size_t>(column - 1));
+  } else {
+    const auto nl = text.find('\n', offset);
+    offset = nl == std::string_view::npos ? text.size() : nl;
+  }
+  // Walk the whole text once, skipping comments and literals, with a stack of open braces.
+  std::vector<std::size_t> open;
+  std::size_t enclosing_depth = 0;
+  bool found_enclosing = false;
+  int current_line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (!found_enclosing && i >= offset) {
+      if (open.empty()) return line;
+      enclosing_depth = open.size();
+      found_enclosing = true;
+    }
+    const char c = text[i];
+    if (c == '\n') {
+      ++current_line;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      i += 2;
+      while (i + 1 < text.size() && !(text[i] == '*' && text[i + 1] == '/')) {
+        if (text[i] == '\n') ++current_line;
+        ++i;
+      }
+      ++i;
+    } else if (c == '"' || c == '\'') {
+      for (++i; i < text.size() && text[i] != c; ++i) {
+        if (text[i] == '\\') ++i;
+        else if (text[i] == '\n') ++current_line;
+      }
+    } else if (c == '{') {
+      open.push_back(i);
+    } else if (c == '}') {
+      if (found_enclosing && open.size() == enclosing_depth) return current_line;
+      if (!open.empty()) open.pop_back();
+    }
+  }
+  return line;
+}
+
+}  // namespace ncp2::carnival

@@ -1,0 +1,57 @@
+#pragma once
+// CARNIVAL scopes in workload code: a loop, a function, a phase or a block, identified by its
+// source lines. `CARNIVAL_SCOPE(p, "relax");` at the top of a C++ block marks that block as the
+// scope "relax": it begins at the macro's line and ends at the closing brace of the innermost
+// block containing the macro (brace matching on the source text; see scope_end_line). Time of
+// process p while the block runs is attributed to the scope. Scopes nest by their line ranges
+// (the static nesting of the source, as in CARNIVAL); the whole program is scope 0.
+#include <cstdint>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dsm/process.hpp"
+
+namespace ncp2::carnival {
+
+// One occurrence of CARNIVAL_SCOPE in the source: created once (a static), with a process-wide id.
+struct ScopeSite {
+  ScopeSite(const char* name, const char* kind, std::source_location where = std::source_location::current());
+  const char* name;
+  const char* kind;
+  const char* file;
+  int line;
+  int column;
+  std::uint32_t id;  // >= 1
+};
+
+// Every site registered so far (index = id - 1).
+std::vector<const ScopeSite*> scope_sites();
+
+// The line of the closing brace of the innermost block that contains (line, column) in `text`,
+// skipping comments and string or character literals; `line` itself when there is none.
+int scope_end_line(std::string_view text, int line, int column);
+
+class ScopeGuard {
+ public:
+  ScopeGuard(dsm::Process& p, const ScopeSite& site);
+  ~ScopeGuard();
+  ScopeGuard(const ScopeGuard&) = delete;
+  ScopeGuard& operator=(const ScopeGuard&) = delete;
+
+ private:
+  emu::Processor& pp_;
+  std::uint32_t previous_;
+};
+
+}  // namespace ncp2::carnival
+
+#define CARNIVAL_CONCAT_INNER(a, b) a##b
+#define CARNIVAL_CONCAT(a, b) CARNIVAL_CONCAT_INNER(a, b)
+#define CARNIVAL_SCOPE_KIND(process, name, kind)                                                    \
+  static const ::ncp2::carnival::ScopeSite CARNIVAL_CONCAT(carnival_site_, __LINE__){name, kind};   \
+  const ::ncp2::carnival::ScopeGuard CARNIVAL_CONCAT(carnival_scope_, __LINE__) {                   \
+    process, CARNIVAL_CONCAT(carnival_site_, __LINE__)                                              \
+  }
+#define CARNIVAL_SCOPE(process, name) CARNIVAL_SCOPE_KIND(process, name, "block")

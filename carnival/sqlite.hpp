@@ -1,0 +1,107 @@
+#pragma once
+// A thin RAII layer over the SQLite C API, private to carnival/ (store.cpp). Every failure throws
+// StoreError with the file's name and SQLite's message.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <sqlite3.h>
+
+#include "carnival/store.hpp"
+
+namespace ncp2::carnival::sql {
+
+// A failure reported by SQLite, with its (primary) result code.
+class SqlError : public StoreError {
+ public:
+  SqlError(const std::string& message, int code) : StoreError(message), code_(code) {}
+  [[nodiscard]] int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
+
+// An open database connection, named by its file for the error messages.
+class Db {
+ public:
+  Db() = default;
+  Db(const std::string& path, int flags);
+  [[nodiscard]] sqlite3* get() const { return db_.get(); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] bool is_open() const { return db_ != nullptr; }
+  void close() { db_.reset(); }
+
+  void exec(const std::string& sql) const;  // one or more statements, no results
+  // The first column of the first row of a query (an integer, or a text for text()).
+  [[nodiscard]] std::int64_t integer(const std::string& sql) const;
+  [[nodiscard]] std::string text(const std::string& sql) const;
+
+  // "<path>: <what>: <sqlite's message>"
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  DbHandle db_;
+  std::string path_;
+};
+
+// A prepared statement. Bind with 1-based indexes, step, reset for the next row.
+class Stmt {
+ public:
+  Stmt(const Db& db, std::string_view sql);
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  void bind(int i, std::int64_t v) { check_bind(sqlite3_bind_int64(stmt_, i, v)); }
+  void bind(int i, int v) { check_bind(sqlite3_bind_int(stmt_, i, v)); }
+  void bind(int i, std::uint32_t v) { check_bind(sqlite3_bind_int64(stmt_, i, v)); }
+  // Stored as the same 64 bits, signed (SQLite integers are signed): read back with as_u64().
+  void bind(int i, std::uint64_t v) { check_bind(sqlite3_bind_int64(stmt_, i, static_cast<std::int64_t>(v))); }
+  void bind(int i, double v) { check_bind(sqlite3_bind_double(stmt_, i, v)); }
+  void bind(int i, bool v) { check_bind(sqlite3_bind_int(stmt_, i, v ? 1 : 0)); }
+  // The text must outlive the step (it is not copied).
+  void bind(int i, std::string_view v) {
+    check_bind(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
+  }
+  void bind(int i, const std::string& v) { bind(i, std::string_view(v)); }
+  void bind(int i, const char* v) { bind(i, std::string_view(v)); }
+  void bind_null(int i) { check_bind(sqlite3_bind_null(stmt_, i)); }
+  // -1 (the model's "none") is stored as NULL.
+  void bind_optional(int i, std::int64_t v) {
+    if (v < 0)
+      bind_null(i);
+    else
+      bind(i, v);
+  }
+
+  // true: a row is available; false: done.
+  bool step();
+  // Runs a statement that returns no row, then resets it for the next use.
+  void run() {
+    step();
+    reset();
+  }
+  void reset() { sqlite3_reset(stmt_); }
+
+  [[nodiscard]] bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  [[nodiscard]] std::int64_t i64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  [[nodiscard]] std::uint64_t u64(int col) const { return static_cast<std::uint64_t>(i64(col)); }
+  [[nodiscard]] int i32(int col) const { return sqlite3_column_int(stmt_, col); }
+  [[nodiscard]] double f64(int col) const { return sqlite3_column_double(stmt_, col); }
+  [[nodiscard]] std::string str(int col) const;
+  // NULL reads back as -1.
+  [[nodiscard]] std::int64_t optional(int col) const { return is_null(col) ? -1 : i64(col); }
+
+ private:
+  void check_bind(int rc) const;
+  const Db* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+}  // namespace ncp2::carnival::sql

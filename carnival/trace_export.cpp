@@ -1,0 +1,199 @@
+#include "carnival/trace_export.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+#include <unistd.h>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace ncp2::carnival {
+
+std::string trace_microseconds(std::int64_t ps) {
+  const bool negative = ps < 0;
+  const std::uint64_t a = negative ? static_cast<std::uint64_t>(-(ps + 1)) + 1 : static_cast<std::uint64_t>(ps);
+  return fmt::format("{}{}.{:06}", negative ? "-" : "", a / 1'000'000, a % 1'000'000);
+}
+
+namespace {
+
+std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+constexpr std::array<const char*, kWaitParts> kPartKeys = {"CPLWait_ps", "CPLComp_ps", "CPComm_ps",
+                                                           "CPRWait_ps", "CPRComp_ps", "PPRWait_ps",
+                                                           "PPRComp_ps", "PPLWait_ps", "SyncDelay_ps"};
+
+class EventWriter {
+ public:
+  explicit EventWriter(std::ostream& out) : out_(out) { out_ << "{\"traceEvents\":[\n"; }
+
+  void event(const std::string& body) {
+    if (!first_) out_ << ",\n";
+    first_ = false;
+    out_ << '{' << body << '}';
+  }
+  void end(const std::string& other_data) { out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data << "}\n"; }
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+std::string scope_label(const std::map<std::uint32_t, const Scope*>& scopes, std::int64_t id) {
+  if (id < 0) return "";
+  auto it = scopes.find(static_cast<std::uint32_t>(id));
+  if (it == scopes.end()) return fmt::format("scope {}", id);
+  const Scope& s = *it->second;
+  if (s.file.empty()) return s.name;
+  return fmt::format("{} ({}:{}-{})", s.name, s.file, s.begin_line, s.end_line);
+}
+
+}  // namespace
+
+TraceCounts write_trace(const RunData& d, std::ostream& out) {
+  TraceCounts counts;
+  EventWriter w(out);
+  std::map<std::uint32_t, const Scope*> scopes;
+  for (const auto& s : d.scopes) scopes.emplace(s.id, &s);
+
+  std::set<int> nodes;
+  for (int n = 0; n < d.run.nodes; ++n) nodes.insert(n);
+  for (const auto& n : d.nodes) nodes.insert(n.node);
+  for (const auto& g : d.timeline) nodes.insert(g.node);
+  for (const auto& x : d.waits) {
+    nodes.insert(x.node);
+    if (x.remote_node >= 0) nodes.insert(x.remote_node);
+  }
+  for (int n : nodes) {
+    const int pid = trace_pid(n);
+    w.event(fmt::format(R"("ph":"M","pid":{},"name":"process_name","args":{{"name":"node {}"}})", pid, n));
+    w.event(fmt::format(R"("ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}})", pid, n));
+    for (bool cp : {false, true}) {
+      const int tid = trace_tid(n, cp);
+      w.event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}})", pid, tid,
+                          cp ? "CP" : "PP"));
+      w.event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}})", pid,
+                          tid, cp ? 1 : 0));
+    }
+    counts.metadata += 6;
+  }
+  counts.processes = nodes.size();
+
+  // Slices on one thread must nest: a segment that crosses the start or the end of a wait on its
+  // thread is cut there (the wait's slice then encloses the pieces inside it).
+  std::map<std::pair<int, bool>, std::vector<std::int64_t>> boundaries;
+  for (const auto& x : d.waits) {
+    auto& b = boundaries[{x.node, x.kind == "CPWait"}];
+    b.push_back(x.start_ps);
+    b.push_back(x.start_ps + x.duration_ps);
+  }
+  for (auto& [key, b] : boundaries) {
+    std::sort(b.begin(), b.end());
+    b.erase(std::unique(b.begin(), b.end()), b.end());
+  }
+
+  for (const auto& g : d.timeline) {
+    const std::string head = fmt::format(R"("ph":"X","pid":{},"tid":{},"name":"{}","cat":"{}")", trace_pid(g.node),
+                                         trace_tid(g.node, g.cp), to_string(g.category), g.cp ? "CP" : "PP");
+    const std::string args = fmt::format(R"("args":{{"operation":{},"scope":{}}})", quoted(g.operation),
+                                         quoted(scope_label(scopes, g.scope)));
+    std::int64_t from = g.start_ps;
+    auto emit = [&](std::int64_t to) {
+      w.event(fmt::format(R"({},"ts":{},"dur":{},{})", head, trace_microseconds(from), trace_microseconds(to - from),
+                          args));
+      ++counts.segments;
+      from = to;
+    };
+    if (auto it = boundaries.find({g.node, g.cp}); it != boundaries.end()) {
+      const auto& b = it->second;
+      for (auto p = std::upper_bound(b.begin(), b.end(), g.start_ps); p != b.end() && *p < g.end_ps; ++p) emit(*p);
+    }
+    emit(g.end_ps);
+  }
+
+  std::uint64_t flow_id = 0;
+  const bool remote_on_cp = d.run.machine != "treadmarks";  // who receives a request: the CP, or the PP
+  for (const auto& x : d.waits) {
+    const bool cp = x.kind == "CPWait";
+    const int pid = trace_pid(x.node), tid = trace_tid(x.node, cp);
+    std::string args = fmt::format(R"("id":{},"kind":{},"operation":{},"scope":{},"duration_ps":{})", x.id,
+                                   quoted(x.kind), quoted(x.operation), quoted(scope_label(scopes, x.scope)),
+                                   x.duration_ps);
+    for (std::size_t i = 0; i < kWaitParts; ++i) args += fmt::format(R"(,"{}":{})", kPartKeys[i], x.parts[i]);
+    if (x.cause_node >= 0) args += fmt::format(R"(,"cause_node":{})", x.cause_node);
+    if (x.cause_scope >= 0) args += fmt::format(R"(,"cause_scope":{})", quoted(scope_label(scopes, x.cause_scope)));
+    if (x.remote_node >= 0) args += fmt::format(R"(,"remote_node":{})", x.remote_node);
+    args += fmt::format(R"(,"object":{})", x.object);
+    w.event(fmt::format(R"("ph":"X","pid":{},"tid":{},"name":{},"cat":"wait","ts":{},"dur":{},"args":{{{}}})", pid,
+                        tid, quoted(x.operation + " wait"), trace_microseconds(x.start_ps),
+                        trace_microseconds(x.duration_ps), args));
+    ++counts.waits;
+
+    if (x.remote_node < 0 || x.remote_node == x.node) continue;
+    // Where the request reaches the remote node and where the reply leaves it, from the parts
+    // (each local part holds both directions): half of the local queueing, execution and
+    // transmission before the arrival, the other half plus PPLWait after the departure.
+    using P = WaitPart;
+    auto part = [&](P p) { return x.parts[static_cast<std::size_t>(p)]; };
+    const std::int64_t local = part(P::CPLWait) + part(P::CPLComp) + part(P::CPComm);
+    const std::int64_t end = x.start_ps + x.duration_ps;
+    const std::int64_t arrival = std::min(end, x.start_ps + local / 2);
+    const std::int64_t departure = std::max(arrival, end - part(P::PPLWait) - (local - local / 2));
+    const int rpid = trace_pid(x.remote_node), rtid = trace_tid(x.remote_node, remote_on_cp);
+    const std::int64_t back = std::max(x.start_ps, end - 1);  // inside the wait's slice
+    const std::uint64_t request = flow_id++, reply = flow_id++;
+    w.event(fmt::format(R"("ph":"s","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})", request, pid,
+                        tid, trace_microseconds(x.start_ps)));
+    w.event(fmt::format(R"("ph":"f","bp":"e","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})",
+                        request, rpid, rtid, trace_microseconds(arrival)));
+    w.event(fmt::format(R"("ph":"s","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply, rpid,
+                        rtid, trace_microseconds(departure)));
+    w.event(fmt::format(R"("ph":"f","bp":"e","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply,
+                        pid, tid, trace_microseconds(back)));
+    counts.flows += 4;
+  }
+
+  const nlohmann::json other = {{"workload", d.run.workload},
+                                {"machine", d.run.machine},
+                                {"nodes", d.run.nodes},
+                                {"status", d.run.status},
+                                {"virtual_time_ps", d.run.virtual_time_ps},
+                                {"waits_dropped", d.waits_dropped},
+                                {"timeline_dropped", d.timeline_dropped}};
+  w.end(other.dump());
+  return counts;
+}
+
+TraceCounts export_trace(const RunData& data, const std::string& path) {
+  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  TraceCounts counts;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
+    counts = write_trace(data, out);
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(errno)));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error(fmt::format("{}: cannot rename {} over it: {}", path, tmp, ec.message()));
+  }
+  return counts;
+}
+
+}  // namespace ncp2::carnival

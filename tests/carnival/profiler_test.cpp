@@ -1,0 +1,156 @@
+// The profiler's invariants on real runs (both machines, several workloads): every picosecond in
+// exactly one category, waits that sum exactly, summary = instances, causes attributed.
+#include <map>
+
+#include <fmt/format.h>
+
+#include <gtest/gtest.h>
+
+#include "carnival/profiler.hpp"
+#include "carnival/scope.hpp"
+#include "tests/dsm/harness.hpp"
+#include "workloads/registry.hpp"
+#include "workloads/runner.hpp"
+
+namespace ncp2::carnival {
+namespace {
+using namespace emu::literals;
+
+void check_invariants(const RunData& d, bool has_cp, const std::string& what) {
+  SCOPED_TRACE(what);
+  std::map<int, std::int64_t> pp_sum, cp_sum, wait_profile, wait_instances;
+  for (const auto& c : d.profile) {
+    ASSERT_GE(c.time_ps, 0);
+    if (is_pp_category(c.category)) pp_sum[c.node] += c.time_ps;
+    else cp_sum[c.node] += c.time_ps;
+    if (c.category == Category::Wait) wait_profile[c.node] += c.time_ps;
+  }
+  ASSERT_EQ(d.nodes.size(), static_cast<std::size_t>(d.run.nodes));
+  for (const auto& n : d.nodes) {
+    EXPECT_EQ(pp_sum[n.node], n.finish_ps) << "PP categories of node " << n.node << " vs its finish time";
+    EXPECT_LE(n.finish_ps, d.run.virtual_time_ps);
+    if (has_cp) EXPECT_EQ(cp_sum[n.node], d.run.virtual_time_ps) << "CP categories of node " << n.node;
+    else EXPECT_EQ(cp_sum[n.node], 0);
+  }
+  ASSERT_EQ(d.waits_dropped, 0u);
+  for (const auto& w : d.waits) {
+    std::int64_t sum = 0;
+    for (auto p : w.parts) {
+      EXPECT_GE(p, 0);
+      sum += p;
+    }
+    EXPECT_EQ(sum, w.duration_ps) << w.operation;
+    wait_instances[w.node] += w.duration_ps;
+    if (w.parts[static_cast<std::size_t>(WaitPart::SyncDelay)] > 0 && w.operation != "exit") {
+      EXPECT_GE(w.cause_node, 0) << w.operation;
+    }
+  }
+  for (const auto& n : d.nodes) EXPECT_EQ(wait_profile[n.node], wait_instances[n.node]) << "node " << n.node;
+  const auto recomputed = summarize(d.waits);
+  ASSERT_EQ(recomputed.size(), d.wait_summary.size());
+  for (std::size_t i = 0; i < recomputed.size(); ++i) {
+    EXPECT_EQ(recomputed[i].count, d.wait_summary[i].count);
+    EXPECT_EQ(recomputed[i].total_ps, d.wait_summary[i].total_ps);
+    EXPECT_EQ(recomputed[i].parts, d.wait_summary[i].parts);
+  }
+}
+
+TEST(Profiler, InvariantsHoldOnEveryWorkloadAndBothMachines) {
+  for (const auto& w : workloads::all_workloads()) {
+    for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+      for (int nodes : {1, 3, 8}) {
+        emu::MachineConfig config = emu::default_config(kind);
+        config.machine.nodes = nodes;
+        workloads::RunOptions options;
+        options.profile = true;
+        const auto params = w.resolve("small", {});
+        const auto out = workloads::run_workload(config, w, params, 1, options);
+        ASSERT_TRUE(out.ok()) << w.name << " " << out.diagnosis << out.verification;
+        ASSERT_TRUE(out.profile.has_value());
+        check_invariants(*out.profile, kind == emu::MachineKind::Ncp2,
+                         fmt::format("{} on {} x{}", w.name, emu::to_string(kind), nodes));
+        EXPECT_EQ(out.profile->run.virtual_time_ps, emu::to_ps(out.timed_end));
+      }
+    }
+  }
+}
+
+TEST(Profiler, ProfilingDoesNotChangeTheRun) {
+  const auto& w = workloads::find_workload("phases");
+  for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+    emu::MachineConfig config = emu::default_config(kind);
+    config.machine.nodes = 4;
+    const auto params = w.resolve("small", {});
+    workloads::RunOptions on;
+    on.profile = true;
+    const auto a = workloads::run_workload(config, w, params, 3, on);
+    const auto b = workloads::run_workload(config, w, params, 3, {});
+    EXPECT_EQ(a.timed_end, b.timed_end);
+    EXPECT_EQ(a.events, b.events);
+    EXPECT_EQ(a.totals().messages, b.totals().messages);
+  }
+}
+
+// A barrier where one node is made slow inside a named scope: the others' delay goes to it.
+TEST(Profiler, BarrierDelayIsAttributedToTheSlowNodeAndItsScope) {
+  for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+    dsm::testing::Harness h(dsm::testing::machine(kind, 4));
+    Profiler profiler(h.dsm, h.cluster);
+    std::uint32_t slow_scope = 0;
+    h.dsm.start([&](dsm::Process& p) {
+      {
+        CARNIVAL_SCOPE(p, "straggle");
+        slow_scope = h.cluster.pp(p.node()).attribution().scope;
+        if (p.id() == 2) p.compute(2_ms);
+        p.barrier(0);
+      }
+    },
+                [&](dsm::Process& p) { profiler.node_exited(p.node()); });
+    h.kernel.run();
+    profiler.stop(h.kernel.now());
+    const RunData d = profiler.finish({});
+    check_invariants(d, kind == emu::MachineKind::Ncp2, "straggler");
+    int attributed = 0;
+    for (const auto& w : d.waits) {
+      if (w.operation != "barrier" || w.object != 0 || w.node == 2) continue;
+      EXPECT_EQ(w.cause_node, 2);
+      EXPECT_EQ(w.cause_scope, static_cast<std::int64_t>(slow_scope));
+      EXPECT_GT(w.parts[static_cast<std::size_t>(WaitPart::SyncDelay)], 1900'000'000);
+      ++attributed;
+    }
+    EXPECT_EQ(attributed, 3);
+    bool named = false;
+    for (const auto& s : d.scopes)
+      if (s.id == slow_scope) named = s.name == "straggle" && s.begin_line > 0 && s.end_line > s.begin_line;
+    EXPECT_TRUE(named);
+  }
+}
+
+TEST(Profiler, ComputeInAScopeIsCompAndProtocolCodeIsExtra) {
+  dsm::testing::Harness h(dsm::testing::machine(emu::MachineKind::Ncp2, 2));
+  Profiler profiler(h.dsm, h.cluster);
+  std::uint32_t scope = 0;
+  h.dsm.start([&](dsm::Process& p) {
+    CARNIVAL_SCOPE(p, "work");
+    scope = h.cluster.pp(p.node()).attribution().scope;
+    p.compute(100_us);
+  },
+              [&](dsm::Process& p) { profiler.node_exited(p.node()); });
+  h.kernel.run();
+  profiler.stop(h.kernel.now());
+  const RunData d = profiler.finish({});
+  std::int64_t comp = 0, extra = 0;
+  for (const auto& c : d.profile) {
+    if (c.node != 1) continue;
+    if (c.category == Category::Comp) {
+      EXPECT_EQ(c.scope, scope);
+      comp += c.time_ps;
+    }
+    if (c.category == Category::Extra) extra += c.time_ps;
+  }
+  EXPECT_EQ(comp, emu::to_ps(100_us));
+  EXPECT_GT(extra, 0);  // the exit barrier's protocol code
+}
+
+}  // namespace
+}  // namespace ncp2::carnival
