@@ -162,3 +162,28 @@ void BM_BarrierHeavy(benchmark::State& state) {
 BENCHMARK(BM_BarrierHeavy)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
+
+// The profiler's cost: the same workload with and without CARNIVAL attached (no database write).
+// bench/profile-overhead prints the ratio (goal <= 1.03).
+#include "workloads/registry.hpp"
+#include "workloads/runner.hpp"
+
+namespace {
+void BM_Workload(benchmark::State& state, bool profile, std::size_t timeline) {
+  const auto& w = ncp2::workloads::find_workload("phases");
+  auto config = ncp2::emu::default_config(ncp2::emu::MachineKind::Ncp2);
+  config.machine.nodes = 8;
+  const auto params = w.resolve("paper", {});
+  ncp2::workloads::RunOptions options;
+  options.profile = profile;
+  options.profiler.max_timeline = timeline;
+  for (auto _ : state) {
+    const auto out = ncp2::workloads::run_workload(config, w, params, 1, options);
+    if (!out.ok()) state.SkipWithError("run failed");
+    benchmark::DoNotOptimize(out.timed_end);
+  }
+}
+BENCHMARK_CAPTURE(BM_Workload, profiling_off, false, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Workload, profiling_on, true, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Workload, profiling_on_with_timeline, true, 1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+}  // namespace

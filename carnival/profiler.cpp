@@ -61,9 +61,11 @@ Profiler::~Profiler() {
 
 void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps) {
   if (ps <= 0) return;
-  Cell& c = cells_[cell_key(node, scope, category, operation)];
-  c.time_ps += ps;
-  ++c.count;
+  const std::uint64_t key = cell_key(node, scope, category, operation);
+  auto& slot = cell_cache_[(key * 0x9E3779B97F4A7C15ULL) >> 55];
+  if (slot.second == nullptr || slot.first != key) slot = {key, &cells_[key]};
+  slot.second->time_ps += ps;
+  ++slot.second->count;
 }
 
 void Profiler::add_segment(int node, bool cp, Category category, std::uint8_t operation, std::uint32_t scope,
@@ -73,7 +75,7 @@ void Profiler::add_segment(int node, bool cp, Category category, std::uint8_t op
     ++timeline_dropped_;
     return;
   }
-  timeline_.push_back(Segment{node, cp, category, operation_name(operation), scope, from, to});
+  timeline_.push_back(CompactSegment{from, to, scope, static_cast<std::uint16_t>(node), category, operation, cp});
 }
 
 void Profiler::node_exited(emu::NodeId node) { exited_[static_cast<std::size_t>(emu::index(node))] = true; }
@@ -164,14 +166,17 @@ void Profiler::flush_exit(std::size_t n, std::uint32_t scope) {
   add(static_cast<int>(n), scope, Category::Wait, op, to - from);
   add_segment(static_cast<int>(n), false, Category::Wait, op, scope, from, to);
   track.finish_ps = std::max(track.finish_ps, to);
-  WaitRow row;
-  row.node = static_cast<int>(n);
+  CompactWait row{};
+  row.node = static_cast<std::uint16_t>(n);
   row.scope = scope;
-  row.operation = operation_name(op);
+  row.operation = op;
   row.start_ps = from;
   row.duration_ps = to - from;
+  row.cause_node = -1;
+  row.cause_scope = -1;
+  row.remote_node = -1;
   row.parts[static_cast<std::size_t>(WaitPart::SyncDelay)] = to - from;  // waiting for the others to end
-  add_wait(std::move(row));
+  add_wait(row);
 }
 
 void Profiler::stop(emu::TimePoint end) {
@@ -194,17 +199,19 @@ void Profiler::on_wait(const dsm::WaitRecord& w) {
     services.clear();
     return;
   }
-  std::vector<dsm::WaitSegment> segments;
-  const dsm::WaitBreakdown b = dsm::fold_wait(w.chain, w.node, has_cp_, &segments);
-  WaitRow row;
-  row.node = static_cast<int>(n);
+  segments_.clear();
+  const dsm::WaitBreakdown b = dsm::fold_wait(w.chain, w.node, has_cp_, &segments_);
+  CompactWait row{};
+  row.node = static_cast<std::uint16_t>(n);
   row.scope = cluster_.pp(w.node).attribution().scope;
-  row.operation = std::string(dsm::to_string(w.operation));
+  row.operation = static_cast<std::uint8_t>(w.operation);
   row.start_ps = emu::to_ps(w.start);
   row.object = w.object;
   row.remote_node = b.remote;
+  row.cause_node = -1;
+  row.cause_scope = -1;
   std::int64_t taken = 0;
-  for (const auto& seg : segments) {
+  for (const auto& seg : segments_) {
     std::int64_t d = emu::to_ps(seg.to) - emu::to_ps(seg.from);
     for (const auto& [s, e] : services) {
       const std::int64_t overlap = std::min(e, emu::to_ps(seg.to)) - std::max(s, emu::to_ps(seg.from));
@@ -221,21 +228,22 @@ void Profiler::on_wait(const dsm::WaitRecord& w) {
   for (auto p : row.parts) sum += p;
   if (sum != row.duration_ps)
     throw std::logic_error(fmt::format("node {} {} wait at {} ps: parts sum to {} ps, duration {} ps", n,
-                                       row.operation, row.start_ps, sum, row.duration_ps));
+                                       operation_name(row.operation), row.start_ps, sum, row.duration_ps));
   if (b.has_cause && row.parts[static_cast<std::size_t>(WaitPart::SyncDelay)] > 0) {
     row.cause_node = emu::index(b.cause);
     row.cause_scope = b.cause_scope;
   }
-  add_wait(std::move(row));
+  add_wait(row);
 }
 
-void Profiler::add_wait(WaitRow row) {
-  const std::string key = fmt::format("{}|{}|{}|{}", row.node, row.scope, row.operation, row.kind);
-  WaitSummary& s = summary_[key];
-  s.node = row.node;
-  s.scope = row.scope;
-  s.operation = row.operation;
-  s.kind = row.kind;
+void Profiler::add_wait(const CompactWait& row) {
+  WaitSummary& s = summary_[cell_key(row.node, row.scope, Category::Wait, row.operation)];
+  if (s.count == 0) {
+    s.node = row.node;
+    s.scope = row.scope;
+    s.operation = operation_name(row.operation);
+    s.kind = "Wait";
+  }
   ++s.count;
   s.total_ps += row.duration_ps;
   for (std::size_t i = 0; i < kWaitParts; ++i) s.parts[i] += row.parts[i];
@@ -243,8 +251,7 @@ void Profiler::add_wait(WaitRow row) {
     ++waits_dropped_;
     return;
   }
-  row.id = next_wait_id_++;
-  waits_.push_back(std::move(row));
+  waits_.push_back(row);
 }
 
 RunData Profiler::finish(RunInfo info) const {
@@ -277,17 +284,33 @@ RunData Profiler::finish(RunInfo info) const {
     return std::tie(a.node, a.scope, a.category, a.operation) < std::tie(b.node, b.scope, b.category, b.operation);
   });
 
-  d.waits = waits_;
-  d.waits_dropped = waits_dropped_;
-  for (const auto& w : waits_) {
+  d.waits.reserve(waits_.size());
+  std::uint64_t next_id = 1;
+  for (const auto& c : waits_) {
+    WaitRow w;
+    w.id = next_id++;
+    w.node = c.node;
+    w.scope = c.scope;
+    w.operation = operation_name(c.operation);
+    w.start_ps = c.start_ps;
+    w.duration_ps = c.duration_ps;
+    w.parts = c.parts;
+    w.cause_node = c.cause_node;
+    w.cause_scope = c.cause_scope;
+    w.object = c.object;
+    w.remote_node = c.remote_node;
     used.insert(w.scope);
     if (w.cause_scope >= 0) used.insert(static_cast<std::uint32_t>(w.cause_scope));
+    d.waits.push_back(std::move(w));
   }
+  d.waits_dropped = waits_dropped_;
   for (const auto& [key, s] : summary_) d.wait_summary.push_back(s);
   std::sort(d.wait_summary.begin(), d.wait_summary.end(), [](const WaitSummary& a, const WaitSummary& b) {
     return std::tie(a.node, a.scope, a.operation, a.kind) < std::tie(b.node, b.scope, b.operation, b.kind);
   });
-  d.timeline = timeline_;
+  d.timeline.reserve(timeline_.size());
+  for (const auto& s : timeline_)
+    d.timeline.push_back(Segment{s.node, s.cp, s.category, operation_name(s.operation), s.scope, s.from, s.to});
   d.timeline_dropped = timeline_dropped_;
 
   // Scopes: the sites seen in this run, their line ranges from the stored source, nested by range.

@@ -8,6 +8,7 @@
 //    nodes by interrupt (that time is Prste, and is taken out of the wait segments it overlaps),
 //    so the Wait category of a node equals the sum of its wait instances, and the 9 parts of a
 //    wait sum to its duration.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -15,6 +16,7 @@
 
 #include "carnival/model.hpp"
 #include "dsm/runtime.hpp"
+#include "dsm/wait_chain.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/probe.hpp"
 
@@ -72,8 +74,21 @@ class Profiler final : public emu::ActivityProbe {
   void account_cp(std::size_t node, const PendingSpan& span);
   void add_segment(int node, bool cp, Category category, std::uint8_t operation, std::uint32_t scope,
                    std::int64_t from, std::int64_t to);
+  // Wait instances as kept during the run (names are added by finish()).
+  struct CompactWait {
+    std::int64_t start_ps;
+    std::int64_t duration_ps;
+    std::array<std::int64_t, kWaitParts> parts;
+    std::uint64_t object;
+    std::int64_t cause_scope;
+    std::uint32_t scope;
+    std::int32_t cause_node;
+    std::int32_t remote_node;
+    std::uint16_t node;
+    std::uint8_t operation;
+  };
   void on_wait(const dsm::WaitRecord& wait);
-  void add_wait(WaitRow row);
+  void add_wait(const CompactWait& row);
   void flush_exit(std::size_t node, std::uint32_t scope);
 
   dsm::Runtime& runtime_;
@@ -83,15 +98,26 @@ class Profiler final : public emu::ActivityProbe {
   bool stopped_ = false;
   std::int64_t end_ps_ = 0;
   std::unordered_map<std::uint64_t, Cell> cells_;  // key: node | scope | category | operation
+  // Direct-mapped cache in front of cells_ (its nodes never move): most spans hit a recent cell.
+  std::array<std::pair<std::uint64_t, Cell*>, 512> cell_cache_{};
   std::vector<NodeTrack> nodes_;
   std::vector<PendingSpan> pending_pp_;
   std::vector<PendingSpan> pending_cp_;
   std::vector<bool> exited_;
-  std::vector<WaitRow> waits_;
-  std::unordered_map<std::string, WaitSummary> summary_;  // complete even when rows are capped
+  std::vector<CompactWait> waits_;
+  std::unordered_map<std::uint64_t, WaitSummary> summary_;  // complete even when rows are capped
+  std::vector<dsm::WaitSegment> segments_;                 // scratch for fold_wait
   std::uint64_t waits_dropped_ = 0;
-  std::uint64_t next_wait_id_ = 1;
-  std::vector<Segment> timeline_;
+  struct CompactSegment {  // converted to Segment (with its operation's name) by finish()
+    std::int64_t from;
+    std::int64_t to;
+    std::uint32_t scope;
+    std::uint16_t node;
+    Category category;
+    std::uint8_t operation;
+    bool cp;
+  };
+  std::vector<CompactSegment> timeline_;
   std::uint64_t timeline_dropped_ = 0;
 };
 

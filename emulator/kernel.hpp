@@ -3,6 +3,7 @@
 // fibers. Everything in the emulator happens either in an event (run by the kernel loop on the
 // thread's main context) or in a fiber that the kernel resumed at the current virtual time.
 // Exactly one of them runs at a time, so a run is a deterministic function of its inputs.
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -59,6 +60,9 @@ struct KernelOptions {
   // Fast-forward computation that no event can interrupt (see try_advance); off only to test
   // that it changes nothing.
   bool fast_forward = true;
+  // Polled every 1024 events: when it becomes true the run stops (RunStatus::Stopped). For
+  // SIGINT/SIGTERM handlers, which may only set an atomic flag.
+  const std::atomic<bool>* stop_flag = nullptr;
   bool trace_hash = false;  // mix every dispatched event and every trace() call into a digest
 };
 

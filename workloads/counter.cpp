@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/scope.hpp"
 #include "workloads/registry.hpp"
 
 namespace ncp2::workloads {
@@ -25,6 +26,7 @@ class Counter final : public Instance {
   void run(dsm::Process& p) override {
     allocate(p);
     for (std::int64_t i = 0; i < iterations_; ++i) {
+      CARNIVAL_SCOPE_KIND(p, "iteration", "loop");
       work(p);
       increment(p);
     }
@@ -51,10 +53,12 @@ class Counter final : public Instance {
   void allocate(dsm::Process& p) { shared_ = p.alloc<std::int64_t>("counter", 2); }
 
   void work(dsm::Process& p) const {
+    CARNIVAL_SCOPE_KIND(p, "work", "function");
     if (work_ > emu::Duration{0}) p.compute(work_);
   }
 
   void increment(dsm::Process& p) const {
+    CARNIVAL_SCOPE_KIND(p, "increment", "function");
     auto guard = p.lock(lock_);
     const auto c = p.view(shared_);
     c.set(0, c.get(0) + 1);

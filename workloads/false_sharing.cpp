@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/scope.hpp"
 #include "workloads/registry.hpp"
 
 namespace ncp2::workloads {
@@ -31,6 +32,7 @@ class FalseSharing final : public Instance {
   void run(dsm::Process& p) override {
     allocate(p);
     for (std::int64_t r = 1; r <= rounds_; ++r) {
+      CARNIVAL_SCOPE_KIND(p, "round", "loop");
       write_own(p, r);
       p.barrier(0);
       read_all(p, r);
@@ -90,6 +92,7 @@ class FalseSharing final : public Instance {
 
   // This node's elements i = id, id + nodes, ... (round 1 starts from the seeded initial values).
   void write_own(dsm::Process& p, std::int64_t r) const {
+    CARNIVAL_SCOPE_KIND(p, "write own", "function");
     const auto a = p.view(array_);
     const auto stride = static_cast<std::size_t>(nodes_);
     const std::int64_t previous_sum = last_sum_[static_cast<std::size_t>(p.id())];
@@ -107,6 +110,7 @@ class FalseSharing final : public Instance {
 
   // Sums the whole array (every other node's writes arrive as diffs) and publishes the sum.
   void read_all(dsm::Process& p, std::int64_t r) {
+    CARNIVAL_SCOPE_KIND(p, "read all", "function");
     const auto a = p.view(array_);
     std::int64_t sum = 0;
     for (std::size_t lo = 0; lo < n_; lo += kChunk) {

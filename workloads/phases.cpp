@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/scope.hpp"
 #include "workloads/registry.hpp"
 
 namespace ncp2::workloads {
@@ -33,6 +34,7 @@ class Phases final : public Instance {
     initialize(p);
     p.barrier(0);
     for (std::int64_t k = 1; k <= phases_; ++k) {
+      CARNIVAL_SCOPE_KIND(p, "phase loop", "loop");
       update(p, k);
       if (k < phases_) p.barrier(0);
     }
@@ -81,6 +83,7 @@ class Phases final : public Instance {
 
   // Each node writes the initial values of its own block of a0.
   void initialize(dsm::Process& p) const {
+    CARNIVAL_SCOPE_KIND(p, "initialize", "function");
     const auto a = p.view(buffer_[0]);
     const std::size_t begin = block_begin(n_, nodes_, p.id());
     const std::size_t end = block_begin(n_, nodes_, p.id() + 1);
@@ -93,6 +96,7 @@ class Phases final : public Instance {
 
   // Phase k: this node's block of dst from src, reading other nodes' blocks of src.
   void update(dsm::Process& p, std::int64_t k) const {
+    CARNIVAL_SCOPE_KIND(p, "update", "function");
     const auto src = p.view(buffer_[static_cast<std::size_t>((k - 1) % 2)]);
     const auto dst = p.view(buffer_[static_cast<std::size_t>(k % 2)]);
     const std::size_t begin = block_begin(n_, nodes_, p.id());

@@ -78,15 +78,16 @@ RunStatus from_kernel(emu::RunStatus s) {
 // exit barrier; node 0 verifies only when every node has, so the verification's page traffic
 // stays out of the timed statistics.
 struct Session {
-  explicit Session(const emu::MachineConfig& config)
-      : kernel(kernel_options(config)), cluster(kernel, config), dsm(kernel, cluster) {
+  Session(const emu::MachineConfig& config, const std::atomic<bool>* stop_flag)
+      : kernel(kernel_options(config, stop_flag)), cluster(kernel, config), dsm(kernel, cluster) {
     const auto n = static_cast<std::size_t>(cluster.size());
     snapshot.resize(n);
     interrupts.resize(n, 0);
     taken.resize(n, false);
   }
-  static emu::KernelOptions kernel_options(const emu::MachineConfig& config) {
+  static emu::KernelOptions kernel_options(const emu::MachineConfig& config, const std::atomic<bool>* stop_flag) {
     emu::KernelOptions o;
+    o.stop_flag = stop_flag;
     o.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
     return o;
   }
@@ -164,7 +165,7 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
     emu::validate(config);
     workload.check(params, config.machine.nodes);
     instance = workload.make(params, config.machine.nodes, seed);
-    session = std::make_unique<Session>(config);
+    session = std::make_unique<Session>(config, options.stop_flag);
   } catch (const emu::ConfigError& e) {
     out.status = RunStatus::Invalid;
     out.diagnosis = fmt::format("configuration: {}", e.what());

@@ -70,6 +70,7 @@ struct RunOutcome {
 struct RunOptions {
   bool profile = false;  // attach the CARNIVAL profiler (RunOutcome::profile)
   carnival::ProfilerOptions profiler;
+  const std::atomic<bool>* stop_flag = nullptr;  // set (e.g. by a signal handler) to stop the run
 };
 
 RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,

@@ -1,5 +1,6 @@
 // The SQLite store: round trip of every field, caps with a complete summary, atomic writing and
 // --force, the streaming writer and its abort, and the documented errors on bad files.
+#include <cstring>
 #include <filesystem>
 #include <random>
 #include <tuple>

@@ -1,0 +1,97 @@
+// Writing wait rows into the SQLite store (goal: >= 2 M rows/s). Each iteration writes a whole
+// store file (schema, N wait rows, their summary, the indexes, the rename) to the temp directory.
+//   ncp2_bench_store --benchmark_min_time=1 --benchmark_repetitions=3
+#include <filesystem>
+#include <string>
+#include <unistd.h>
+
+#include <benchmark/benchmark.h>
+
+#include "carnival/store.hpp"
+
+namespace {
+
+using namespace ncp2::carnival;
+
+RunData synthetic_run(std::size_t waits) {
+  RunData d;
+  d.run.workload = "synthetic";
+  d.run.machine = "ncp2";
+  d.run.nodes = 16;
+  d.scopes = {{0, -1, "program", "program", "bench.cpp", 1, 100}, {1, 0, "loop", "loop", "bench.cpp", 10, 50}};
+  const char* operations[] = {"page fault", "diff fetch", "barrier", "lock acquire"};
+  d.waits.reserve(waits);
+  for (std::size_t i = 0; i < waits; ++i) {
+    WaitRow w;
+    w.id = i + 1;
+    w.node = static_cast<int>(i % 16);
+    w.scope = static_cast<std::uint32_t>(i % 2);
+    w.operation = operations[(i / 16) % 4];
+    w.start_ps = static_cast<std::int64_t>(i) * 1'000'000;
+    for (std::size_t p = 0; p < kWaitParts; ++p) w.parts[p] = static_cast<std::int64_t>((i * 7 + p * 13) % 1000) * 1000;
+    for (auto p : w.parts) w.duration_ps += p;
+    if (w.operation[0] == 'b' || w.operation[0] == 'l') {
+      w.cause_node = static_cast<int>((i + 3) % 16);
+      w.cause_scope = 1;
+    }
+    w.object = i % 4096;
+    w.remote_node = static_cast<int>((i + 1) % 16);
+    d.waits.push_back(std::move(w));
+  }
+  d.wait_summary = summarize(d.waits);
+  return d;
+}
+
+std::string bench_path() {
+  return (std::filesystem::temp_directory_path() / ("ncp2-store-bench-" + std::to_string(::getpid()) + ".db"))
+      .string();
+}
+
+// write_run: one call with all the rows (summary given, as the profiler gives it).
+void BM_WriteRunWaits(benchmark::State& state) {
+  const RunData data = synthetic_run(static_cast<std::size_t>(state.range(0)));
+  const std::string path = bench_path();
+  for (auto _ : state) write_run(path, data, {.force = true});
+  std::filesystem::remove(path);
+  state.counters["rows/s"] =
+      benchmark::Counter(static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_WriteRunWaits)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// RunWriter: batches of 10 000 rows as a long run would append them; the writer accumulates the
+// summary itself.
+void BM_StreamWaits(benchmark::State& state) {
+  const RunData data = synthetic_run(static_cast<std::size_t>(state.range(0)));
+  const std::string path = bench_path();
+  const std::span<const WaitRow> waits(data.waits);
+  for (auto _ : state) {
+    RunWriter w;
+    w.open(path, data.run, {.force = true});
+    w.append_scopes(data.scopes);
+    for (std::size_t at = 0; at < waits.size(); at += 10'000)
+      w.append_waits(waits.subspan(at, std::min<std::size_t>(10'000, waits.size() - at)));
+    RunData rest;
+    rest.run = data.run;
+    w.finish(rest);
+  }
+  std::filesystem::remove(path);
+  state.counters["rows/s"] =
+      benchmark::Counter(static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_StreamWaits)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Reading back (for the report): the whole file into a RunData.
+void BM_ReadRunWaits(benchmark::State& state) {
+  const RunData data = synthetic_run(static_cast<std::size_t>(state.range(0)));
+  const std::string path = bench_path();
+  write_run(path, data, {.force = true});
+  for (auto _ : state) benchmark::DoNotOptimize(read_run(path));
+  std::filesystem::remove(path);
+  state.counters["rows/s"] =
+      benchmark::Counter(static_cast<double>(state.range(0)), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_ReadRunWaits)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
