@@ -23,7 +23,7 @@ build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
-	$(BUILD)/bin/ncp2 demo-network --nodes 8
+	NCP2=$(BUILD)/bin/ncp2 bash cmake/demo.sh
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `make demo`: the main job. Runs a DSM workload on 8 emulated nodes on both machines (NCP2 with
+# protocol controllers, and plain TreadMarks on the same hardware), stores each run's CARNIVAL
+# database under runs/, prints the top scopes and the CPWait Map of each, and the CP's gain.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ncp2="${NCP2:-$root/build/bin/ncp2}"
+workload="${DEMO_WORKLOAD:-phases}"
+nodes="${DEMO_NODES:-8}"
+mkdir -p "$root/runs"
+
+declare -A time_ps
+for machine in ncp2 treadmarks; do
+  db="$root/runs/demo-$workload-$machine.db"
+  echo "=== $workload on $nodes nodes, machine $machine"
+  "$ncp2" run "$workload" --nodes "$nodes" --machine "$machine" --db "$db" --force
+  echo
+  "$ncp2" report "$db" --view scopes --top 8
+  echo
+  "$ncp2" report "$db" --view cpwait --top 8
+  echo
+  time_ps[$machine]=$("$ncp2" report "$db" --view nodes --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["virtual_time_ps"])')
+done
+
+python3 - "${time_ps[ncp2]}" "${time_ps[treadmarks]}" <<'PY'
+import sys
+ncp2, tmk = (int(x) for x in sys.argv[1:3])
+print(f"=== the protocol controllers' gain: {tmk / 1e9:.3f} ms on treadmarks, {ncp2 / 1e9:.3f} ms on ncp2 "
+      f"({(tmk - ncp2) / tmk * 100:.1f} % less time, speedup {tmk / ncp2:.2f}x)")
+PY
+echo "Open a run:  build/bin/ncp2 report runs/demo-$workload-ncp2.db   (the Qt GUI 'carnival' comes with its issue)"
+echo "Timeline:    build/bin/ncp2 export-trace runs/demo-$workload-ncp2.db trace.json  -> open in ui.perfetto.dev"
