@@ -128,8 +128,9 @@ void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
   const emu::Attribution& a = s.attribution;
   // After its exit from the exit barrier a PP only services others: the gaps in between are Wait
   // in the "exit" operation, counted only if more activity follows.
-  const bool fiber_side = s.activity != emu::PpActivity::Handler;
-  if (fiber_side && (s.exited || s.activity == emu::PpActivity::Finished)) {
+  // (A handler for its own requests — a verification read after the exit — is not service.)
+  const bool own_work = s.activity != emu::PpActivity::Handler || !s.tag.service;
+  if (own_work && (s.exited || s.activity == emu::PpActivity::Finished)) {
     if (track.exit_from < 0) track.exit_from = s.from;
     track.exit_to = to;
     return;
@@ -188,14 +189,16 @@ void Profiler::stop(emu::TimePoint end) {
     pending_pp_[n].valid = false;
     if (pending_cp_[n].valid) account_cp(n, pending_cp_[n]);
     pending_cp_[n].valid = false;
-    nodes_[n].exit_from = nodes_[n].exit_to = -1;  // trailing exit gaps are not activity
+    // A pending exit gap stays pending: it counts only if a handler that began before the end
+    // is still to be reported; otherwise it is trailing, not activity, and finish() ignores it.
   }
 }
 
 void Profiler::on_wait(const dsm::WaitRecord& w) {
   const auto n = static_cast<std::size_t>(emu::index(w.node));
   auto& services = nodes_[n].service_in_wait;
-  if (stopped_ && emu::to_ps(w.start) >= end_ps_) {
+  // Waits after the node left the exit barrier (its verification) are outside the timed region.
+  if (exited_[n] || (stopped_ && emu::to_ps(w.start) >= end_ps_)) {
     services.clear();
     return;
   }

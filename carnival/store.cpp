@@ -1,7 +1,6 @@
 #include "carnival/store.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -148,10 +147,10 @@ CREATE TABLE timeline(
   end_ps    INTEGER NOT NULL);
 )sql";
 
-// Built when the rows are in (faster than maintaining them row by row).
+// Built when the rows are in (faster than maintaining them row by row). Each index on `waits` costs
+// about as much as inserting the rows: only the one the GUI needs (instances of a CPWait Map row).
 constexpr const char* kIndexes = R"sql(
 CREATE INDEX IF NOT EXISTS waits_by_scope ON waits(run_id, scope_id, operation);
-CREATE INDEX IF NOT EXISTS waits_by_cause ON waits(run_id, cause_node, cause_scope_id);
 CREATE INDEX IF NOT EXISTS profile_by_scope ON profile(run_id, scope_id);
 CREATE INDEX IF NOT EXISTS wait_summary_by_scope ON wait_summary(run_id, scope_id, operation);
 CREATE INDEX IF NOT EXISTS timeline_by_node ON timeline(run_id, node, start_ps);
@@ -263,7 +262,6 @@ void RunWriter::open(const std::string& path, const RunInfo& info, const WriteOp
         "PRAGMA locking_mode = EXCLUSIVE; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -65536; "
         "PRAGMA application_id = {}; PRAGMA user_version = {};",
         kApplicationId, kSchemaVersion));
-    if (const char* extra = std::getenv("XPRAGMA")) db_->exec(extra);
     db_->exec("BEGIN");
     db_->exec(kSchema);
     {
@@ -384,6 +382,10 @@ void bind_wait(sql::Stmt& s, int base, std::int64_t run_id, const WaitRow& w) {
 void RunWriter::append_waits(std::span<const WaitRow> waits) {
   check_open("append_waits");
   accumulate(waits);
+  insert_waits(waits);
+}
+
+void RunWriter::insert_waits(std::span<const WaitRow> waits) {
   const std::uint64_t room =
       options_.max_wait_rows == kUnlimited ? waits.size()
                                            : options_.max_wait_rows - std::min<std::uint64_t>(options_.max_wait_rows,
@@ -485,7 +487,11 @@ void RunWriter::finish(const RunData& rest) {
     append_sources(rest.sources);
     append_scopes(rest.scopes);
     append_profile(rest.profile);
-    append_waits(rest.waits);
+    // With a summary given, the writer's own is not needed for these rows.
+    if (rest.wait_summary.empty())
+      append_waits(rest.waits);
+    else
+      insert_waits(rest.waits);
     append_timeline(rest.timeline);
     waits_dropped_ += rest.waits_dropped;
     timeline_dropped_ += rest.timeline_dropped;
@@ -526,7 +532,7 @@ void RunWriter::close_and_rename(std::string_view status, std::string_view messa
     meta.bind(2, std::to_string(value));
     meta.run();
   }
-  if (!std::getenv("NOIDX")) db_->exec(kIndexes);
+  db_->exec(kIndexes);
   // Last: the final status (and the run's final description).
   {
     const std::string message_text(message);

@@ -98,6 +98,7 @@ class RunWriter {
   void check_open(std::string_view what) const;
   void maybe_commit();
   void accumulate(std::span<const WaitRow> waits);
+  void insert_waits(std::span<const WaitRow> waits);  // with the cap, without the summary
   void write_summary(std::span<const WaitSummary> rows);
   void close_and_rename(std::string_view status, std::string_view message, const RunInfo* info);
   void discard() noexcept;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/profiler.hpp"
 #include "tests/dsm/harness.hpp"
 #include "tests/dsm/random_program.hpp"
 
@@ -23,6 +24,8 @@ struct Coverage {
 inline std::string check_program(const RandomProgram& program, Coverage* coverage = nullptr) {
   const Expected expected = interpret(program);
   Harness h(program.config);
+  carnival::Profiler profiler(h.dsm, h.cluster);
+  int exited = 0;
   std::vector<SharedArray<std::int64_t>> arrays(program.sizes.size());
   std::string problem;
   auto report = [&problem](std::string what) {
@@ -65,6 +68,8 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
           }
         },
         [&](Process& p) {
+          profiler.node_exited(p.node());
+          if (++exited == p.nprocs()) profiler.stop(h.kernel.now());
           if (p.id() != 0) return;
           for (std::size_t a = 0; a < arrays.size(); ++a) {
             auto v = p.view(arrays[a]);
@@ -77,6 +82,31 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
     return fmt::format("run failed: {}", e.what());
   }
   if (r.status != emu::RunStatus::Completed) return fmt::format("run did not complete: {}", r.diagnosis);
+  // The profile of the run: every picosecond in one category, waits that sum exactly.
+  {
+    const carnival::RunData d = profiler.finish({});
+    std::vector<std::int64_t> pp(d.nodes.size(), 0), cp(d.nodes.size(), 0), wait(d.nodes.size(), 0),
+        instances(d.nodes.size(), 0);
+    for (const auto& c : d.profile) {
+      const auto n = static_cast<std::size_t>(c.node);
+      (carnival::is_pp_category(c.category) ? pp : cp)[n] += c.time_ps;
+      if (c.category == carnival::Category::Wait) wait[n] += c.time_ps;
+    }
+    for (const auto& w : d.waits) {
+      std::int64_t sum = 0;
+      for (auto part : w.parts) sum += part;
+      if (sum != w.duration_ps) report(fmt::format("profile: a wait's parts sum to {} ps, not {}", sum, w.duration_ps));
+      instances[static_cast<std::size_t>(w.node)] += w.duration_ps;
+    }
+    for (const auto& n : d.nodes) {
+      const auto i = static_cast<std::size_t>(n.node);
+      if (pp[i] != n.finish_ps) report(fmt::format("profile: node {} PP categories {} ps, finish {} ps", i, pp[i], n.finish_ps));
+      if (h.cluster.has_cp() && cp[i] != d.run.virtual_time_ps)
+        report(fmt::format("profile: node {} CP categories {} ps, run {} ps", i, cp[i], d.run.virtual_time_ps));
+      if (wait[i] != instances[i])
+        report(fmt::format("profile: node {} Wait {} ps, wait instances {} ps", i, wait[i], instances[i]));
+    }
+  }
   if (coverage) {
     coverage->page_requests += h.total_of([](const NodeStats& st) { return st.page_requests; });
     coverage->diff_requests += h.total_of([](const NodeStats& st) { return st.diff_requests; });
