@@ -51,12 +51,12 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   pending_cp_.resize(nodes_.size());
   exited_.assign(nodes_.size(), false);
   cluster.attach_probe(this);
-  runtime.set_wait_observer([this](const dsm::WaitRecord& w) { on_wait(w); });
+  observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { on_wait(w); });
 }
 
 Profiler::~Profiler() {
   cluster_.attach_probe(nullptr);
-  runtime_.set_wait_observer({});
+  runtime_.remove_wait_observer(observer_id_);
 }
 
 void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps) {

@@ -96,6 +96,7 @@ class Profiler final : public emu::ActivityProbe {
   ProfilerOptions options_;
   bool has_cp_;
   bool stopped_ = false;
+  int observer_id_ = 0;
   std::int64_t end_ps_ = 0;
   std::unordered_map<std::uint64_t, Cell> cells_;  // key: node | scope | category | operation
   // Direct-mapped cache in front of cells_ (its nodes never move): most spans hit a recent cell.

@@ -1,6 +1,9 @@
 #include "carnival/trace_export.hpp"
 
 #include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -120,6 +123,23 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
     emit(g.end_ps);
   }
 
+  // Each resource's segments by start, to bind the reply's departure to the remote's activity.
+  std::map<std::pair<int, bool>, std::vector<std::pair<std::int64_t, std::int64_t>>> activity;
+  for (const auto& g : d.timeline) activity[{g.node, g.cp}].emplace_back(g.start_ps, g.end_ps);
+  for (auto& [key, list] : activity) std::sort(list.begin(), list.end());
+  // A flow starts from the slice enclosing its time stamp: if the estimated departure falls in a
+  // gap of the remote's timeline, move it back into the remote's last activity since the arrival.
+  auto bind_departure = [&](int node, bool cp, std::int64_t arrival, std::int64_t departure) {
+    auto it = activity.find({node, cp});
+    if (it == activity.end()) return departure;
+    const auto& list = it->second;
+    auto after = std::upper_bound(list.begin(), list.end(), std::pair{departure, INT64_MAX});
+    if (after == list.begin()) return departure;
+    const auto& last = *std::prev(after);
+    if (last.second > departure || last.first < arrival || last.second <= last.first) return departure;
+    return last.second - 1;
+  };
+
   std::uint64_t flow_id = 0;
   const bool remote_on_cp = d.run.machine != "treadmarks";  // who receives a request: the CP, or the PP
   for (const auto& x : d.waits) {
@@ -147,14 +167,16 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
     const std::int64_t local = part(P::CPLWait) + part(P::CPLComp) + part(P::CPComm);
     const std::int64_t end = x.start_ps + x.duration_ps;
     const std::int64_t arrival = std::min(end, x.start_ps + local / 2);
-    const std::int64_t departure = std::max(arrival, end - part(P::PPLWait) - (local - local / 2));
+    const std::int64_t departure = bind_departure(
+        x.remote_node, remote_on_cp, arrival, std::max(arrival, end - part(P::PPLWait) - (local - local / 2)));
     const int rpid = trace_pid(x.remote_node), rtid = trace_tid(x.remote_node, remote_on_cp);
     const std::int64_t back = std::max(x.start_ps, end - 1);  // inside the wait's slice
     const std::uint64_t request = flow_id++, reply = flow_id++;
     w.event(fmt::format(R"("ph":"s","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})", request, pid,
                         tid, trace_microseconds(x.start_ps)));
-    w.event(fmt::format(R"("ph":"f","bp":"e","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})",
-                        request, rpid, rtid, trace_microseconds(arrival)));
+    // The request binds to the remote's next slice from its arrival (the command that serves it).
+    w.event(fmt::format(R"("ph":"f","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})", request,
+                        rpid, rtid, trace_microseconds(arrival)));
     w.event(fmt::format(R"("ph":"s","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply, rpid,
                         rtid, trace_microseconds(departure)));
     w.event(fmt::format(R"("ph":"f","bp":"e","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply,

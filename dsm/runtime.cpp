@@ -381,8 +381,17 @@ void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object)
   ns.wait_requests = 1;
 }
 
+int Runtime::add_wait_observer(WaitObserver observer) {
+  wait_observers_.emplace_back(next_observer_id_, std::move(observer));
+  return next_observer_id_++;
+}
+
+void Runtime::remove_wait_observer(int id) {
+  std::erase_if(wait_observers_, [id](const auto& o) { return o.first == id; });
+}
+
 void Runtime::emit_wait(NodeState& ns) {
-  if (!wait_observer_) return;
+  if (wait_observers_.empty()) return;
   WaitRecord w;
   w.node = ns.id;
   w.operation = ns.wait_op;
@@ -391,7 +400,7 @@ void Runtime::emit_wait(NodeState& ns) {
   w.start = ns.wait_start;
   w.end = kernel_.now();
   w.chain = ns.chain;
-  wait_observer_(w);
+  for (const auto& [id, observer] : wait_observers_) observer(w);
 }
 
 // The last answer of a wait has been processed in `ctx` (the CP on ncp2, the PP on treadmarks):

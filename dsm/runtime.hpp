@@ -98,7 +98,9 @@ class Runtime {
   [[nodiscard]] emu::Cluster& cluster() { return cluster_; }
   [[nodiscard]] emu::Kernel& kernel() { return kernel_; }
 
-  void set_wait_observer(WaitObserver observer) { wait_observer_ = std::move(observer); }
+  // Observers of completed waits (the profiler, tests); returns an id for remove_wait_observer.
+  int add_wait_observer(WaitObserver observer);
+  void remove_wait_observer(int id);
 
   // ---- used by Process (in the node's own fiber)
   std::uint32_t allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size);
@@ -193,7 +195,8 @@ class Runtime {
     std::vector<VectorTime> arrival_vt;
     NodeId last{};
   } barrier_;
-  WaitObserver wait_observer_;
+  std::vector<std::pair<int, WaitObserver>> wait_observers_;
+  int next_observer_id_ = 1;
 };
 
 }  // namespace ncp2::dsm

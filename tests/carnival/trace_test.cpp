@@ -106,7 +106,12 @@ TEST(TraceExport, FlowsGoToTheServingNodeAndBack) {
   for (const auto& e : events(t, "s")) starts[e["id"]] = e;
   for (const auto& e : events(t, "f")) {
     finishes[e["id"]] = e;
-    EXPECT_EQ(e["bp"], "e");
+    // A request binds to the next slice on the serving resource, a reply to the enclosing wait.
+    if (e["name"] == "reply") {
+      EXPECT_EQ(e["bp"], "e");
+    } else {
+      EXPECT_FALSE(e.contains("bp"));
+    }
   }
   ASSERT_EQ(starts.size(), 10U);
   for (const auto& [id, s] : starts) {
@@ -125,6 +130,19 @@ TEST(TraceExport, FlowsGoToTheServingNodeAndBack) {
   EXPECT_EQ(ps(starts[1]["ts"]), testing::us(670));  // 700 - 10 - 20; 670 - 520 = CPRWait + CPRComp + SyncDelay
   EXPECT_EQ(finishes[1]["pid"], 1);
   EXPECT_EQ(ps(finishes[1]["ts"]), testing::us(700) - 1);  // inside the wait's slice
+}
+
+TEST(TraceExport, ReplyLeavesFromTheRemotesLastActivityWhenTheEstimateFallsInAGap) {
+  RunData d = make_fixture();
+  // Node 1's CP: no idle segments, only a command at [600, 650) us, between the request's
+  // estimated arrival (520) and its reply's estimated departure (670).
+  std::erase_if(d.timeline, [](const Segment& g) { return g.node == 1 && g.cp; });
+  d.timeline.push_back({1, true, Category::CPComp, "barrier", 1, testing::us(600), testing::us(650)});
+  const json t = trace_of(d);
+  for (const auto& e : events(t, "s"))
+    if (e["id"] == 1) {
+      EXPECT_EQ(ps(e["ts"]), testing::us(650) - 1);
+    }
 }
 
 TEST(TraceExport, TreadmarksRequestsArriveAtThePP) {

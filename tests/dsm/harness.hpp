@@ -18,7 +18,7 @@ inline emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
 
 struct Harness {
   explicit Harness(const emu::MachineConfig& config) : cfg(config), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
-    dsm.set_wait_observer([this](const WaitRecord& w) { waits.push_back(w); });
+    dsm.add_wait_observer([this](const WaitRecord& w) { waits.push_back(w); });
   }
   emu::KernelOptions options() const {
     emu::KernelOptions o;
