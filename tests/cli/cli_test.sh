@@ -74,5 +74,21 @@ else
 fi
 expect 1 "cannot write" -- run counter --nodes 2 --stats-json "$tmp/no/such/dir/stats.json"
 
+# An interrupted run (SIGINT) stops cleanly: exit 1, and its database is kept, marked incomplete.
+"$ncp2" run phases --nodes 8 --param n=4000000 --param phases=200 --db "$tmp/interrupted.db" >"$tmp/int.out" 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+status=$?
+if [ "$status" -ne 1 ]; then
+  echo "FAIL: interrupted run exited $status, expected 1"; cat "$tmp/int.out"; failures=$((failures + 1))
+elif ! "$ncp2" report "$tmp/interrupted.db" --view nodes 2>&1 | grep -qi "incomplete"; then
+  echo "FAIL: the interrupted run's database is not marked incomplete"; failures=$((failures + 1))
+else
+  echo "ok: SIGINT during ncp2 run leaves an incomplete database"
+fi
+expect 2 "already exists" -- run counter --nodes 2 --db "$tmp/interrupted.db"
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"
