@@ -323,8 +323,25 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     });
     return ids;
   };
+  // --top: the N hottest scopes (with their ancestors, so that the tree stays a tree).
+  std::set<std::uint32_t> shown;
+  std::map<std::uint32_t, std::int64_t> parent_of;
+  std::function<void(std::uint32_t, std::int64_t)> link = [&](std::uint32_t id, std::int64_t parent) {
+    parent_of[id] = parent;
+    for (auto c : tree.children(id)) link(c, id);
+  };
+  for (auto r : tree.roots()) link(r, -1);
+  std::vector<std::uint32_t> all;
+  for (const auto& [id, parent] : parent_of) all.push_back(id);
+  all = by_time(all);
+  const std::size_t limit = o.top == 0 ? all.size() : std::min(o.top, all.size());
+  for (std::size_t k = 0; k < all.size() && shown.size() < limit; ++k)
+    for (std::int64_t id = all[k]; id >= 0 && shown.insert(static_cast<std::uint32_t>(id)).second;)
+      id = parent_of[static_cast<std::uint32_t>(id)];
+
   std::function<void(std::uint32_t, std::int64_t, int)> emit = [&](std::uint32_t id, std::int64_t parent,
                                                                     int depth) {
+    if (!shown.contains(id)) return;
     const auto& inc = inclusive[id];
     const auto& exc = exclusive[id];
     std::vector<Value> row = {std::string(static_cast<std::size_t>(depth) * 2, ' ') + tree.name(id),
@@ -348,7 +365,10 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
   t.notes.push_back(fmt::format("total PP time {} over {} node(s); children sorted by inclusive time; "
                                 "category columns are inclusive",
                                 format_ps(total_pp), d.run.nodes));
+  if (shown.size() < all.size())
+    t.notes.push_back(fmt::format("{} more scope(s) not shown; see --top", all.size() - shown.size()));
   t.extra["total_pp_ps"] = total_pp;
+  t.extra["not_shown"] = all.size() - shown.size();
   return t;
 }
 

@@ -24,7 +24,8 @@ const std::vector<ReportView>& all_views();                             // in th
 struct ReportOptions {
   std::vector<ReportView> views = all_views();
   ReportFormat format = ReportFormat::Text;
-  std::size_t top = 20;        // rows of the cpwait, causes and waits views (0: all)
+  // Rows of the scopes (the hottest, with their ancestors), cpwait, causes and waits views; 0: all.
+  std::size_t top = 20;
   std::size_t bar_width = 24;  // character cells of a full bar (text and Markdown)
 };
 

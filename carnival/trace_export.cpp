@@ -128,16 +128,19 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
   for (const auto& g : d.timeline) activity[{g.node, g.cp}].emplace_back(g.start_ps, g.end_ps);
   for (auto& [key, list] : activity) std::sort(list.begin(), list.end());
   // A flow starts from the slice enclosing its time stamp: if the estimated departure falls in a
-  // gap of the remote's timeline, move it back into the remote's last activity since the arrival.
-  auto bind_departure = [&](int node, bool cp, std::int64_t arrival, std::int64_t departure) {
+  // gap of the remote's timeline, it moves back into the remote's last activity since the wait
+  // began (and the arrival, if later, to that activity's start, so that both arrows meet there).
+  auto bind_to_remote = [&](int node, bool cp, std::int64_t start, std::int64_t& arrival,
+                            std::int64_t& departure) {
     auto it = activity.find({node, cp});
-    if (it == activity.end()) return departure;
+    if (it == activity.end()) return;
     const auto& list = it->second;
     auto after = std::upper_bound(list.begin(), list.end(), std::pair{departure, INT64_MAX});
-    if (after == list.begin()) return departure;
+    if (after == list.begin()) return;
     const auto& last = *std::prev(after);
-    if (last.second > departure || last.first < arrival || last.second <= last.first) return departure;
-    return last.second - 1;
+    if (last.second > departure || last.second <= start || last.second <= last.first) return;
+    departure = last.second - 1;
+    arrival = std::min(arrival, std::max(start, last.first));
   };
 
   std::uint64_t flow_id = 0;
@@ -166,9 +169,9 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
     auto part = [&](P p) { return x.parts[static_cast<std::size_t>(p)]; };
     const std::int64_t local = part(P::CPLWait) + part(P::CPLComp) + part(P::CPComm);
     const std::int64_t end = x.start_ps + x.duration_ps;
-    const std::int64_t arrival = std::min(end, x.start_ps + local / 2);
-    const std::int64_t departure = bind_departure(
-        x.remote_node, remote_on_cp, arrival, std::max(arrival, end - part(P::PPLWait) - (local - local / 2)));
+    std::int64_t arrival = std::min(end, x.start_ps + local / 2);
+    std::int64_t departure = std::max(arrival, end - part(P::PPLWait) - (local - local / 2));
+    bind_to_remote(x.remote_node, remote_on_cp, x.start_ps, arrival, departure);
     const int rpid = trace_pid(x.remote_node), rtid = trace_tid(x.remote_node, remote_on_cp);
     const std::int64_t back = std::max(x.start_ps, end - 1);  // inside the wait's slice
     const std::uint64_t request = flow_id++, reply = flow_id++;

@@ -70,7 +70,7 @@ Subcommand add_report_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "text (Unicode bars), markdown, csv (raw picoseconds) or json")
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}))
       ->capture_default_str();
-  cmd->add_option("--top", o->top, "rows of the cpwait, causes and waits views (0: all)")->capture_default_str();
+  cmd->add_option("--top", o->top, "rows of the scopes (the hottest), cpwait, causes and waits views (0: all)")->capture_default_str();
   return {cmd, [o] { return report(*o); }};
 }
 

@@ -170,6 +170,18 @@ TEST(ReportText, ScopeTreeInclusiveExclusiveAndBars) {
   EXPECT_THAT(out, HasSubstr("█ Comp  ▓ Extra  ▒ Wait  ░ Prste"));
 }
 
+TEST(ReportText, TopKeepsTheHottestScopesAndTheirAncestors) {
+  const std::string out = render(make_fixture(), {ReportView::Scopes}, ReportFormat::Text, 2);
+  EXPECT_THAT(out, HasSubstr("\nprogram "));
+  EXPECT_THAT(out, HasSubstr("\n  phase loop "));
+  EXPECT_THAT(out, Not(HasSubstr("update")));
+  EXPECT_THAT(out, HasSubstr("2 more scope(s) not shown; see --top"));
+  // The third hottest (update) brings no new ancestor.
+  const auto j = nlohmann::json::parse(render(make_fixture(), {ReportView::Scopes}, ReportFormat::Json, 3));
+  EXPECT_EQ(j["scopes"]["rows"].size(), 3U);
+  EXPECT_EQ(j["scopes"]["not_shown"], 1);
+}
+
 TEST(ReportText, NodesWithImbalance) {
   const std::string out = render(make_fixture(), {ReportView::Nodes}, ReportFormat::Text);
   const std::string n0 = line_with(out, {"1.90 ms"}, "Nodes");
