@@ -8,14 +8,17 @@ Db::Db(const std::string& path, int flags) : path_(path) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   db_.reset(raw);  // closed even when the open failed
-  if (rc != SQLITE_OK)
-    throw SqlError(fmt::format("{}: cannot open: {}", path, raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)), rc);
+  if (rc != SQLITE_OK) {
+    const std::string detail = raw ? sqlite3_errmsg(raw) : sqlite3_errstr(rc);
+    throw SqlError(fmt::format("{}: cannot open: {}", path, detail), rc, detail);
+  }
   sqlite3_extended_result_codes(raw, 0);
 }
 
 void Db::fail(std::string_view what) const {
-  if (!db_) throw SqlError(fmt::format("{}: {}: not open", path_, what), SQLITE_MISUSE);
-  throw SqlError(fmt::format("{}: {}: {}", path_, what, sqlite3_errmsg(db_.get())), sqlite3_errcode(db_.get()) & 0xff);
+  if (!db_) throw SqlError(fmt::format("{}: {}: not open", path_, what), SQLITE_MISUSE, "not open");
+  const std::string detail = sqlite3_errmsg(db_.get());
+  throw SqlError(fmt::format("{}: {}: {}", path_, what, detail), sqlite3_errcode(db_.get()) & 0xff, detail);
 }
 
 void Db::exec(const std::string& sql) const {
@@ -23,7 +26,7 @@ void Db::exec(const std::string& sql) const {
   if (const int rc = sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &error); rc != SQLITE_OK) {
     const std::string message = error ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    throw SqlError(fmt::format("{}: {}: {}", path_, message, sql.substr(0, sql.find('\n'))), rc & 0xff);
+    throw SqlError(fmt::format("{}: {}: {}", path_, message, sql.substr(0, sql.find('\n'))), rc & 0xff, message);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <sqlite3.h>
 
@@ -15,11 +16,14 @@ namespace ncp2::carnival::sql {
 // A failure reported by SQLite, with its (primary) result code.
 class SqlError : public StoreError {
  public:
-  SqlError(const std::string& message, int code) : StoreError(message), code_(code) {}
+  SqlError(const std::string& message, int code, std::string detail)
+      : StoreError(message), code_(code), detail_(std::move(detail)) {}
   [[nodiscard]] int code() const { return code_; }
+  [[nodiscard]] const std::string& detail() const { return detail_; }  // SQLite's own message
 
  private:
   int code_;
+  std::string detail_;
 };
 
 struct DbCloser {

@@ -584,7 +584,7 @@ namespace {
     case SQLITE_CORRUPT:
     case SQLITE_IOERR:
     case SQLITE_FORMAT:
-      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.what()));
+      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
     default: throw StoreError(e.what());
   }
 }

@@ -47,7 +47,7 @@ class StampChain {
   static constexpr std::size_t kCapacity = 32;
   StampChain() = default;
   // Copies only the stamps in use (a chain is copied from request to reply on every miss).
-  StampChain(const StampChain& o) : size_(o.size_), dropped_(o.dropped_) {
+  StampChain(const StampChain& o) : dropped_(o.dropped_), size_(o.size_) {
     std::copy_n(o.stamps_.begin(), size_, stamps_.begin());
   }
   StampChain& operator=(const StampChain& o) {
@@ -70,9 +70,11 @@ class StampChain {
   void clear() { size_ = 0; dropped_ = 0; }
 
  private:
+  // dropped_ and size_ are not adjacent on purpose: a copy right after add() would otherwise
+  // read both with one wide load spanning add()'s narrower store (a store-forwarding stall).
+  std::size_t dropped_ = 0;
   std::array<Stamp, kCapacity> stamps_{};
   std::size_t size_ = 0;
-  std::size_t dropped_ = 0;
 };
 
 struct Message {

@@ -4,6 +4,7 @@
 set -u
 ncp2="$1"
 src="$2"
+fixture="${3:-}"  # carnival_fixture: writes a synthetic CARNIVAL database
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
@@ -89,6 +90,37 @@ else
   echo "ok: SIGINT during ncp2 run leaves an incomplete database"
 fi
 expect 2 "already exists" -- run counter --nodes 2 --db "$tmp/interrupted.db"
+
+# CARNIVAL databases: reports, export-trace, and the errors on files that are not ours.
+expect 0 "--view" -- report --help
+expect 2 "file is required" -- report
+expect 2 "$tmp/none.db: no such file" -- report "$tmp/none.db"
+expect 2 "$tmp/typo.toml is not an SQLite database" -- report "$tmp/typo.toml"
+expect 2 "$tmp/stats.json is not an SQLite database" -- export-trace "$tmp/stats.json" "$tmp/trace.json"
+expect 2 "--format: xml not in" -- report "$tmp/none.db" --format xml
+expect 2 "--view" -- report "$tmp/none.db" --view everything
+if [ -n "$fixture" ]; then
+  "$fixture" "$tmp/run.db" && "$fixture" "$tmp/incomplete.db" --incomplete
+  expect 0 "CPWait Map" -- report "$tmp/run.db"
+  expect 0 "virtual time 2.00 ms" -- report "$tmp/run.db" --view nodes
+  expect 0 "| Location | Category | Operation |" -- report "$tmp/run.db" --view cpwait --format markdown
+  expect 0 "# cpwait" -- report "$tmp/run.db" --view scopes,cpwait --format csv
+  expect 0 '"cpwait"' -- report "$tmp/run.db" --view cpwait --format json
+  expect 0 "2 more source(s) not shown" -- report "$tmp/run.db" --view cpwait --top 2
+  expect 0 "WARNING: this run is INCOMPLETE" -- report "$tmp/incomplete.db"
+  expect 0 "status 'incomplete': the results are partial" -- report "$tmp/incomplete.db" --format json
+  expect 0 "55 events (2 nodes" -- export-trace "$tmp/run.db" "$tmp/trace.json"
+  if python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert len(t["traceEvents"]) == 55' "$tmp/trace.json" \
+     && [ -z "$(ls "$tmp" | grep -F .tmp-)" ]; then
+    echo "ok: export-trace wrote $tmp/trace.json"
+  else
+    echo "FAIL: export-trace did not write the expected file"; failures=$((failures + 1))
+  fi
+  expect 1 "cannot write" -- export-trace "$tmp/run.db" "$tmp/no/such/dir/trace.json"
+  # A truncated database is recognised as such.
+  head -c 4096 "$tmp/run.db" >"$tmp/truncated.db"
+  expect 2 "$tmp/truncated.db is corrupt" -- report "$tmp/truncated.db"
+fi
 
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"
