@@ -142,6 +142,13 @@ int run(const RunOptions& o) {
     return kExitUsage;
   }
 
+  if (!o.db.empty()) {
+    const auto dir = std::filesystem::path(o.db).parent_path();
+    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
+      fmt::print(stderr, "ncp2: cannot store the run in {}: no such directory {}\n", o.db, dir.string());
+      return kExitUsage;
+    }
+  }
   if (!o.db.empty() && !o.force && std::filesystem::exists(o.db)) {
     fmt::print(stderr, "ncp2: {} already exists; use --force to replace it\n", o.db);
     return kExitUsage;

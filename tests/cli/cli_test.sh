@@ -90,6 +90,7 @@ else
   echo "ok: SIGINT during ncp2 run leaves an incomplete database"
 fi
 expect 2 "already exists" -- run counter --nodes 2 --db "$tmp/interrupted.db"
+expect 2 "no such directory" -- run counter --nodes 2 --db "$tmp/no/such/dir/x.db"
 
 # CARNIVAL databases: reports, export-trace, and the errors on files that are not ours.
 expect 0 "--view" -- report --help
