@@ -111,6 +111,9 @@ void Profiler::account_cp(std::size_t n, const PendingSpan& s) {
     to = std::min(to, end_ps_);
   }
   const int node = static_cast<int>(n);
+  if (s.from > nodes_[n].cp_last_end)
+    add_segment(node, true, Category::CPIdle, 0, 0, nodes_[n].cp_last_end, s.from);
+  nodes_[n].cp_last_end = std::max(nodes_[n].cp_last_end, to);
   nodes_[n].cp_busy_ps += to - s.from;
   add(node, s.attribution.scope, Category::CPComp, 0, to - s.from);
   add_segment(node, true, Category::CPComp, 0, s.attribution.scope, s.from, to);
@@ -189,6 +192,8 @@ void Profiler::stop(emu::TimePoint end) {
     pending_pp_[n].valid = false;
     if (pending_cp_[n].valid) account_cp(n, pending_cp_[n]);
     pending_cp_[n].valid = false;
+    if (has_cp_ && end_ps_ > nodes_[n].cp_last_end)
+      add_segment(static_cast<int>(n), true, Category::CPIdle, 0, 0, nodes_[n].cp_last_end, end_ps_);
     // A pending exit gap stays pending: it counts only if a handler that began before the end
     // is still to be reported; otherwise it is trailing, not activity, and finish() ignores it.
   }
@@ -329,6 +334,16 @@ RunData Profiler::finish(RunInfo info) const {
   program.parent = -1;
   program.name = d.run.workload.empty() ? std::string("program") : d.run.workload;
   program.kind = "program";
+  // The whole program lies in the workload's file when its scopes all come from one file.
+  std::set<std::string> scope_files;
+  for (std::uint32_t id : used)
+    if (id != 0 && id <= sites.size()) scope_files.insert(relative_path(sites[id - 1]->file));
+  if (scope_files.size() == 1) {
+    program.file = *scope_files.begin();
+    const std::string& text = texts[program.file];
+    program.begin_line = 1;
+    program.end_line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
+  }
   d.scopes.push_back(program);
   for (std::uint32_t id : used) {
     if (id == 0 || id > sites.size()) continue;

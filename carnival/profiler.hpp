@@ -64,6 +64,7 @@ class Profiler final : public emu::ActivityProbe {
   struct NodeTrack {
     std::int64_t finish_ps = 0;        // end of the last counted PP span
     std::int64_t cp_busy_ps = 0;
+    std::int64_t cp_last_end = 0;      // for CPIdle stretches in the timeline
     std::int64_t exit_from = -1;       // a Finished span waiting to be confirmed by later activity
     std::int64_t exit_to = -1;
     std::vector<std::pair<std::int64_t, std::int64_t>> service_in_wait;  // Prste spans in the current wait
