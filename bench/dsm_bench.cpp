@@ -183,6 +183,24 @@ void BM_Workload(benchmark::State& state, bool profile, std::size_t timeline) {
     benchmark::DoNotOptimize(out.timed_end);
   }
 }
+// The emulation alone (RunOutcome::wall_seconds: from start to the end of Kernel::run, without
+// assembling the profile afterwards): what the probes cost while the machine runs.
+void BM_Emulation(benchmark::State& state, bool profile) {
+  const auto& w = ncp2::workloads::find_workload("phases");
+  auto config = ncp2::emu::default_config(ncp2::emu::MachineKind::Ncp2);
+  config.machine.nodes = 8;
+  const auto params = w.resolve("paper", {});
+  ncp2::workloads::RunOptions options;
+  options.profile = profile;
+  options.profiler.max_timeline = 0;
+  for (auto _ : state) {
+    const auto out = ncp2::workloads::run_workload(config, w, params, 1, options);
+    if (!out.ok()) state.SkipWithError("run failed");
+    state.SetIterationTime(out.wall_seconds);
+  }
+}
+BENCHMARK_CAPTURE(BM_Emulation, profiling_off, false)->Unit(benchmark::kMillisecond)->UseManualTime();
+BENCHMARK_CAPTURE(BM_Emulation, profiling_on, true)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK_CAPTURE(BM_Workload, profiling_off, false, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Workload, profiling_on, true, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Workload, profiling_on_with_timeline, true, 1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
