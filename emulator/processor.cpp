@@ -61,20 +61,15 @@ void Processor::schedule_compute_end(TimePoint end) {
 }
 
 void Processor::wait(std::string_view what) {
-  require_own_fiber("wait");
-  if (wake_token_) {
-    wake_token_ = false;
-    return;
-  }
-  state_ = PpState::Waiting;
-  ++stats_.waits;
-  set_activity(kernel_.now(), PpActivity::Blocked);
-  kernel_.suspend_current(what);
-  state_ = PpState::Running;
-  set_activity(kernel_.now(), PpActivity::Compute);
+  block_until_woken([this, what] { kernel_.suspend_current(what); });
 }
 
 void Processor::wait(Kernel::DescribeFn describe, const void* context) {
+  block_until_woken([this, describe, context] { kernel_.suspend_current(describe, context); });
+}
+
+template <class Suspend>
+void Processor::block_until_woken(Suspend suspend) {
   require_own_fiber("wait");
   if (wake_token_) {
     wake_token_ = false;
@@ -83,7 +78,7 @@ void Processor::wait(Kernel::DescribeFn describe, const void* context) {
   state_ = PpState::Waiting;
   ++stats_.waits;
   set_activity(kernel_.now(), PpActivity::Blocked);
-  kernel_.suspend_current(describe, context);
+  suspend();
   state_ = PpState::Running;
   set_activity(kernel_.now(), PpActivity::Compute);
 }

@@ -82,6 +82,8 @@ class Processor {
 
  private:
   void require_own_fiber(std::string_view what) const;
+  template <class Suspend>
+  void block_until_woken(Suspend suspend);
   void schedule_compute_end(TimePoint end);
   void run_handler();
   void resume_fiber();
