@@ -118,7 +118,7 @@ PpActivity Processor::fiber_activity() const {
   }
 }
 
-void Processor::interrupt(InterruptHandler handler, HandlerTag tag) {
+void Processor::interrupt(const InterruptHandler& handler, HandlerTag tag) {
   ++stats_.interrupts;
   pending_.push_back({handler, tag});
   if (handlers_active_) return;  // served after the handlers before it
@@ -135,7 +135,7 @@ void Processor::interrupt(InterruptHandler handler, HandlerTag tag) {
   kernel_.at(begin + interrupt_overhead_, [this] { run_handler(); });
 }
 
-void Processor::interrupt_at(TimePoint when, InterruptHandler handler, HandlerTag tag) {
+void Processor::interrupt_at(TimePoint when, const InterruptHandler& handler, HandlerTag tag) {
   if (when <= kernel_.now()) {
     interrupt(handler, tag);
     return;
@@ -150,9 +150,8 @@ void Processor::interrupt_at(TimePoint when, InterruptHandler handler, HandlerTa
     parked_[slot] = {handler, tag};
   }
   kernel_.at(when, [this, slot] {
-    const PendingHandler h = parked_[slot];
+    interrupt(parked_[slot].handler, parked_[slot].tag);  // copies it into the queue
     free_parked_.push_back(slot);
-    interrupt(h.handler, h.tag);
   });
 }
 

@@ -53,9 +53,9 @@ class Processor {
 
   // ---- called from events (CP, network) or other processors
   void wake();
-  void interrupt(InterruptHandler handler, HandlerTag tag = {});
+  void interrupt(const InterruptHandler& handler, HandlerTag tag = {});
   // Raises the interrupt at a later time `when` (>= now) without allocating.
-  void interrupt_at(TimePoint when, InterruptHandler handler, HandlerTag tag = {});
+  void interrupt_at(TimePoint when, const InterruptHandler& handler, HandlerTag tag = {});
 
   // ---- attribution of the PP's time (for the profiler)
   void attach_probe(ActivityProbe* probe) { probe_ = probe; }

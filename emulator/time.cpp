@@ -41,9 +41,15 @@ Duration transfer_time(std::int64_t bytes, double bytes_per_second) {
   constexpr double kMaxExact = 9.0e18;
   if (bytes_per_second >= 1.0 && bytes_per_second < kMaxExact &&
       bytes_per_second == static_cast<double>(static_cast<std::int64_t>(bytes_per_second))) {
+    // ceil(num / bw) without a 128-bit division: a double estimate, off by at most a few units,
+    // corrected exactly with integer multiplications (same result, several per message).
     const auto bw = static_cast<Uint128>(static_cast<std::int64_t>(bytes_per_second));
     const Uint128 num = static_cast<Uint128>(bytes) * 1'000'000'000'000ULL;
-    return Duration{static_cast<std::int64_t>((num + bw - 1) / bw)};
+    const double estimate = static_cast<double>(bytes) * 1e12 / bytes_per_second;
+    auto q = static_cast<Uint128>(estimate > 2.0 ? estimate - 2.0 : 0.0);
+    while (q * bw < num) ++q;                  // now q >= ceil
+    while (q > 0 && (q - 1) * bw >= num) --q;  // and q - 1 < ceil: q is the ceiling
+    return Duration{static_cast<std::int64_t>(q)};
   }
   const long double ps = static_cast<long double>(bytes) * 1e12L / static_cast<long double>(bytes_per_second);
   return Duration{static_cast<std::int64_t>(std::ceil(ps - 1e-9L))};

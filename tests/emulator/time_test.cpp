@@ -27,6 +27,18 @@ TEST(Time, TransferTimeRoundsUpNonIntegralPicoseconds) {
   EXPECT_EQ(to_ps(transfer_time(64, 132e6)), 484'849);
 }
 
+TEST(Time, TransferTimeIsTheExactCeilingForIntegralBandwidths) {
+  // Against the plain 128-bit ceiling division, over many sizes and the default bandwidths.
+  __extension__ using U128 = unsigned __int128;
+  for (double bw : {160e6, 132e6, 533e6, 100e6, 12.5e6, 1e9, 7.0, 999'999'937.0}) {
+    for (std::int64_t bytes = 1; bytes < 70'000; bytes = bytes * 3 / 2 + 1) {
+      const U128 num = static_cast<U128>(bytes) * 1'000'000'000'000ULL;
+      const auto b = static_cast<U128>(static_cast<std::int64_t>(bw));
+      EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>((num + b - 1) / b)) << bytes << " B at " << bw;
+    }
+  }
+}
+
 TEST(Time, CyclesAtClock) {
   EXPECT_EQ(to_ps(cycles_at(400, 100.0)), 4'000'000);  // 400 cycles at 100 MHz = 4 us
   EXPECT_EQ(to_ps(cycles_at(1, 66.0)), 15'152);
