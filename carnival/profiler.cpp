@@ -52,11 +52,13 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   exited_.assign(nodes_.size(), false);
   cluster.attach_probe(this);
   observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { on_wait(w); });
+  exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) { on_exit(n, t); });
 }
 
 Profiler::~Profiler() {
   cluster_.attach_probe(nullptr);
   runtime_.remove_wait_observer(observer_id_);
+  runtime_.remove_exit_observer(exit_observer_id_);
 }
 
 void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps) {
@@ -78,7 +80,10 @@ void Profiler::add_segment(int node, bool cp, Category category, std::uint8_t op
   timeline_.push_back(CompactSegment{from, to, scope, static_cast<std::uint16_t>(node), category, operation, cp});
 }
 
-void Profiler::node_exited(emu::NodeId node) { exited_[static_cast<std::size_t>(emu::index(node))] = true; }
+void Profiler::on_exit(emu::NodeId node, emu::TimePoint when) {
+  exited_[static_cast<std::size_t>(emu::index(node))] = true;
+  if (++exited_count_ == static_cast<int>(nodes_.size())) stop(when);  // the end of the timed region
+}
 
 // Spans are buffered one deep per processor, so that the one running when the window closes can be
 // clipped at its end.

@@ -34,9 +34,8 @@ class Profiler final : public emu::ActivityProbe {
   Profiler(const Profiler&) = delete;
   Profiler& operator=(const Profiler&) = delete;
 
-  // A node left the exit barrier: from now on its PP only counts when servicing others.
-  void node_exited(emu::NodeId node);
-  // Ends the profiled window (the timed region): later activity is not recorded.
+  // Ends the profiled window early; it ends by itself when the last node leaves the exit
+  // barrier (the timed region). Later activity is not recorded.
   void stop(emu::TimePoint end);
   [[nodiscard]] bool stopped() const { return stopped_; }
 
@@ -89,6 +88,8 @@ class Profiler final : public emu::ActivityProbe {
     std::uint8_t operation;
   };
   void on_wait(const dsm::WaitRecord& wait);
+  // A node left the exit barrier: from then on its PP only counts when servicing others.
+  void on_exit(emu::NodeId node, emu::TimePoint when);
   void add_wait(const CompactWait& row);
   void flush_exit(std::size_t node, std::uint32_t scope);
 
@@ -98,6 +99,8 @@ class Profiler final : public emu::ActivityProbe {
   bool has_cp_;
   bool stopped_ = false;
   int observer_id_ = 0;
+  int exit_observer_id_ = 0;
+  int exited_count_ = 0;
   std::int64_t end_ps_ = 0;
   std::unordered_map<std::uint64_t, Cell> cells_;  // key: node | scope | category | operation
   // Direct-mapped cache in front of cells_ (its nodes never move): most spans hit a recent cell.

@@ -288,6 +288,7 @@ void Runtime::start(std::function<void(Process&)> body, std::function<void(Proce
       barrier_episode(*ns, BarrierId{kExitBarrier}, false);  // Tmk_exit
       ns->exited = true;
       ns->exit_time = kernel_.now();
+      for (const auto& [id, observer] : exit_observers_) observer(ns->id, ns->exit_time);
       if (after_exit) after_exit(p);
     });
   }
@@ -388,6 +389,15 @@ int Runtime::add_wait_observer(WaitObserver observer) {
 
 void Runtime::remove_wait_observer(int id) {
   std::erase_if(wait_observers_, [id](const auto& o) { return o.first == id; });
+}
+
+int Runtime::add_exit_observer(ExitObserver observer) {
+  exit_observers_.emplace_back(next_observer_id_, std::move(observer));
+  return next_observer_id_++;
+}
+
+void Runtime::remove_exit_observer(int id) {
+  std::erase_if(exit_observers_, [id](const auto& o) { return o.first == id; });
 }
 
 void Runtime::emit_wait(NodeState& ns) {

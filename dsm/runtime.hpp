@@ -101,6 +101,10 @@ class Runtime {
   // Observers of completed waits (the profiler, tests); returns an id for remove_wait_observer.
   int add_wait_observer(WaitObserver observer);
   void remove_wait_observer(int id);
+  // Observers of each node's exit from the exit barrier (the end of its timed region).
+  using ExitObserver = std::function<void(NodeId node, emu::TimePoint when)>;
+  int add_exit_observer(ExitObserver observer);
+  void remove_exit_observer(int id);
 
   // ---- used by Process (in the node's own fiber)
   std::uint32_t allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size);
@@ -196,6 +200,7 @@ class Runtime {
     NodeId last{};
   } barrier_;
   std::vector<std::pair<int, WaitObserver>> wait_observers_;
+  std::vector<std::pair<int, ExitObserver>> exit_observers_;
   int next_observer_id_ = 1;
 };
 

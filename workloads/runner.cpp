@@ -94,12 +94,10 @@ struct Session {
 
   void after_exit(dsm::Process& p, Instance& instance) {
     const auto i = static_cast<std::size_t>(p.id());
-    if (profiler) profiler->node_exited(p.node());
     snapshot[i] = dsm.stats(p.node());
     interrupts[i] = cluster.pp(p.node()).stats().interrupts;
     taken[i] = true;
     if (++exited == cluster.size()) {
-      if (profiler) profiler->stop(kernel.now());  // the end of the timed region
       network_messages = cluster.network().messages();
       network_bytes = cluster.network().bytes();
       if (verifier_waiting) cluster.pp(emu::node_id(0)).wake();

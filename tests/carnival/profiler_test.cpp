@@ -104,10 +104,9 @@ TEST(Profiler, BarrierDelayIsAttributedToTheSlowNodeAndItsScope) {
         if (p.id() == 2) p.compute(2_ms);
         p.barrier(0);
       }
-    },
-                [&](dsm::Process& p) { profiler.node_exited(p.node()); });
+    });
     h.kernel.run();
-    profiler.stop(h.kernel.now());
+    EXPECT_TRUE(profiler.stopped());  // by itself, at the last exit
     const RunData d = profiler.finish({});
     check_invariants(d, kind == emu::MachineKind::Ncp2, "straggler");
     int attributed = 0;
@@ -134,10 +133,9 @@ TEST(Profiler, ComputeInAScopeIsCompAndProtocolCodeIsExtra) {
     CARNIVAL_SCOPE(p, "work");
     scope = h.cluster.pp(p.node()).attribution().scope;
     p.compute(100_us);
-  },
-              [&](dsm::Process& p) { profiler.node_exited(p.node()); });
+  });
   h.kernel.run();
-  profiler.stop(h.kernel.now());
+  EXPECT_TRUE(profiler.stopped());
   const RunData d = profiler.finish({});
   std::int64_t comp = 0, extra = 0;
   for (const auto& c : d.profile) {

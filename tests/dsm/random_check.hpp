@@ -25,7 +25,6 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
   const Expected expected = interpret(program);
   Harness h(program.config);
   carnival::Profiler profiler(h.dsm, h.cluster);
-  int exited = 0;
   std::vector<SharedArray<std::int64_t>> arrays(program.sizes.size());
   std::string problem;
   auto report = [&problem](std::string what) {
@@ -68,8 +67,6 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
           }
         },
         [&](Process& p) {
-          profiler.node_exited(p.node());
-          if (++exited == p.nprocs()) profiler.stop(h.kernel.now());
           if (p.id() != 0) return;
           for (std::size_t a = 0; a < arrays.size(); ++a) {
             auto v = p.view(arrays[a]);
