@@ -589,13 +589,11 @@ std::string to_toml(const MachineConfig& config) {
   std::string out;
   std::string section;
   for (const auto& key : registry()) {
-    const auto dot = key.name.find('.');
     const std::string sec = key.name.substr(0, key.name.rfind('.'));
     if (sec != section) {
       out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", sec);
       section = sec;
     }
-    (void)dot;
     out += fmt::format("{} = {}\n", key.name.substr(key.name.rfind('.') + 1), key.show(config));
   }
   return out;
