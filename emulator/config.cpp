@@ -1,5 +1,7 @@
 #include "emulator/config.hpp"
 
+#include "emulator/edit_distance.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -307,20 +309,6 @@ const Key* find_key(std::string_view name) {
   return nullptr;
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diag = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string unknown_key_message(std::string_view key) {
   const std::string hint = suggest_key(key);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dsm/process.hpp"
+#include "emulator/edit_distance.hpp"
 
 namespace ncp2::workloads {
 
@@ -123,8 +124,8 @@ struct Workload {
   void check(const Params& params, int nodes) const;
 };
 
-// Edit distance (Levenshtein), for "did you mean".
-std::size_t edit_distance(std::string_view a, std::string_view b);
+// Edit distance (Levenshtein), for "did you mean": the emulator's, shared with the config keys.
+using emu::edit_distance;
 // The closest of `candidates` to `word`, or "" when none is close enough.
 std::string closest(std::string_view word, std::span<const std::string> candidates);
 
