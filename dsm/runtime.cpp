@@ -183,6 +183,9 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
   barrier_.arrival_vt.assign(static_cast<std::size_t>(n), VectorTime(static_cast<std::size_t>(n), 0));
 
   if (cluster.has_cp()) {
+    local_page_request_ = cluster.command("local_page_request");
+    local_diff_request_ = cluster.command("local_diff_request");
+    send_message_ = cluster.send_command();
     cluster.set_receive_command(kPageRequest, cluster.command("remote_page_request"));
     cluster.set_receive_command(kPageReply, cluster.command("page_reply"));
     cluster.set_receive_command(kDiffRequest, cluster.command("remote_diff_request"));
@@ -321,14 +324,17 @@ void Runtime::send_from_fiber(NodeState& ns, Message* m) {
 // Sends the request(s) of a wait from the PP's fiber. ncp2: the PP posts one LOCAL_* command to
 // its CP and starts waiting (t0); the CP sends the request(s). treadmarks: the PP starts waiting
 // and runs the software send path itself, which is part of the wait (the "CP rows" of Table 1).
-void Runtime::send_request(NodeState& ns, Message* first, std::string_view local_command) {
+void Runtime::send_request(NodeState& ns, Message* first, LocalCommand local_command) {
   if (ns.fanout.empty()) ns.fanout.push_back(first);
   if (cluster_.has_cp()) {
     ns.pp->compute(config_.pp.command_post);
     ns.wait_start = kernel_.now();
     ns.pp->set_in_wait(true);
     first->chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
-    emu::Command command{cluster_.command(local_command), first, [this](WorkContext& ctx, Message* tmpl) {
+    const emu::CommandKind kind = local_command == LocalCommand::PageRequest   ? local_page_request_
+                                  : local_command == LocalCommand::DiffRequest ? local_diff_request_
+                                                                               : send_message_;
+    emu::Command command{kind, first, [this](WorkContext& ctx, Message* tmpl) {
                            NodeState& s = self(ctx.node());
                            const emu::StampChain base = tmpl->chain;  // t0..t1, shared by all requests
                            for (Message* r : s.fanout) {
@@ -566,7 +572,7 @@ void Runtime::fetch_page(NodeState& ns, PageId page) {
   ++ns.stats.page_requests;
   Message* m = new_message(ns.id, home, kPageRequest, 8);
   m->words[0] = raw(page);
-  send_request(ns, m, "local_page_request");
+  send_request(ns, m, LocalCommand::PageRequest);
   wait_until_done(ns, Operation::PageFault, raw(page));
 }
 
@@ -618,7 +624,7 @@ void Runtime::fetch_diffs(NodeState& ns, PageId page) {
   }
   ns.outstanding = static_cast<int>(writers);
   ns.wait_requests = writers;
-  send_request(ns, first, "local_diff_request");
+  send_request(ns, first, LocalCommand::DiffRequest);
   wait_until_done(ns, Operation::DiffFetch, raw(page));
 }
 
@@ -752,7 +758,7 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
     m->destination = previous;
     m->purpose = kLockForward;
   }
-  send_request(ns, m, "send_message");
+  send_request(ns, m, LocalCommand::SendMessage);
   wait_until_done(ns, Operation::LockAcquire, raw(lock));
 }
 
@@ -867,7 +873,7 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
     m->words[0] = raw(barrier);
     m->words[1] = usage;
     encode_vt(m->data, ns.vt);
-    send_request(ns, m, "send_message");
+    send_request(ns, m, LocalCommand::SendMessage);
   }
   wait_until_done(ns, Operation::Barrier, raw(barrier));
   ++ns.stats.barriers;

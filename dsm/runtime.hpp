@@ -141,7 +141,9 @@ class Runtime {
   void fetch_page(NodeState& ns, PageId page);
   void fetch_diffs(NodeState& ns, PageId page);
   void begin_write(NodeState& ns, PageId page);
-  void send_request(NodeState& ns, emu::Message* m, std::string_view local_command);
+  // The LOCAL_* command the PP posts for a request on ncp2 (resolved once, not per request).
+  enum class LocalCommand { PageRequest, DiffRequest, SendMessage };
+  void send_request(NodeState& ns, emu::Message* m, LocalCommand local_command);
   void wait_until_done(NodeState& ns, Operation op, std::uint64_t object);
   static std::string describe_wait(const void* node_state);
   void run_gc(NodeState& ns);
@@ -200,6 +202,9 @@ class Runtime {
     NodeId last{};
   } barrier_;
   std::vector<std::pair<int, WaitObserver>> wait_observers_;
+  emu::CommandKind local_page_request_{};
+  emu::CommandKind local_diff_request_{};
+  emu::CommandKind send_message_{};
   std::vector<std::pair<int, ExitObserver>> exit_observers_;
   int next_observer_id_ = 1;
 };
