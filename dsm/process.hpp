@@ -49,6 +49,25 @@ struct SharedMatrix {
   [[nodiscard]] std::size_t index(std::size_t r, std::size_t c) const { return r * cols + c; }
 };
 
+// Operation counts of a stretch of workload code, charged with the config's cycles per operation
+// (cost.flop, cost.int_op, ...): `p.charge(OpCounts{.flops = 4, .loads = 5, .stores = 1} * n)`.
+struct OpCounts {
+  double flops = 0;
+  double int_ops = 0;
+  double loads = 0;
+  double stores = 0;
+  double branches = 0;
+
+  friend OpCounts operator*(OpCounts o, double times) {
+    return {o.flops * times, o.int_ops * times, o.loads * times, o.stores * times, o.branches * times};
+  }
+  friend OpCounts operator*(double times, OpCounts o) { return o * times; }
+  friend OpCounts operator+(OpCounts a, const OpCounts& b) {
+    return {a.flops + b.flops, a.int_ops + b.int_ops, a.loads + b.loads, a.stores + b.stores,
+            a.branches + b.branches};
+  }
+};
+
 class Process {
  public:
   Process(Runtime& runtime, NodeId node, std::size_t page_size)
@@ -103,6 +122,9 @@ class Process {
   // Computation in the deterministic time model.
   void compute(emu::Duration d) { runtime_->compute(node_, d); }
   void compute_cycles(std::int64_t cycles);
+  // Computation from operation counts, in cycles from the config's [cost] section.
+  void charge(const OpCounts& ops);
+  [[nodiscard]] double cycles_of(const OpCounts& ops) const;
 
  private:
   template <class T>

@@ -1,5 +1,7 @@
 #include "dsm/runtime.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +50,17 @@ std::string_view purpose_name(std::uint16_t purpose) {
 
 void Process::compute_cycles(std::int64_t cycles) {
   compute(emu::cycles_at(cycles, runtime_->cluster().config().pp.clock_mhz));
+}
+
+double Process::cycles_of(const OpCounts& ops) const {
+  const emu::CostConfig& cost = runtime_->cluster().config().cost;
+  return ops.flops * cost.flop + ops.int_ops * cost.int_op + ops.loads * cost.load + ops.stores * cost.store +
+         ops.branches * cost.branch;
+}
+
+void Process::charge(const OpCounts& ops) {
+  // Rounded to whole cycles so the same counts always give the same time, whatever the grouping.
+  compute_cycles(std::llround(cycles_of(ops)));
 }
 
 namespace {
@@ -280,14 +293,48 @@ void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, st
                              emu::index(n), index, regions_.at(region).name, count));
 }
 
-void Runtime::compute(NodeId n, emu::Duration d) { self(n).pp->compute(d); }
+// ---- measured time model (docs/timing.md, dsm/compute_meter.hpp) --------------------------------
+// At a DSM entry, the native stretch that just ended is charged to the PP as computation (before
+// the entry's own work, so it is Comp in the current scope); when the entry returns, the next
+// stretch starts. One null test per entry when no meter is installed.
+class Runtime::MeasuredEntry {
+ public:
+  MeasuredEntry(Runtime& runtime, NodeId n) : meter_(runtime.meter_), node_(n) {
+    if (meter_) [[unlikely]]
+      runtime.self(n).pp->compute(meter_->end_stretch(n));
+  }
+  ~MeasuredEntry() {
+    if (meter_) [[unlikely]]
+      meter_->resume(node_);
+  }
+  MeasuredEntry(const MeasuredEntry&) = delete;
+  MeasuredEntry& operator=(const MeasuredEntry&) = delete;
+
+ private:
+  ComputeMeter* meter_;
+  NodeId node_;
+};
+
+void Runtime::compute(NodeId n, emu::Duration d) {
+  if (meter_) [[unlikely]] {  // measured model: the annotation is ignored, the measured stretch charged
+    const MeasuredEntry entry(*this, n);
+    return;
+  }
+  self(n).pp->compute(d);
+}
+// ---- end of the measured time model's part -------------------------------------------------------
 
 void Runtime::start(std::function<void(Process&)> body, std::function<void(Process&)> after_exit) {
   for (auto& node : nodes_) {
     NodeState* ns = node.get();
     ns->pp->start([this, ns, body, after_exit] {
       Process& p = process(ns->id);
+      if (meter_) meter_->begin(ns->id);  // measured time model: the first stretch
       body(p);
+      if (meter_) {  // ... and the last one, charged at Tmk_exit
+        ns->pp->compute(meter_->end_stretch(ns->id));
+        meter_->finish(ns->id);
+      }
       barrier_episode(*ns, BarrierId{kExitBarrier}, false);  // Tmk_exit
       ns->exited = true;
       ns->exit_time = kernel_.now();
@@ -541,6 +588,7 @@ void Runtime::apply_intervals(NodeState& ns, const VectorTime& learned, WorkCont
 // Faults: page requests and diff requests
 
 void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted) {
+  const MeasuredEntry measured(*this, n);
   NodeState& ns = self(n);
   const PageId page{regions_.at(region).first_page + local_page};
   validate_page(ns, page, wanted);
@@ -727,6 +775,7 @@ void Runtime::begin_write(NodeState& ns, PageId page) {
 // write notices the acquirer has not seen.
 
 void Runtime::lock_acquire(NodeId n, LockId lock) {
+  const MeasuredEntry measured(*this, n);
   NodeState& ns = self(n);
   if (raw(lock) >= kMaxLocks)
     throw DsmError(fmt::format("node {}: lock id {} is out of range (0..{})", emu::index(n), raw(lock), kMaxLocks - 1));
@@ -825,6 +874,7 @@ void Runtime::receive_grant(WorkContext& ctx, Message* m) {
 }
 
 void Runtime::lock_release(NodeId n, LockId lock) {
+  const MeasuredEntry measured(*this, n);
   NodeState& ns = self(n);
   auto it = ns.locks.find(raw(lock));
   if (raw(lock) >= kMaxLocks || it == ns.locks.end() || !it->second.held)
@@ -849,6 +899,7 @@ void Runtime::lock_release(NodeId n, LockId lock) {
 // each with the intervals it has not seen. 2(n-1) messages.
 
 void Runtime::barrier(NodeId n, BarrierId barrier) {
+  const MeasuredEntry measured(*this, n);
   if (raw(barrier) >= kMaxBarriers)
     throw DsmError(fmt::format("node {}: barrier id {} is out of range (0..{})", emu::index(n), raw(barrier),
                                kMaxBarriers - 1));

@@ -296,6 +296,17 @@ const std::vector<Key>& registry() {
     integer("dsm.barrier_manager", [](MachineConfig& c) -> int& { return c.dsm.barrier_manager; },
             "node that manages barriers", "TreadMarks: process 0");
 
+    real("cost.flop", [](MachineConfig& c) -> double& { return c.cost.flop; },
+         "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed);
+    real("cost.int_op", [](MachineConfig& c) -> double& { return c.cost.int_op; },
+         "PP cycles per integer operation in workload code", kAssumed);
+    real("cost.load", [](MachineConfig& c) -> double& { return c.cost.load; },
+         "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed);
+    real("cost.store", [](MachineConfig& c) -> double& { return c.cost.store; },
+         "PP cycles per store in workload code", kAssumed);
+    real("cost.branch", [](MachineConfig& c) -> double& { return c.cost.branch; },
+         "PP cycles per branch or loop iteration in workload code", kAssumed);
+
     integer("emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
             "stack of each emulated processor's fiber on the host", "host resource, not a model value");
     return k;
@@ -462,6 +473,8 @@ MachineConfig default_config(MachineKind kind) {
   c.dsm.gc_threshold_kb = 1024;
   c.dsm.barrier_manager = 0;
 
+  c.cost = CostConfig{};
+
   c.emulator.fiber_stack_kb = 256;
   return c;
 }
@@ -569,6 +582,10 @@ void validate(const MachineConfig& c) {
   if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
     fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}", c.machine.nodes - 1,
                                             c.dsm.barrier_manager));
+  for (const auto& [key, value] : {std::pair{"cost.flop", c.cost.flop}, std::pair{"cost.int_op", c.cost.int_op},
+                                    std::pair{"cost.load", c.cost.load}, std::pair{"cost.store", c.cost.store},
+                                    std::pair{"cost.branch", c.cost.branch}})
+    if (!(value >= 0) || value > 1e6) fail(key, fmt::format("must be between 0 and 1e6 cycles, got {}", value));
   if (c.emulator.fiber_stack_kb < 16)
     fail("emulator.fiber_stack_kb", fmt::format("at least 16 KiB are needed, got {}", c.emulator.fiber_stack_kb));
 }

@@ -70,6 +70,17 @@ struct DsmConfig {
   int barrier_manager = 0;       // node that manages barriers
 };
 
+// PP cycles per operation of workload code: the deterministic time model charges a workload's
+// computation from its operation counts (dsm::OpCounts) with these averages, which include the
+// cache behaviour of typical loops on a 100 MHz PowerPC 604 with a 256 KB L2.
+struct CostConfig {
+  double flop = 2.0;    // floating-point add, multiply, compare (divide: count several)
+  double int_op = 1.0;  // integer arithmetic, logic, address computation
+  double load = 1.5;    // load from memory (L1 hits mostly, some L2)
+  double store = 1.5;   // store to memory
+  double branch = 1.0;  // conditional branch, loop iteration or call (mispredictions averaged in)
+};
+
 struct EmulatorSection {
   int fiber_stack_kb = 256;
 };
@@ -81,6 +92,7 @@ struct MachineConfig {
   MemoryConfig memory;
   NetworkConfig network;
   DsmConfig dsm;
+  CostConfig cost;
   EmulatorSection emulator;
 
   [[nodiscard]] bool has_cp() const { return machine.kind == MachineKind::Ncp2; }

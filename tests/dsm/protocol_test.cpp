@@ -226,3 +226,32 @@ TEST(Protocol, LockProtectedCounterIsExact) {
 
 }  // namespace
 }  // namespace ncp2::dsm
+
+namespace ncp2::dsm {
+namespace {
+
+// Operation counts are charged with the [cost] cycles at the PP clock.
+TEST(ComputationModel, OperationCountsAreChargedWithTheConfiguredCyclesPerOperation) {
+  auto cfg = testing::machine(emu::MachineKind::TreadMarks, 1);
+  cfg.cost.flop = 3;
+  cfg.cost.load = 2;
+  cfg.cost.store = 1;
+  cfg.cost.int_op = 0.5;
+  cfg.cost.branch = 4;
+  testing::Harness h(cfg);
+  double cycles = 0;
+  emu::Duration charged{};
+  h.run([&](Process& p) {
+    const OpCounts per_point{.flops = 4, .int_ops = 3, .loads = 5, .stores = 1, .branches = 1};
+    cycles = p.cycles_of(per_point * 10);
+    const emu::TimePoint before = h.kernel.now();
+    p.charge(per_point * 10);
+    charged = h.kernel.now() - before;
+  });
+  EXPECT_DOUBLE_EQ(cycles, 10 * (4 * 3 + 3 * 0.5 + 5 * 2 + 1 * 1 + 1 * 4));
+  // 285 cycles at 100 MHz = 2.85 us.
+  EXPECT_EQ(charged, emu::nanoseconds(2850));
+}
+
+}  // namespace
+}  // namespace ncp2::dsm

@@ -1,5 +1,6 @@
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -194,6 +195,29 @@ TEST(Config, EveryKeyIsDocumented) {
     EXPECT_NE(text.find("`" + key.key + "`"), std::string::npos) << key.key << " is not in docs/configuration.md";
     EXPECT_FALSE(key.description.empty()) << key.key;
     EXPECT_FALSE(key.source.empty()) << key.key;
+  }
+}
+
+}  // namespace
+}  // namespace ncp2::emu
+
+namespace ncp2::emu {
+namespace {
+
+TEST(Config, OperationCostsAreKeysWithBounds) {
+  MachineConfig c = default_config(MachineKind::Ncp2);
+  apply_override(c, "cost.flop=3.5");
+  EXPECT_DOUBLE_EQ(c.cost.flop, 3.5);
+  validate(c);
+  c.cost.load = -1;
+  EXPECT_THROW(validate(c), ConfigError);
+  c.cost.load = 1;
+  c.cost.branch = std::numeric_limits<double>::quiet_NaN();
+  try {
+    validate(c);
+    ADD_FAILURE() << "a NaN cost must be rejected";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("cost.branch"), std::string::npos) << e.what();
   }
 }
 
