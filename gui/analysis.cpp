@@ -1,0 +1,334 @@
+#include "gui/analysis.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace ncp2::gui {
+
+std::int64_t pp_total(const CategoryTimes& t) { return t[0] + t[1] + t[2] + t[3]; }
+std::int64_t cp_total(const CategoryTimes& t) { return t[4] + t[5] + t[6]; }
+
+// --- shading ---------------------------------------------------------------------------------
+
+const char* to_string(Shading s) {
+  switch (s) {
+    case Shading::Linear: return "linear";
+    case Shading::Sqrt: return "sqrt";
+    case Shading::Log: return "log";
+  }
+  return "?";
+}
+
+std::optional<Shading> shading_from_string(const std::string& name) {
+  for (auto s : {Shading::Linear, Shading::Sqrt, Shading::Log})
+    if (name == to_string(s)) return s;
+  return std::nullopt;
+}
+
+double shade_intensity(double value, double max, Shading mapping) {
+  if (!(max > 0) || !(value > 0)) return 0.0;
+  const double x = std::min(value / max, 1.0);
+  switch (mapping) {
+    case Shading::Linear: return x;
+    case Shading::Sqrt: return std::sqrt(x);
+    // Three decades: 0.1 % of the maximum is already a light gray.
+    case Shading::Log: return std::log10(1.0 + 999.0 * x) / 3.0;
+  }
+  return x;
+}
+
+int gray_level(double intensity) {
+  const double i = std::clamp(intensity, 0.0, 1.0);
+  return static_cast<int>(std::lround(255.0 - i * (255.0 - kDarkestGray)));
+}
+
+std::vector<int> partition(std::span<const std::int64_t> values, int pixels) {
+  std::vector<int> widths(values.size(), 0);
+  long double sum = 0;
+  for (auto v : values) sum += static_cast<long double>(std::max<std::int64_t>(v, 0));
+  if (sum <= 0 || pixels <= 0) return widths;
+  std::vector<std::pair<long double, std::size_t>> remainders;
+  int used = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const long double exact = pixels * static_cast<long double>(std::max<std::int64_t>(values[i], 0)) / sum;
+    widths[i] = static_cast<int>(std::floor(exact));
+    used += widths[i];
+    remainders.emplace_back(exact - widths[i], i);
+  }
+  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t k = 0; used < pixels && k < remainders.size(); ++k, ++used) ++widths[remainders[k].second];
+  return widths;
+}
+
+// --- the analysis ----------------------------------------------------------------------------
+
+Analysis::Analysis(std::shared_ptr<const RunSummary> summary, int node_filter)
+    : summary_(std::move(summary)), node_filter_(node_filter) {
+  build_tree();
+  accumulate();
+  build_cpwait();
+}
+
+std::vector<int> Analysis::node_ids() const {
+  std::set<int> ids;
+  for (const auto& n : summary_->nodes) ids.insert(n.node);
+  for (const auto& c : summary_->profile) ids.insert(c.node);
+  return {ids.begin(), ids.end()};
+}
+
+void Analysis::build_tree() {
+  std::map<std::uint32_t, carnival::Scope> described;
+  for (const auto& s : summary_->scopes) described.emplace(s.id, s);
+  // Scopes the data mentions but does not describe hang under the root as "scope N".
+  auto mention = [&](std::uint32_t id) {
+    if (described.contains(id)) return;
+    carnival::Scope s;
+    s.id = id;
+    s.name = fmt::format("scope {}", id);
+    s.kind = "unknown";
+    s.parent = -2;  // resolved below
+    described.emplace(id, s);
+  };
+  for (const auto& c : summary_->profile) mention(c.scope);
+  for (const auto& w : summary_->wait_summary) mention(w.scope);
+  const bool has_root = described.contains(0);
+  for (auto& [id, s] : described) {
+    if (s.parent == -2) s.parent = (has_root && id != 0) ? 0 : -1;
+    index_[id] = scopes_.size();
+    scopes_.push_back({s, 0, {}, {}, {}});
+  }
+  for (auto& st : scopes_) {
+    const auto parent = st.scope.parent;
+    if (parent >= 0 && parent != st.scope.id && index_.contains(static_cast<std::uint32_t>(parent)))
+      scopes_[index_.at(static_cast<std::uint32_t>(parent))].children.push_back(st.scope.id);
+    else
+      roots_.push_back(st.scope.id);
+  }
+  // Depths from the roots; scopes on a parent cycle are reachable from none: they become roots.
+  std::vector<bool> seen(scopes_.size(), false);
+  std::function<void(std::uint32_t, int)> visit = [&](std::uint32_t id, int depth) {
+    const auto i = index_.at(id);
+    if (seen[i]) return;
+    seen[i] = true;
+    scopes_[i].depth = depth;
+    for (auto c : scopes_[i].children) visit(c, depth + 1);
+  };
+  for (auto r : roots_) visit(r, 0);
+  for (std::size_t i = 0; i < scopes_.size(); ++i)
+    if (!seen[i]) {
+      roots_.push_back(scopes_[i].scope.id);
+      visit(scopes_[i].scope.id, 0);
+    }
+}
+
+void Analysis::accumulate() {
+  for (const auto& c : summary_->profile) {
+    if (node_filter_ >= 0 && c.node != node_filter_) continue;
+    scopes_[index_.at(c.scope)].exclusive[static_cast<std::size_t>(c.category)] += c.time_ps;
+  }
+  std::vector<bool> done(scopes_.size(), false);
+  std::function<const CategoryTimes&(std::uint32_t)> sum = [&](std::uint32_t id) -> const CategoryTimes& {
+    auto& st = scopes_[index_.at(id)];
+    if (done[index_.at(id)]) return st.inclusive;
+    done[index_.at(id)] = true;
+    st.inclusive = st.exclusive;
+    for (auto c : st.children) {
+      const auto& ci = sum(c);
+      for (std::size_t k = 0; k < kCategories; ++k) st.inclusive[k] += ci[k];
+    }
+    return st.inclusive;
+  };
+  total_pp_ = 0;
+  for (auto r : roots_) total_pp_ += pp_total(sum(r));
+  auto hotter = [&](std::uint32_t a, std::uint32_t b) {
+    const auto ta = pp_total(scope(a)->inclusive), tb = pp_total(scope(b)->inclusive);
+    return ta != tb ? ta > tb : a < b;
+  };
+  for (auto& st : scopes_) std::sort(st.children.begin(), st.children.end(), hotter);
+  std::sort(roots_.begin(), roots_.end(), hotter);
+  for (const auto& st : scopes_) by_time_.push_back(st.scope.id);
+  std::sort(by_time_.begin(), by_time_.end(), hotter);
+}
+
+void Analysis::build_cpwait() {
+  std::map<std::tuple<std::uint32_t, std::string, std::string>, CPWaitRow> rows;
+  total_wait_ = 0;
+  for (const auto& w : summary_->wait_summary) {
+    if (node_filter_ >= 0 && w.node != node_filter_) continue;
+    auto& r = rows[{w.scope, w.kind, w.operation}];
+    r.scope = w.scope;
+    r.kind = w.kind;
+    r.operation = w.operation;
+    r.count += w.count;
+    r.total_ps += w.total_ps;
+    for (std::size_t i = 0; i < kWaitParts; ++i) r.parts[i] += w.parts[i];
+    total_wait_ += w.total_ps;
+  }
+  for (auto& [key, r] : rows) cpwait_.push_back(std::move(r));
+  std::stable_sort(cpwait_.begin(), cpwait_.end(), [](const auto& a, const auto& b) { return a.total_ps > b.total_ps; });
+  std::int64_t cumulative = 0;
+  for (auto& r : cpwait_) {
+    cumulative += r.total_ps;
+    r.percent = total_wait_ > 0 ? 100.0 * static_cast<double>(r.total_ps) / static_cast<double>(total_wait_) : 0.0;
+    r.cumulative_percent =
+        total_wait_ > 0 ? 100.0 * static_cast<double>(cumulative) / static_cast<double>(total_wait_) : 0.0;
+  }
+}
+
+const ScopeStats* Analysis::scope(std::int64_t id) const {
+  if (id < 0) return nullptr;
+  const auto it = index_.find(static_cast<std::uint32_t>(id));
+  return it == index_.end() ? nullptr : &scopes_[it->second];
+}
+
+const ScopeStats* Analysis::scope_by_name(const std::string& name) const {
+  for (const auto& st : scopes_)
+    if (st.scope.name == name) return &st;
+  return nullptr;
+}
+
+std::string Analysis::scope_name(std::int64_t id) const {
+  if (const auto* st = scope(id)) return st->scope.name;
+  return id < 0 ? std::string("?") : fmt::format("scope {}", id);
+}
+
+std::string Analysis::scope_location(std::int64_t id) const {
+  const auto* st = scope(id);
+  if (!st || st->scope.file.empty()) return "";
+  const auto& s = st->scope;
+  if (s.begin_line <= 0) return s.file;
+  if (s.end_line <= s.begin_line) return fmt::format("{}:{}", s.file, s.begin_line);
+  return fmt::format("{}:{}-{}", s.file, s.begin_line, s.end_line);
+}
+
+Category Analysis::dominant_category(std::uint32_t id) const {
+  const auto* st = scope(id);
+  if (!st) return Category::Comp;
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < 4; ++k)
+    if (st->inclusive[k] > st->inclusive[best]) best = k;
+  return static_cast<Category>(best);
+}
+
+std::vector<NodeProfile> Analysis::node_profile(std::uint32_t id) const {
+  // Inclusive per node: the scope and its descendants, over the profile cells of each node.
+  std::set<std::uint32_t> subtree;
+  std::function<void(std::uint32_t)> collect = [&](std::uint32_t s) {
+    if (!subtree.insert(s).second) return;
+    if (const auto* st = scope(s))
+      for (auto c : st->children) collect(c);
+  };
+  collect(id);
+  std::map<int, NodeProfile> by_node;
+  for (int n : node_ids()) by_node[n].node = n;
+  for (const auto& n : summary_->nodes) by_node[n.node].finish_ps = n.finish_ps;
+  for (const auto& c : summary_->profile)
+    if (subtree.contains(c.scope)) by_node[c.node].times[static_cast<std::size_t>(c.category)] += c.time_ps;
+  std::vector<NodeProfile> out;
+  for (auto& [n, p] : by_node) out.push_back(p);
+  return out;
+}
+
+double Analysis::imbalance(std::uint32_t id) const {
+  const auto rows = node_profile(id);
+  if (rows.empty()) return 1.0;
+  std::int64_t max = 0;
+  long double sum = 0;
+  for (const auto& r : rows) {
+    max = std::max(max, pp_total(r.times));
+    sum += pp_total(r.times);
+  }
+  const long double mean = sum / static_cast<long double>(rows.size());
+  return mean > 0 ? static_cast<double>(max / mean) : 1.0;
+}
+
+std::vector<std::string> Analysis::files() const {
+  std::vector<std::string> out;
+  for (const auto& s : summary_->sources) out.push_back(s.file);
+  for (const auto& st : scopes_)
+    if (!st.scope.file.empty() && std::find(out.begin(), out.end(), st.scope.file) == out.end())
+      out.push_back(st.scope.file);
+  return out;
+}
+
+const std::string* Analysis::source_text(const std::string& file) const {
+  for (const auto& s : summary_->sources)
+    if (s.file == file) return &s.text;
+  return nullptr;
+}
+
+std::size_t Analysis::line_count(const std::string& file) const {
+  std::size_t lines = 0;
+  if (const auto* text = source_text(file)) {
+    lines = static_cast<std::size_t>(std::count(text->begin(), text->end(), '\n'));
+    if (!text->empty() && text->back() != '\n') ++lines;
+  }
+  for (const auto& st : scopes_)
+    if (st.scope.file == file && st.scope.end_line > 0)
+      lines = std::max(lines, static_cast<std::size_t>(st.scope.end_line));
+  return lines;
+}
+
+std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t lines) const {
+  std::vector<std::int64_t> owner(lines, -1);
+  std::vector<const ScopeStats*> in_file;
+  for (const auto& st : scopes_)
+    if (st.scope.file == file && st.scope.begin_line > 0) in_file.push_back(&st);
+  // Outer scopes first, so that nested ones paint over them; among equals, longer first.
+  std::stable_sort(in_file.begin(), in_file.end(), [](const ScopeStats* a, const ScopeStats* b) {
+    if (a->depth != b->depth) return a->depth < b->depth;
+    return (a->scope.end_line - a->scope.begin_line) > (b->scope.end_line - b->scope.begin_line);
+  });
+  for (const auto* st : in_file) {
+    const auto begin = static_cast<std::size_t>(st->scope.begin_line - 1);
+    const auto end = std::min(lines, static_cast<std::size_t>(std::max(st->scope.end_line, st->scope.begin_line)));
+    for (std::size_t l = begin; l < end; ++l) owner[l] = st->scope.id;
+  }
+  return owner;
+}
+
+std::vector<std::int64_t> Analysis::line_times(const std::string& file) const {
+  const std::size_t lines = line_count(file);
+  std::vector<std::int64_t> times(lines, 0);
+  const auto owner = owners(file, lines);
+  std::map<std::int64_t, std::vector<std::size_t>> own_lines;
+  for (std::size_t l = 0; l < lines; ++l)
+    if (owner[l] >= 0) own_lines[owner[l]].push_back(l);
+  for (const auto& st : scopes_) {
+    if (st.scope.file != file || st.scope.begin_line <= 0) continue;
+    const std::int64_t t = pp_total(st.exclusive);
+    if (t <= 0) continue;
+    const auto it = own_lines.find(st.scope.id);
+    if (it == own_lines.end()) {
+      const auto l = static_cast<std::size_t>(st.scope.begin_line - 1);
+      if (l < lines) times[l] += t;
+      continue;
+    }
+    // Even shares, the remainder on the first lines: the line times sum to the scope's time.
+    const auto& ls = it->second;
+    const auto n = static_cast<std::int64_t>(ls.size());
+    for (std::size_t k = 0; k < ls.size(); ++k)
+      times[ls[k]] += t / n + (static_cast<std::int64_t>(k) < t % n ? 1 : 0);
+  }
+  return times;
+}
+
+std::int64_t Analysis::innermost_scope_at(const std::string& file, int line) const {
+  if (line <= 0) return -1;
+  const std::size_t lines = line_count(file);
+  if (static_cast<std::size_t>(line) > lines) return -1;
+  return owners(file, lines)[static_cast<std::size_t>(line - 1)];
+}
+
+const CategoryStyle& Analysis::style(std::size_t index) const {
+  static const CategoryStyle unknown{"?", "", "#000000", ""};
+  return index < summary_->categories.size() ? summary_->categories[index] : unknown;
+}
+
+}  // namespace ncp2::gui

@@ -1,0 +1,56 @@
+#pragma once
+// The one shared selection every view observes (GUIDE §4): the open run's analysis, the active
+// scope, the active line (in a file), the node filter and the shading map. Clicking anywhere
+// sets it here; every view follows the signals.
+#include <cstdint>
+#include <memory>
+
+#include <QObject>
+#include <QString>
+
+#include "gui/analysis.hpp"
+
+namespace ncp2::gui {
+
+class AnalysisContext : public QObject {
+  Q_OBJECT
+ public:
+  explicit AnalysisContext(QObject* parent = nullptr);
+
+  // The open run (null when none) analysed for the current node filter.
+  [[nodiscard]] std::shared_ptr<const Analysis> analysis() const { return analysis_; }
+  [[nodiscard]] std::int64_t scope() const { return scope_; }  // -1: none
+  [[nodiscard]] const QString& file() const { return file_; }
+  [[nodiscard]] int line() const { return line_; }             // 0: none
+  [[nodiscard]] int node_filter() const { return node_filter_; }  // -1: all nodes
+  [[nodiscard]] Shading shading() const { return shading_; }
+
+  // A new run: node filter back to all, the selection on the hottest scope below the root.
+  void set_run(std::shared_ptr<const RunSummary> summary);
+  void clear();
+
+ public slots:
+  // Selects the scope and moves the line to its first line (in its file).
+  void select_scope(qint64 id);
+  // Selects a line, and the innermost scope that holds it.
+  void select_line(const QString& file, int line);
+  void set_node_filter(int node);
+  void set_shading(ncp2::gui::Shading s);
+
+ signals:
+  void analysis_changed();  // new run or node filter: every figure may have changed
+  void scope_changed(qint64 id);
+  void line_changed(const QString& file, int line);
+  void shading_changed();
+
+ private:
+  std::shared_ptr<const RunSummary> summary_;
+  std::shared_ptr<const Analysis> analysis_;
+  std::int64_t scope_ = -1;
+  QString file_;
+  int line_ = 0;
+  int node_filter_ = -1;
+  Shading shading_ = Shading::Sqrt;
+};
+
+}  // namespace ncp2::gui

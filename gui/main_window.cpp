@@ -1,0 +1,297 @@
+#include "gui/main_window.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "gui/models.hpp"
+#include "gui/source_view.hpp"
+#include "gui/views.hpp"
+#include "gui/widgets.hpp"
+
+namespace ncp2::gui {
+
+namespace {
+
+constexpr const char* kRecentKey = "recentFiles";
+
+QString check_file(const QString& path) {
+  try {
+    check_integrity(path.toStdString());
+    return {};
+  } catch (const std::exception& e) {
+    return QString::fromStdString(e.what());
+  }
+}
+
+}  // namespace
+
+LoadResult load_file(const QString& path) {
+  LoadResult result;
+  result.path = path;
+  try {
+    result.summary = std::make_shared<const RunSummary>(load_run_summary(path.toStdString()));
+  } catch (const std::exception& e) {
+    result.error = QString::fromStdString(e.what());
+  }
+  return result;
+}
+
+std::optional<ViewId> view_from_name(const QString& name) {
+  if (name == QLatin1String("main")) return ViewId::Main;
+  if (name == QLatin1String("scope")) return ViewId::Scope;
+  if (name == QLatin1String("histogram")) return ViewId::Histogram;
+  if (name == QLatin1String("profile-map")) return ViewId::ProfileMap;
+  if (name == QLatin1String("cpwait")) return ViewId::CPWait;
+  return std::nullopt;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new AnalysisContext(this)) {
+  setWindowTitle(tr("CARNIVAL"));
+  auto* central = new QWidget(this);
+  auto* column = new QVBoxLayout(central);
+  column->setContentsMargins(4, 4, 4, 4);
+  banner_ = new QLabel(central);
+  banner_->setObjectName(QStringLiteral("banner"));
+  banner_->setWordWrap(true);
+  banner_->setTextFormat(Qt::RichText);
+  banner_->setMargin(6);
+  banner_->hide();
+  column->addWidget(banner_);
+
+  split_ = new QSplitter(Qt::Horizontal, central);
+  source_ = new SourcePanel(context_, split_);
+  tabs_ = new QTabWidget(split_);
+  profile_map_ = new ProfileMapView(context_, tabs_);
+  cpwait_ = new CPWaitView(context_, tabs_);
+  scope_profile_ = new ScopeProfileView(context_, tabs_);
+  histogram_ = new HistogramView(context_, tabs_);
+  tabs_->addTab(profile_map_, tr("Profile Map"));
+  tabs_->addTab(cpwait_, tr("CPWait Map"));
+  tabs_->addTab(scope_profile_, tr("Scope per processor"));
+  tabs_->addTab(histogram_, tr("Category histogram"));
+  split_->addWidget(source_);
+  split_->addWidget(tabs_);
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 2);
+  column->addWidget(split_, 1);
+  legend_ = new CategoryLegend(central);
+  legend_->setObjectName(QStringLiteral("legend"));
+  column->addWidget(legend_);
+  setCentralWidget(central);
+
+  auto* bar = addToolBar(tr("Selection"));
+  bar->setMovable(false);
+  bar->addWidget(new QLabel(tr(" Nodes: "), bar));
+  nodes_ = new QComboBox(bar);
+  nodes_->setObjectName(QStringLiteral("node-filter"));
+  nodes_->setToolTip(tr("Show the times of all nodes, or of one node only (every view follows)"));
+  bar->addWidget(nodes_);
+  run_label_ = new QLabel(this);
+  statusBar()->addPermanentWidget(run_label_);
+  build_menus();
+  refill_nodes();
+
+  connect(nodes_, &QComboBox::activated, this, [this](int i) { context_->set_node_filter(nodes_->itemData(i).toInt()); });
+  connect(context_, &AnalysisContext::analysis_changed, this, [this] {
+    legend_->set_analysis(context_->analysis().get());
+    refill_nodes();
+  });
+  connect(source_->view(), &SourceView::scope_bar_clicked, this, [this] { tabs_->setCurrentWidget(scope_profile_); });
+  connect(source_->view(), &SourceView::category_bar_clicked, this, [this] { tabs_->setCurrentWidget(histogram_); });
+  connect(&loader_, &QFutureWatcher<LoadResult>::finished, this, [this] { loaded(loader_.result()); });
+  connect(&checker_, &QFutureWatcher<QString>::finished, this, [this] { integrity_done(checking_, checker_.result()); });
+  resize(1280, 800);
+}
+
+MainWindow::~MainWindow() {
+  // The workers hold nothing of the window, but wait for them so that none outlives the process.
+  loader_.waitForFinished();
+  checker_.waitForFinished();
+}
+
+void MainWindow::build_menus() {
+  auto* file = menuBar()->addMenu(tr("&File"));
+  auto* open = file->addAction(tr("&Open…"), this, &MainWindow::choose_file);
+  open->setShortcut(QKeySequence::Open);
+  recent_menu_ = file->addMenu(tr("Open &Recent"));
+  refill_recent_menu();
+  file->addSeparator();
+  auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  auto* view = menuBar()->addMenu(tr("&View"));
+  const std::pair<QString, ViewId> views[] = {{tr("Profile Map"), ViewId::ProfileMap},
+                                              {tr("CPWait Map"), ViewId::CPWait},
+                                              {tr("Scope per processor"), ViewId::Scope},
+                                              {tr("Category histogram"), ViewId::Histogram}};
+  int key = 1;
+  for (const auto& [name, id] : views) {
+    auto* action = view->addAction(name, this, [this, v = id] { show_view(v); });
+    action->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
+  }
+}
+
+void MainWindow::choose_file() {
+  const QString start = path_.isEmpty() ? QString() : QFileInfo(path_).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open a CARNIVAL database"), start,
+                                                    tr("CARNIVAL databases (*.db);;All files (*)"));
+  if (!path.isEmpty()) open_file(path);
+}
+
+void MainWindow::open_file(const QString& path) {
+  statusBar()->showMessage(tr("Opening %1…").arg(path));
+  QApplication::setOverrideCursor(Qt::BusyCursor);
+  loader_.setFuture(QtConcurrent::run(load_file, path));
+}
+
+QString MainWindow::open_file_and_wait(const QString& path) {
+  auto future = QtConcurrent::run(load_file, path);
+  future.waitForFinished();
+  const LoadResult result = future.result();
+  if (!result.summary) {
+    fail(path, result.error);
+    return result.error;
+  }
+  loaded(result);
+  checker_.waitForFinished();
+  auto check = QtConcurrent::run(check_file, path);
+  check.waitForFinished();
+  integrity_done(path, check.result());
+  return check.result();
+}
+
+void MainWindow::loaded(const LoadResult& result) {
+  if (QApplication::overrideCursor()) QApplication::restoreOverrideCursor();
+  if (!result.summary) {
+    fail(result.path, result.error);
+    return;
+  }
+  path_ = result.path;
+  integrity_error_.clear();
+  warnings_.clear();
+  for (const auto& w : result.summary->warnings()) warnings_ << QString::fromStdString(w);
+  context_->set_run(result.summary);
+  update_banner();
+  const auto& run = result.summary->run;
+  setWindowTitle(tr("CARNIVAL — %1 on %2, %3 nodes — %4")
+                     .arg(QString::fromStdString(run.workload), QString::fromStdString(run.machine))
+                     .arg(run.nodes)
+                     .arg(QFileInfo(path_).fileName()));
+  run_label_->setText(tr("%1 · %2 · %3 nodes · %4 virtual · %5%6")
+                          .arg(QString::fromStdString(run.workload), QString::fromStdString(run.machine))
+                          .arg(run.nodes)
+                          .arg(time_text(run.virtual_time_ps), QString::fromStdString(run.status),
+                               run.verified ? tr(" · verified") : QString()));
+  statusBar()->showMessage(tr("Opened %1").arg(path_), 5000);
+  remember(path_);
+  emit run_opened(path_);
+  // The whole-file check reads every page: after the first paint, on a worker thread.
+  checking_ = path_;
+  checker_.setFuture(QtConcurrent::run(check_file, path_));
+}
+
+void MainWindow::integrity_done(const QString& path, const QString& error) {
+  if (path != path_) return;  // another file was opened meanwhile
+  integrity_error_ = error;
+  update_banner();
+  if (!error.isEmpty() && interactive_) {
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Damaged file"), error, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  }
+  emit integrity_checked(path, error);
+}
+
+void MainWindow::fail(const QString& path, const QString& message) {
+  if (QApplication::overrideCursor()) QApplication::restoreOverrideCursor();
+  statusBar()->showMessage(tr("Cannot open %1").arg(path), 10000);
+  if (path_.isEmpty()) {
+    // Nothing else to show: the window explains itself.
+    banner_->setStyleSheet(QStringLiteral("background:#f8d7da; color:#58151c;"));
+    banner_->setText(tr("<b>Cannot open this file.</b> %1").arg(message.toHtmlEscaped()));
+    banner_->show();
+  }
+  if (interactive_) {
+    auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot open"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+  }
+  emit open_failed(path, message);
+}
+
+void MainWindow::update_banner() {
+  QStringList lines;
+  if (!integrity_error_.isEmpty())
+    lines << tr("<b>This file is damaged</b>: %1. The views may be wrong.").arg(integrity_error_.toHtmlEscaped());
+  for (const auto& w : warnings_) lines << w.toHtmlEscaped();
+  banner_->setStyleSheet(integrity_error_.isEmpty() ? QStringLiteral("background:#fff3cd; color:#664d03;")
+                                                    : QStringLiteral("background:#f8d7da; color:#58151c;"));
+  banner_->setText(lines.join(QStringLiteral("<br>")));
+  banner_->setVisible(!lines.isEmpty());
+}
+
+void MainWindow::refill_nodes() {
+  nodes_->clear();
+  nodes_->addItem(tr("All nodes"), -1);
+  if (const auto a = context_->analysis())
+    for (int n : a->node_ids()) nodes_->addItem(tr("node %1").arg(n), n);
+  nodes_->setCurrentIndex(std::max(0, nodes_->findData(context_->node_filter())));
+  nodes_->setEnabled(nodes_->count() > 1);
+}
+
+void MainWindow::show_view(ViewId view) {
+  const int total = std::max(split_->width(), 2);
+  switch (view) {
+    case ViewId::Main:
+      tabs_->setCurrentWidget(profile_map_);
+      split_->setSizes({total * 3 / 5, total * 2 / 5});
+      return;
+    case ViewId::ProfileMap: tabs_->setCurrentWidget(profile_map_); break;
+    case ViewId::CPWait: tabs_->setCurrentWidget(cpwait_); break;
+    case ViewId::Scope: tabs_->setCurrentWidget(scope_profile_); break;
+    case ViewId::Histogram: tabs_->setCurrentWidget(histogram_); break;
+  }
+  split_->setSizes({total * 2 / 5, total * 3 / 5});
+}
+
+QStringList MainWindow::recent_files() { return QSettings().value(kRecentKey).toStringList(); }
+
+void MainWindow::remember(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  QStringList files = recent_files();
+  files.removeAll(absolute);
+  files.prepend(absolute);
+  while (files.size() > kMaxRecentFiles) files.removeLast();
+  QSettings().setValue(kRecentKey, files);
+  refill_recent_menu();
+}
+
+void MainWindow::refill_recent_menu() {
+  recent_menu_->clear();
+  const QStringList files = recent_files();
+  for (const auto& f : files) recent_menu_->addAction(f, this, [this, f] { open_file(f); });
+  if (files.isEmpty()) {
+    recent_menu_->addAction(tr("(none)"))->setEnabled(false);
+    return;
+  }
+  recent_menu_->addSeparator();
+  recent_menu_->addAction(tr("Clear the list"), this, [this] {
+    QSettings().remove(kRecentKey);
+    refill_recent_menu();
+  });
+}
+
+}  // namespace ncp2::gui

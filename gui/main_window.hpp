@@ -1,0 +1,108 @@
+#pragma once
+// The CARNIVAL window: the source view beside the Profile Map, CPWait Map, a scope's profile per
+// processor and its category histogram (tabs); a node filter; a banner for runs that need a
+// warning; the category legend always visible; File > Open and recent files (QSettings).
+// Files are read on worker threads; the window stays responsive while they load.
+#include <QFutureWatcher>
+#include <QMainWindow>
+#include <QStringList>
+
+#include "gui/analysis_context.hpp"
+
+class QComboBox;
+class QLabel;
+class QMenu;
+class QTabWidget;
+class QSplitter;
+
+namespace ncp2::gui {
+
+class CategoryLegend;
+class CPWaitView;
+class HistogramView;
+class ProfileMapView;
+class ScopeProfileView;
+class SourcePanel;
+
+// What loading a file on a worker thread produced.
+struct LoadResult {
+  QString path;
+  std::shared_ptr<const RunSummary> summary;  // null on error
+  QString error;
+};
+LoadResult load_file(const QString& path);  // never throws
+
+enum class ViewId { Main, Scope, Histogram, ProfileMap, CPWait };
+std::optional<ViewId> view_from_name(const QString& name);  // main|scope|histogram|profile-map|cpwait
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  [[nodiscard]] AnalysisContext* context() const { return context_; }
+  [[nodiscard]] SourcePanel* source_panel() const { return source_; }
+  [[nodiscard]] ProfileMapView* profile_map() const { return profile_map_; }
+  [[nodiscard]] CPWaitView* cpwait() const { return cpwait_; }
+  [[nodiscard]] ScopeProfileView* scope_profile() const { return scope_profile_; }
+  [[nodiscard]] HistogramView* histogram() const { return histogram_; }
+  [[nodiscard]] CategoryLegend* legend() const { return legend_; }
+  [[nodiscard]] QLabel* banner() const { return banner_; }
+  [[nodiscard]] QComboBox* node_chooser() const { return nodes_; }
+  [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
+  [[nodiscard]] const QString& current_file() const { return path_; }
+  [[nodiscard]] bool is_loading() const { return loader_.isRunning(); }
+
+  // Dialogs on errors (off in tests and headless use, where the signals and banner say it).
+  void set_interactive(bool on) { interactive_ = on; }
+  void show_view(ViewId view);
+
+  // Starts loading on a worker thread; run_opened or open_failed follows.
+  void open_file(const QString& path);
+  // Loads (still on a worker thread) and waits, including the integrity check; returns the
+  // error, or an empty string. For headless use.
+  QString open_file_and_wait(const QString& path);
+
+  [[nodiscard]] static QStringList recent_files();
+  static constexpr int kMaxRecentFiles = 8;
+
+ signals:
+  void run_opened(const QString& path);
+  void open_failed(const QString& path, const QString& message);
+  void integrity_checked(const QString& path, const QString& error);  // error empty: sound
+
+ private:
+  void build_menus();
+  void choose_file();
+  void loaded(const LoadResult& result);
+  void integrity_done(const QString& path, const QString& error);
+  void remember(const QString& path);
+  void refill_recent_menu();
+  void refill_nodes();
+  void update_banner();
+  void fail(const QString& path, const QString& message);
+
+  AnalysisContext* context_;
+  SourcePanel* source_;
+  ProfileMapView* profile_map_;
+  CPWaitView* cpwait_;
+  ScopeProfileView* scope_profile_;
+  HistogramView* histogram_;
+  CategoryLegend* legend_;
+  QTabWidget* tabs_;
+  QSplitter* split_;
+  QLabel* banner_;
+  QLabel* run_label_;
+  QComboBox* nodes_;
+  QMenu* recent_menu_ = nullptr;
+  QString path_;
+  QStringList warnings_;
+  QString integrity_error_;
+  bool interactive_ = true;
+  QFutureWatcher<LoadResult> loader_;
+  QFutureWatcher<QString> checker_;
+  QString checking_;
+};
+
+}  // namespace ncp2::gui

@@ -1,0 +1,230 @@
+#include "gui/run_database.hpp"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "carnival/report.hpp"
+#include "carnival/sqlite.hpp"
+
+namespace ncp2::gui {
+
+namespace fs = std::filesystem;
+using carnival::StoreError;
+namespace sql = carnival::sql;
+
+namespace {
+
+// The tables of schema version 1 (docs/schema.md).
+constexpr const char* kTables[] = {"meta",   "runs",    "nodes", "categories",   "sources",
+                                   "scopes", "profile", "waits", "wait_summary", "timeline"};
+
+// Same wording as carnival::read_run (docs/schema.md lists the messages).
+[[noreturn]] void rethrow(const std::string& path, const sql::SqlError& e) {
+  switch (e.code()) {
+    case SQLITE_NOTADB: throw StoreError(fmt::format("{} is not an SQLite database", path));
+    case SQLITE_CORRUPT:
+    case SQLITE_IOERR:
+    case SQLITE_FORMAT:
+      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
+    default: throw StoreError(e.what());
+  }
+}
+
+// Opens read-only after the checks that need no page beyond the schema: a file, the SQLite
+// header, our application_id, a schema version we read, every table.
+sql::Db open_checked(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) throw StoreError(fmt::format("{}: no such file", path));
+  if (fs::is_directory(status)) throw StoreError(fmt::format("{}: is a directory, not a database file", path));
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw StoreError(fmt::format("{}: cannot read it", path));
+    char header[16] = {};
+    in.read(header, sizeof header);
+    if (in.gcount() != sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
+      throw StoreError(fmt::format("{} is not an SQLite database", path));
+  }
+  // Read-only: the GUI never changes a run (and cannot leave a journal next to it).
+  sql::Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+  const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
+  if (application_id != carnival::kApplicationId)
+    throw StoreError(fmt::format("{} is not an NCP2-Carnival database (application_id {:#x}, expected {:#x})", path,
+                                 static_cast<std::uint32_t>(application_id),
+                                 static_cast<std::uint32_t>(carnival::kApplicationId)));
+  const auto version = db.integer("PRAGMA user_version");
+  if (version > carnival::kSchemaVersion)
+    throw StoreError(fmt::format("{} was written by a newer version (schema {}, this tool reads up to {})", path,
+                                 version, carnival::kSchemaVersion));
+  if (version < 1)
+    throw StoreError(fmt::format("{} is not an NCP2-Carnival database (schema version {})", path, version));
+  std::set<std::string> tables;
+  for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
+  for (const char* t : kTables)
+    if (!tables.contains(t))
+      throw StoreError(fmt::format("{} is not an NCP2-Carnival database (no table '{}')", path, t));
+  return db;
+}
+
+template <class F>
+auto guarded(const std::string& path, F&& body) {
+  try {
+    return body();
+  } catch (const sql::SqlError& e) {
+    rethrow(path, e);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> RunSummary::warnings() const {
+  std::vector<std::string> out;
+  if (run.status == "incomplete")
+    out.push_back(fmt::format("This run is INCOMPLETE ({}): the times cover only the part that ran.",
+                              run.message.empty() ? "interrupted" : run.message));
+  else if (run.status == "failed")
+    out.push_back(fmt::format("This run FAILED ({}): the times cover only the part that ran.", run.message));
+  if (is_empty()) out.push_back("This run recorded no time: there is no profile and no wait to show.");
+  if (waits_dropped > 0)
+    out.push_back(fmt::format("{} wait instances were not stored (capped): the causes panel shows the stored ones.",
+                              waits_dropped));
+  return out;
+}
+
+RunSummary load_run_summary(const std::string& path) {
+  return guarded(path, [&] {
+    sql::Db db = open_checked(path);
+    RunSummary d;
+    d.path = path;
+    std::int64_t run_id = 0;
+    {
+      sql::Stmt s(db,
+                  "SELECT id, workload, machine, nodes, status, virtual_time_ps, config, parameters, seed, "
+                  "started_at, wall_seconds, verified, message FROM runs ORDER BY id LIMIT 1");
+      if (!s.step()) throw StoreError(fmt::format("{} contains no run", path));
+      run_id = s.i64(0);
+      auto& r = d.run;
+      r.workload = s.str(1);
+      r.machine = s.str(2);
+      r.nodes = s.i32(3);
+      r.status = s.str(4);
+      r.virtual_time_ps = s.i64(5);
+      r.config = s.str(6);
+      r.parameters = s.str(7);
+      r.seed = s.u64(8);
+      r.started_at = s.str(9);
+      r.wall_seconds = s.f64(10);
+      r.verified = s.i64(11) != 0;
+      r.message = s.str(12);
+    }
+    auto query = [&](const char* text) {
+      auto s = std::make_unique<sql::Stmt>(db, text);
+      s->bind(1, run_id);
+      return s;
+    };
+    for (auto s = query("SELECT node, finish_ps FROM nodes WHERE run_id = ?1 ORDER BY node"); s->step();)
+      d.nodes.push_back({s->i32(0), s->i64(1)});
+    // The file's own colours and words; the catalogue fills any category the file lacks.
+    {
+      std::vector<CategoryStyle> stored;
+      for (sql::Stmt s(db, "SELECT name, resource, color, description FROM categories ORDER BY position"); s.step();)
+        stored.push_back({s.str(0), s.str(1), s.str(2), s.str(3)});
+      for (const auto& c : carnival::category_catalogue()) {
+        CategoryStyle style{c.name, c.resource, c.color, c.description};
+        for (const auto& st : stored)
+          if (st.name == c.name) style = st;
+        d.categories.push_back(std::move(style));
+      }
+    }
+    for (auto s = query("SELECT file, text FROM sources WHERE run_id = ?1 ORDER BY file"); s->step();)
+      d.sources.push_back({s->str(0), s->str(1)});
+    for (auto s = query("SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes "
+                        "WHERE run_id = ?1 ORDER BY id");
+         s->step();)
+      d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3), s->str(4),
+                          s->i32(5), s->i32(6)});
+    for (auto s = query("SELECT node, scope_id, category, sum(time_ps), sum(count) FROM profile WHERE run_id = ?1 "
+                        "GROUP BY node, scope_id, category");
+         s->step();) {
+      const auto category = carnival::category_from_string(s->str(2));
+      if (!category) throw StoreError(fmt::format("{} is corrupt: unknown category '{}'", path, s->str(2)));
+      d.profile.push_back({s->i32(0), static_cast<std::uint32_t>(s->i64(1)), *category, "", s->i64(3), s->u64(4)});
+    }
+    for (auto s = query("SELECT node, scope_id, operation, kind, count, total_ps, cplwait_ps, cplcomp_ps, "
+                        "cpcomm_ps, cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps "
+                        "FROM wait_summary WHERE run_id = ?1");
+         s->step();) {
+      carnival::WaitSummary w;
+      w.node = s->i32(0);
+      w.scope = static_cast<std::uint32_t>(s->i64(1));
+      w.operation = s->str(2);
+      w.kind = s->str(3);
+      w.count = s->u64(4);
+      w.total_ps = s->i64(5);
+      for (std::size_t i = 0; i < carnival::kWaitParts; ++i) w.parts[i] = s->i64(6 + static_cast<int>(i));
+      d.wait_summary.push_back(std::move(w));
+    }
+    for (sql::Stmt s(db, "SELECT key, value FROM meta WHERE key IN ('tool_version', 'waits_dropped')"); s.step();) {
+      if (s.str(0) == "tool_version") {
+        d.tool_version = s.str(1);
+      } else {
+        try {
+          d.waits_dropped = std::stoull(s.str(1));
+        } catch (const std::exception&) {
+          throw StoreError(fmt::format("{} is corrupt: meta 'waits_dropped' is '{}', not a number", path, s.str(1)));
+        }
+      }
+    }
+    return d;
+  });
+}
+
+void check_integrity(const std::string& path) {
+  guarded(path, [&] {
+    sql::Db db = open_checked(path);
+    sql::Stmt check(db, "PRAGMA quick_check(5)");
+    std::vector<std::string> findings;
+    while (check.step()) findings.push_back(check.str(0));
+    if (findings.empty() || findings.front() != "ok") {
+      std::string list;
+      for (const auto& f : findings) list += (list.empty() ? "" : "; ") + f;
+      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): PRAGMA quick_check: {}", path, list));
+    }
+    return 0;
+  });
+}
+
+Causes query_causes(const std::string& path, std::uint32_t scope, const std::string& kind,
+                    const std::string& operation, int node_filter) {
+  return guarded(path, [&] {
+    sql::Db db = open_checked(path);
+    // The index waits_by_scope(run_id, scope_id, operation) narrows this to the row's instances.
+    sql::Stmt s(db,
+                "SELECT cause_node, cause_scope_id, sum(sync_delay_ps), count(*), count(DISTINCT node) FROM waits "
+                "WHERE run_id = (SELECT min(id) FROM runs) AND scope_id = ?1 AND operation = ?2 AND kind = ?3 "
+                "AND sync_delay_ps > 0 AND (?4 < 0 OR node = ?4) "
+                "GROUP BY cause_node, cause_scope_id ORDER BY sum(sync_delay_ps) DESC, cause_node, cause_scope_id");
+    s.bind(1, scope);
+    s.bind(2, operation);
+    s.bind(3, kind);
+    s.bind(4, node_filter);
+    Causes out;
+    while (s.step()) {
+      CauseRow r;
+      r.node = static_cast<int>(s.optional(0));
+      r.scope = s.optional(1);
+      r.delay_ps = s.i64(2);
+      r.waits = s.u64(3);
+      r.waiting_nodes = s.u64(4);
+      out.total_delay_ps += r.delay_ps;
+      out.rows.push_back(r);
+    }
+    return out;
+  });
+}
+
+}  // namespace ncp2::gui

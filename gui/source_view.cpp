@@ -1,0 +1,351 @@
+#include "gui/source_view.hpp"
+
+#include <QComboBox>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include "gui/models.hpp"
+#include "gui/widgets.hpp"
+
+namespace ncp2::gui {
+
+namespace {
+
+const QColor kScopeTint(255, 243, 205);   // the selected scope's lines
+const QColor kLineTint(255, 214, 102);    // the selected line
+const QColor kSelectionOutline(0, 0, 0);  // the selected scope's bars
+
+double share(std::int64_t part, std::int64_t whole) {
+  return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+}  // namespace
+
+SourceView::SourceView(AnalysisContext* context, QWidget* parent) : QAbstractScrollArea(parent), context_(context) {
+  setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  viewport()->setMouseTracking(true);
+  viewport()->setAutoFillBackground(true);
+  viewport()->setBackgroundRole(QPalette::Base);
+  connect(context_, &AnalysisContext::analysis_changed, this, &SourceView::rebuild);
+  connect(context_, &AnalysisContext::scope_changed, viewport(), qOverload<>(&QWidget::update));
+  connect(context_, &AnalysisContext::shading_changed, viewport(), qOverload<>(&QWidget::update));
+  connect(context_, &AnalysisContext::line_changed, this, [this](const QString& file, int line) {
+    if (file != file_) show_file(file);
+    scroll_to_line(line);
+    viewport()->update();
+  });
+  rebuild();
+}
+
+void SourceView::show_file(const QString& file) {
+  file_ = file;
+  rebuild();
+}
+
+void SourceView::rebuild() {
+  analysis_ = context_->analysis();
+  lines_.clear();
+  line_times_.clear();
+  max_line_time_ = 0;
+  std::vector<LayoutScope> scopes;
+  if (analysis_) {
+    const auto files = analysis_->files();
+    if ((file_.isEmpty() || std::find(files.begin(), files.end(), file_.toStdString()) == files.end()) &&
+        !files.empty())
+      file_ = QString::fromStdString(files.front());
+    const std::string file = file_.toStdString();
+    if (const auto* text = analysis_->source_text(file)) {
+      lines_ = QString::fromStdString(*text).split(QLatin1Char('\n'));
+      if (!lines_.isEmpty() && lines_.back().isEmpty()) lines_.removeLast();
+    }
+    line_times_ = analysis_->line_times(file);
+    for (auto t : line_times_) max_line_time_ = std::max(max_line_time_, t);
+    for (const auto& st : analysis_->scopes())
+      if (st.scope.file == file) scopes.push_back({st.scope.id, st.depth, st.scope.begin_line, st.scope.end_line});
+  } else {
+    file_.clear();
+  }
+  const int count = std::max(static_cast<int>(lines_.size()), static_cast<int>(line_times_.size()));
+  while (lines_.size() < count) lines_.push_back(QString());
+  SourceMetrics m;
+  const QFontMetrics fm(font());
+  m.row_height = fm.height() + 2;
+  m.number_width = fm.horizontalAdvance(QString::number(std::max(count, 99))) + 10;
+  layout_ = SourceLayout(std::move(scopes), count, m);
+  longest_line_px_ = 0;
+  for (const auto& l : lines_) longest_line_px_ = std::max(longest_line_px_, fm.horizontalAdvance(l));
+  update_scrollbars();
+  viewport()->update();
+  emit file_shown(file_);
+  emit scale_changed(analysis_ ? share(max_line_time_, analysis_->total_pp_ps()) : 0.0);
+}
+
+void SourceView::update_scrollbars() {
+  const int h = viewport()->height();
+  verticalScrollBar()->setRange(0, std::max(0, layout_.content_height() - h));
+  verticalScrollBar()->setPageStep(h);
+  verticalScrollBar()->setSingleStep(layout_.metrics().row_height);
+  horizontalScrollBar()->setRange(0, std::max(0, longest_line_px_ + 20 - text_width()));
+  horizontalScrollBar()->setPageStep(text_width());
+}
+
+void SourceView::resizeEvent(QResizeEvent* event) {
+  QAbstractScrollArea::resizeEvent(event);
+  update_scrollbars();
+}
+
+int SourceView::text_width() const { return std::max(0, viewport()->width() - layout_.text_x()); }
+
+std::int64_t SourceView::line_time(int line) const {
+  return line >= 1 && line <= static_cast<int>(line_times_.size()) ? line_times_[static_cast<std::size_t>(line - 1)] : 0;
+}
+
+int SourceView::first_visible_line() const {
+  return layout_.line_count() == 0 ? 0 : verticalScrollBar()->value() / layout_.metrics().row_height + 1;
+}
+
+int SourceView::last_visible_line() const {
+  if (layout_.line_count() == 0) return 0;
+  const int last = (verticalScrollBar()->value() + viewport()->height() - 1) / layout_.metrics().row_height + 1;
+  return std::min(last, layout_.line_count());
+}
+
+void SourceView::scroll_to_line(int line) {
+  if (line < 1 || line > layout_.line_count()) return;
+  if (line >= first_visible_line() && line < last_visible_line()) return;  // already in view
+  // A third from the top: the scope's start with some of what comes before.
+  verticalScrollBar()->setValue(layout_.row_y(line) - viewport()->height() / 3);
+}
+
+QRect SourceView::to_viewport(const QRect& content) const {
+  return content.translated(0, -verticalScrollBar()->value());
+}
+
+QPoint SourceView::to_content(QPoint p) const { return {p.x(), p.y() + verticalScrollBar()->value()}; }
+
+QColor SourceView::number_color(int line) const {
+  const int g = gray_level(shade_intensity(static_cast<double>(line_time(line)), static_cast<double>(max_line_time_),
+                                           context_->shading()));
+  return {g, g, g};
+}
+
+QColor SourceView::scope_bar_color(std::uint32_t id) const {
+  const auto* st = analysis_ ? analysis_->scope(id) : nullptr;
+  if (!st) return Qt::white;
+  // Against the total: scope 0 (all of the time) is the darkest.
+  const int g = gray_level(shade_intensity(static_cast<double>(pp_total(st->inclusive)),
+                                           static_cast<double>(analysis_->total_pp_ps()), context_->shading()));
+  return {g, g, g};
+}
+
+void SourceView::paintEvent(QPaintEvent*) {
+  QPainter p(viewport());
+  p.fillRect(viewport()->rect(), palette().color(QPalette::Base));
+  if (!analysis_ || layout_.line_count() == 0) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(viewport()->rect(), Qt::AlignCenter,
+               analysis_ ? tr("This run has no source text to show.") : tr("Open a CARNIVAL database (File > Open)."));
+    return;
+  }
+  const auto& m = layout_.metrics();
+  const int first = first_visible_line();
+  const int last = last_visible_line();
+  const std::int64_t selected = context_->scope();
+  const auto* selected_stats = analysis_->scope(selected);
+  const bool selected_here = selected_stats && QString::fromStdString(selected_stats->scope.file) == file_;
+  const int hs = horizontalScrollBar()->value();
+
+  // Text column: the selected scope's lines tinted, the selected line stronger.
+  const int text_x = layout_.text_x();
+  for (int line = first; line <= last; ++line) {
+    const QRect row = to_viewport(QRect(text_x, layout_.row_y(line), viewport()->width() - text_x, m.row_height));
+    if (context_->file() == file_ && line == context_->line())
+      p.fillRect(row, kLineTint);
+    else if (selected_here && line >= selected_stats->scope.begin_line && line <= selected_stats->scope.end_line)
+      p.fillRect(row, kScopeTint);
+  }
+  p.save();
+  p.setClipRect(QRect(text_x, 0, viewport()->width() - text_x, viewport()->height()));
+  p.setPen(palette().color(QPalette::Text));
+  for (int line = first; line <= last; ++line) {
+    const QRect row = to_viewport(QRect(text_x + 4 - hs, layout_.row_y(line), longest_line_px_ + 20, m.row_height));
+    p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft, lines_[line - 1]);
+  }
+  p.restore();
+
+  // Line numbers, shaded by the line's share of the time.
+  for (int line = first; line <= last; ++line) {
+    const QRect cell = to_viewport(layout_.number_rect(line));
+    const QColor gray = number_color(line);
+    p.fillRect(cell, gray);
+    p.setPen(gray.value() < 128 ? Qt::white : Qt::black);
+    p.drawText(cell.adjusted(0, 0, -4, 0), Qt::AlignVCenter | Qt::AlignRight, QString::number(line));
+  }
+
+  // Scope bars (shaded by inclusive time) and category bars (PP above, CP below).
+  const QRect visible(0, verticalScrollBar()->value(), viewport()->width(), viewport()->height());
+  for (const auto& s : layout_.scopes()) {
+    const auto* st = analysis_->scope(s.id);
+    if (!st) continue;
+    const QRect bar = layout_.scope_bar_rect(s.id);
+    if (bar.intersects(visible)) {
+      const QRect r = to_viewport(bar);
+      p.fillRect(r, scope_bar_color(s.id));
+      p.setPen(s.id == selected ? QPen(kSelectionOutline, 2) : QPen(QColor(150, 150, 150), 1));
+      p.drawRect(r.adjusted(0, 0, -1, -1));
+    }
+    const QRect hbar = layout_.category_bar_rect(s.id);
+    if (hbar.intersects(visible)) {
+      const QRect r = to_viewport(hbar);
+      const int pp_height = std::max(1, r.height() * 3 / 5);
+      std::vector<QColor> pp_colors, cp_colors;
+      for (std::size_t k = 0; k < 4; ++k) pp_colors.push_back(category_color(*analysis_, k));
+      for (std::size_t k = 4; k < 7; ++k) cp_colors.push_back(category_color(*analysis_, k));
+      paint_stacked_bar(p, QRect(r.left(), r.top(), r.width(), pp_height),
+                        std::span<const std::int64_t>(st->inclusive.data(), 4), pp_colors);
+      paint_stacked_bar(p, QRect(r.left(), r.top() + pp_height, r.width(), r.height() - pp_height),
+                        std::span<const std::int64_t>(st->inclusive.data() + 4, 3), cp_colors);
+      p.setPen(s.id == selected ? QPen(kSelectionOutline, 2) : QPen(QColor(150, 150, 150), 1));
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(r.adjusted(-1, -1, 0, 0));
+    }
+  }
+}
+
+QString SourceView::tooltip_at(QPoint viewport_point) const {
+  if (!analysis_) return {};
+  const SourceHit hit = layout_.hit(to_content(viewport_point));
+  const auto total = analysis_->total_pp_ps();
+  const auto* st = analysis_->scope(hit.scope);
+  switch (hit.area) {
+    case SourceHit::Area::ScopeBar:
+      if (!st) return {};
+      return tr("<b>%1</b> (%2, %3)<br>inclusive %4 = %5 of the PP time<br>exclusive %6 = %7"
+                "<br>imbalance (slowest node / mean) %8<br><i>click: profile per processor</i>")
+          .arg(QString::fromStdString(st->scope.name), QString::fromStdString(st->scope.kind),
+               QString::fromStdString(analysis_->scope_location(hit.scope)), time_text(pp_total(st->inclusive)),
+               percent_text(share(pp_total(st->inclusive), total)), time_text(pp_total(st->exclusive)),
+               percent_text(share(pp_total(st->exclusive), total)))
+          .arg(analysis_->imbalance(static_cast<std::uint32_t>(hit.scope)), 0, 'f', 2);
+    case SourceHit::Area::CategoryBar: {
+      if (!st) return {};
+      QString text = tr("<b>%1</b>: inclusive time by category").arg(QString::fromStdString(st->scope.name));
+      const auto pp = pp_total(st->inclusive), cp = cp_total(st->inclusive);
+      for (std::size_t k = 0; k < kCategories; ++k)
+        text += tr("<br><span style=\"color:%1\">&#9632;</span> %2: %3 (%4 of %5)")
+                    .arg(QString::fromStdString(analysis_->style(k).color), QString::fromStdString(analysis_->style(k).name),
+                         time_text(st->inclusive[k]), percent_text(share(st->inclusive[k], k < 4 ? pp : cp)),
+                         k < 4 ? tr("PP") : tr("CP"));
+      return text + tr("<br><i>click: histogram</i>");
+    }
+    case SourceHit::Area::LineNumber:
+    case SourceHit::Area::Text: {
+      const auto owner = analysis_->innermost_scope_at(file_.toStdString(), hit.line);
+      return tr("line %1: %2 = %3 of the PP time%4")
+          .arg(hit.line)
+          .arg(time_text(line_time(hit.line)), percent_text(share(line_time(hit.line), total)),
+               owner >= 0 ? tr(" (in %1)").arg(QString::fromStdString(analysis_->scope_name(owner))) : QString());
+    }
+    case SourceHit::Area::None: return {};
+  }
+  return {};
+}
+
+bool SourceView::viewportEvent(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = tooltip_at(help->pos());
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), text, viewport());
+    return true;
+  }
+  return QAbstractScrollArea::viewportEvent(event);
+}
+
+void SourceView::mousePressEvent(QMouseEvent* event) {
+  if (!analysis_ || event->button() != Qt::LeftButton) return;
+  const SourceHit hit = layout_.hit(to_content(event->position().toPoint()));
+  switch (hit.area) {
+    case SourceHit::Area::ScopeBar:
+      context_->select_scope(hit.scope);
+      emit scope_bar_clicked(hit.scope);
+      break;
+    case SourceHit::Area::CategoryBar:
+      context_->select_scope(hit.scope);
+      emit category_bar_clicked(hit.scope);
+      break;
+    case SourceHit::Area::LineNumber:
+    case SourceHit::Area::Text: context_->select_line(file_, hit.line); break;
+    case SourceHit::Area::None: break;
+  }
+}
+
+// --- SourcePanel -----------------------------------------------------------------------------
+
+SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
+    : QWidget(parent),
+      context_(context),
+      view_(new SourceView(context, this)),
+      files_(new QComboBox(this)),
+      shading_(new QComboBox(this)),
+      legend_(new ShadingLegend(this)) {
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(0, 0, 0, 0);
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("File:"), this));
+  files_->setObjectName(QStringLiteral("file-chooser"));
+  files_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  top->addWidget(files_);
+  top->addSpacing(12);
+  top->addWidget(new QLabel(tr("Shading:"), this));
+  for (auto s : {Shading::Linear, Shading::Sqrt, Shading::Log}) shading_->addItem(to_string(s), static_cast<int>(s));
+  shading_->setCurrentIndex(static_cast<int>(context_->shading()));
+  shading_->setToolTip(tr("How a line's or scope's share of the time maps to gray: linear, square root or "
+                          "logarithmic (lifts the small values)"));
+  top->addWidget(shading_);
+  top->addWidget(legend_, 1);
+  column->addLayout(top);
+  column->addWidget(view_, 1);
+
+  connect(files_, &QComboBox::activated, this, [this](int i) { view_->show_file(files_->itemText(i)); });
+  connect(shading_, &QComboBox::activated, this,
+          [this](int i) { context_->set_shading(static_cast<Shading>(shading_->itemData(i).toInt())); });
+  connect(context_, &AnalysisContext::shading_changed, this, [this] {
+    shading_->setCurrentIndex(static_cast<int>(context_->shading()));
+    legend_->set_scale(legend_->property("max").toDouble(), context_->shading());
+  });
+  connect(view_, &SourceView::scale_changed, this, [this](double max_percent) {
+    legend_->setProperty("max", max_percent);
+    legend_->set_scale(max_percent, context_->shading());
+  });
+  connect(view_, &SourceView::file_shown, this, [this](const QString& file) {
+    refill_files();
+    files_->setCurrentIndex(files_->findText(file));
+  });
+  refill_files();
+}
+
+void SourcePanel::refill_files() {
+  const auto a = context_->analysis();
+  QStringList names;
+  if (a)
+    for (const auto& f : a->files()) names << QString::fromStdString(f);
+  QStringList current;
+  for (int i = 0; i < files_->count(); ++i) current << files_->itemText(i);
+  if (current != names) {
+    files_->clear();
+    files_->addItems(names);
+  }
+  files_->setEnabled(names.size() > 1);
+}
+
+}  // namespace ncp2::gui

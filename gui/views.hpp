@@ -1,0 +1,117 @@
+#pragma once
+// The views beside the source: Profile Map, CPWait Map (with its causes panel), a scope's profile
+// per processor, a scope's category histogram. Each follows the AnalysisContext and sets it.
+#include <QFutureWatcher>
+#include <QWidget>
+
+#include "gui/analysis_context.hpp"
+#include "gui/models.hpp"
+
+class QLabel;
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace ncp2::gui {
+
+class MoreRowsBar;
+
+// A causes query's answer, or why it failed (errors do not cross threads as exceptions).
+struct CausesResult {
+  int generation = 0;
+  Causes causes;
+  QString error;
+};
+
+// All scopes condensed: bars of cumulative time, location, dominant category. A click selects
+// the scope (and so scrolls the source view to its code).
+class ProfileMapView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ProfileMapView(AnalysisContext* context, QWidget* parent = nullptr);
+  [[nodiscard]] QTableView* table() const { return table_; }
+  [[nodiscard]] ProfileMapModel* model() const { return model_; }
+
+ private:
+  void follow_scope(qint64 id);
+
+  AnalysisContext* context_;
+  ProfileMapModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* table_;
+  MoreRowsBar* more_;
+};
+
+// One row per source of waiting; a click selects the scope and lists the causes of the row's
+// synchronization delay (queried on a worker thread), each of which selects its scope.
+class CPWaitView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CPWaitView(AnalysisContext* context, QWidget* parent = nullptr);
+  [[nodiscard]] QTableView* table() const { return table_; }
+  [[nodiscard]] QTableView* causes_table() const { return causes_table_; }
+  [[nodiscard]] CPWaitMapModel* model() const { return model_; }
+  [[nodiscard]] CausesModel* causes_model() const { return causes_; }
+  [[nodiscard]] QLineEdit* filter() const { return filter_; }
+  [[nodiscard]] QSortFilterProxyModel* proxy() const { return proxy_; }
+  // Selects a row of the model (source row) as a click would.
+  void select_row(int source_row);
+
+ signals:
+  void causes_ready();  // the causes panel shows the selected row's causes
+
+ private:
+  void row_activated(const QModelIndex& proxy_index);
+  void query_causes(const CPWaitRow& row);
+
+  AnalysisContext* context_;
+  CPWaitMapModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* table_;
+  QLineEdit* filter_;
+  MoreRowsBar* more_;
+  CausesModel* causes_;
+  QSortFilterProxyModel* causes_proxy_;
+  QTableView* causes_table_;
+  QLabel* causes_title_;
+  QLabel* causes_note_;
+  QFutureWatcher<CausesResult> watcher_;
+  int generation_ = 0;
+};
+
+// The selected scope's time on each processor, stacked by category; sortable; imbalance.
+class ScopeProfileView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ScopeProfileView(AnalysisContext* context, QWidget* parent = nullptr);
+  [[nodiscard]] ScopeProfileModel* model() const { return model_; }
+  [[nodiscard]] QTableView* table() const { return table_; }
+  [[nodiscard]] QString title() const;
+
+ private:
+  void refresh();
+  AnalysisContext* context_;
+  ScopeProfileModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* table_;
+  QLabel* title_;
+};
+
+// The selected scope's time by category, as horizontal bars with the times.
+class HistogramView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit HistogramView(AnalysisContext* context, QWidget* parent = nullptr);
+  [[nodiscard]] CategoryHistogramModel* model() const { return model_; }
+  [[nodiscard]] QTableView* table() const { return table_; }
+
+ private:
+  void refresh();
+  AnalysisContext* context_;
+  CategoryHistogramModel* model_;
+  QSortFilterProxyModel* proxy_;
+  QTableView* table_;
+  QLabel* title_;
+};
+
+}  // namespace ncp2::gui

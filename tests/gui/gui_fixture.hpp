@@ -1,0 +1,113 @@
+#pragma once
+// Tiny databases for the GUI tests: the synthetic run of tests/carnival/fixture.hpp with a real
+// 400-line source (so that scopes have lines to show), and the bad files the GUI must refuse or
+// flag. Everything is written into a QTemporaryDir owned by the caller.
+#include <string>
+
+#include <sqlite3.h>
+
+#include <QByteArray>
+#include <QFile>
+#include <QString>
+#include <QTemporaryDir>
+
+#include "../carnival/fixture.hpp"
+#include "carnival/store.hpp"
+
+namespace ncp2::gui::testing {
+
+using carnival::testing::us;
+
+// Scopes of the fixture, moved onto the 400-line source:
+//   0 program 1-400, 1 phase loop 10-250, 2 update 200-230 (in phase loop), 3 verify 300-320.
+// Exclusive PP times summed over both nodes (us): program 200, phase loop 1500, update 2050,
+// verify 150; inclusive: program 3900, phase loop 3550, update 2050, verify 150.
+// Line times: update's 2050 us over its 31 lines is the hottest per line (66.1 us);
+// phase loop's 1500 us over its 241 - 31 = 210 own lines (7.14 us); program's 200 us over
+// 400 - 241 - 21 = 138 own lines (1.45 us); verify's 150 us over 21 lines (7.14 us).
+inline carnival::RunData gui_fixture() {
+  auto d = carnival::testing::make_fixture();
+  std::string text;
+  for (int line = 1; line <= 400; ++line) {
+    switch (line) {
+      case 1: text += "// phases: a synthetic program for the GUI tests\n"; break;
+      case 10: text += "  for (int phase = 0; phase < phases; ++phase) {  // phase loop\n"; break;
+      case 200: text += "    update(grid);  // update\n"; break;
+      case 300: text += "  verify(grid);  // verify\n"; break;
+      default: text += "  x" + std::to_string(line) + " = compute(" + std::to_string(line) + ");\n";
+    }
+  }
+  d.sources = {{"workloads/phases.cpp", text}, {"workloads/helper.hpp", "// a helper header\nint helper();\n"}};
+  d.scopes[0].begin_line = 1;
+  d.scopes[0].end_line = 400;
+  d.scopes[1].begin_line = 10;
+  d.scopes[1].end_line = 250;
+  d.scopes[2].begin_line = 200;
+  d.scopes[2].end_line = 230;
+  d.scopes[3].begin_line = 300;
+  d.scopes[3].end_line = 320;
+  return d;
+}
+
+inline QString write_db(const QTemporaryDir& dir, const QString& name, const carnival::RunData& data) {
+  const QString path = dir.filePath(name);
+  carnival::write_run(path.toStdString(), data, {.force = true});
+  return path;
+}
+
+inline QString write_bytes(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+  const QString path = dir.filePath(name);
+  QFile f(path);
+  if (f.open(QIODevice::WriteOnly)) f.write(bytes);
+  return path;
+}
+
+// Runs SQL on a file (to make foreign, newer or broken files).
+inline bool exec_sql(const QString& path, const char* sql) {
+  sqlite3* db = nullptr;
+  bool ok = sqlite3_open(path.toUtf8().constData(), &db) == SQLITE_OK &&
+            sqlite3_exec(db, sql, nullptr, nullptr, nullptr) == SQLITE_OK;
+  sqlite3_close(db);
+  return ok;
+}
+
+struct BadFiles {
+  QString text, random, empty, foreign, newer, missing_table, truncated, incomplete, empty_run, directory;
+};
+
+inline BadFiles write_bad_files(const QTemporaryDir& dir) {
+  BadFiles b;
+  b.text = write_bytes(dir, "notes.db", "this is not a database\n");
+  QByteArray noise(4096, '\0');
+  for (int i = 0; i < noise.size(); ++i) noise[i] = static_cast<char>((i * 7919 + 13) % 251);
+  b.random = write_bytes(dir, "random.db", noise);
+  b.empty = write_bytes(dir, "empty.db", QByteArray());
+  b.foreign = dir.filePath("foreign.db");
+  exec_sql(b.foreign, "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
+  b.newer = write_db(dir, "newer.db", gui_fixture());
+  exec_sql(b.newer, "PRAGMA user_version = 2;");
+  b.missing_table = write_db(dir, "missing.db", gui_fixture());
+  exec_sql(b.missing_table, "DROP TABLE wait_summary;");
+  // Half of a file with many waits: its later pages are gone.
+  b.truncated = write_db(dir, "truncated.db", carnival::testing::make_large(20000));
+  {
+    QFile f(b.truncated);
+    const auto size = f.size();
+    f.resize(size / 2);
+  }
+  auto incomplete = gui_fixture();
+  incomplete.run.status = "incomplete";
+  incomplete.run.message = "interrupted by SIGINT";
+  b.incomplete = write_db(dir, "incomplete.db", incomplete);
+  auto empty = gui_fixture();
+  empty.profile.clear();
+  empty.waits.clear();
+  empty.wait_summary.clear();
+  empty.timeline.clear();
+  b.empty_run = write_db(dir, "empty-run.db", empty);
+  b.directory = dir.filePath("a-directory.db");
+  QDir(dir.path()).mkdir("a-directory.db");
+  return b;
+}
+
+}  // namespace ncp2::gui::testing
