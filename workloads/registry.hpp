@@ -16,5 +16,11 @@ const Workload& find_workload(std::string_view name);
 Workload counter_workload();        // counter.cpp
 Workload phases_workload();         // phases.cpp
 Workload false_sharing_workload();  // false_sharing.cpp
+Workload sor_workload();            // sor.cpp
+Workload jacobi_workload();         // jacobi.cpp
+Workload matmul_workload();         // matmul.cpp
+Workload gauss_workload();          // gauss.cpp
+Workload lu_workload();             // lu.cpp
+Workload fft3d_workload();          // fft3d.cpp
 
 }  // namespace ncp2::workloads
