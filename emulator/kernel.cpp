@@ -137,9 +137,12 @@ RunResult Kernel::run(TimePoint limit) {
         result.status = RunStatus::TimeLimit;
         break;
       }
-      if (options_.stop_flag && (events_processed_ & 1023) == 0 && options_.stop_flag->load(std::memory_order_relaxed)) {
-        stop_requested_ = true;
-        break;
+      if ((events_processed_ & 1023) == 0) {
+        if (options_.stop_flag && options_.stop_flag->load(std::memory_order_relaxed)) {
+          stop_requested_ = true;
+          break;
+        }
+        if (options_.on_poll) options_.on_poll();
       }
       const Event e = queue_.pop();
       now_ps_ = e.time_ps;

@@ -63,6 +63,9 @@ struct KernelOptions {
   // Polled every 1024 events: when it becomes true the run stops (RunStatus::Stopped). For
   // SIGINT/SIGTERM handlers, which may only set an atomic flag.
   const std::atomic<bool>* stop_flag = nullptr;
+  // Called every 1024 events and every 1024 fast-forwarded computations (so a one-node run that
+  // only computes is polled too): progress reports. Must not schedule events or switch fibers.
+  std::function<void()> on_poll;
   bool trace_hash = false;  // mix every dispatched event and every trace() call into a digest
 };
 
@@ -111,6 +114,7 @@ class Kernel {
     const std::int64_t target = now_ps_ + d.count();
     if (!queue_.empty() && queue_.top_time() <= target) return false;
     now_ps_ = target;
+    if ((++fast_forwards_ & 1023) == 0 && options_.on_poll) options_.on_poll();
     return true;
   }
   // From anywhere: resume the fiber in an event at time `t`.
@@ -155,6 +159,7 @@ class Kernel {
   std::int64_t now_ps_ = 0;
   std::uint64_t next_seq_ = 0;
   std::uint64_t events_processed_ = 0;
+  std::uint64_t fast_forwards_ = 0;
   bool stop_requested_ = false;
   bool tearing_down_ = false;
   std::uint32_t current_ = kNoFiber;

@@ -78,16 +78,26 @@ RunStatus from_kernel(emu::RunStatus s) {
 // exit barrier; node 0 verifies only when every node has, so the verification's page traffic
 // stays out of the timed statistics.
 struct Session {
-  Session(const emu::MachineConfig& config, const std::atomic<bool>* stop_flag)
-      : kernel(kernel_options(config, stop_flag)), cluster(kernel, config), dsm(kernel, cluster) {
+  Session(const emu::MachineConfig& config, const RunOptions& options)
+      : kernel(kernel_options(config, options)), cluster(kernel, config), dsm(kernel, cluster) {
     const auto n = static_cast<std::size_t>(cluster.size());
     snapshot.resize(n);
     interrupts.resize(n, 0);
     taken.resize(n, false);
   }
-  static emu::KernelOptions kernel_options(const emu::MachineConfig& config, const std::atomic<bool>* stop_flag) {
+  emu::KernelOptions kernel_options(const emu::MachineConfig& config, const RunOptions& options) {
     emu::KernelOptions o;
-    o.stop_flag = stop_flag;
+    o.stop_flag = options.stop_flag;
+    if (options.progress) {
+      // `this` outlives the kernel's polls: the kernel is a member of this session.
+      o.on_poll = [this, report = options.progress, interval = options.progress_interval] {
+        const auto t = std::chrono::steady_clock::now();
+        if (t - last_progress < interval) return;
+        last_progress = t;
+        report(RunProgress{kernel.now(), dsm.barrier_episodes(), kernel.events_processed(),
+                           std::chrono::duration<double>(t - started).count()});
+      };
+    }
     o.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
     return o;
   }
@@ -112,6 +122,8 @@ struct Session {
     instance.verify(p);
   }
 
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_progress = started;
   emu::Kernel kernel;
   emu::Cluster cluster;
   dsm::Runtime dsm;
@@ -163,7 +175,7 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
     emu::validate(config);
     workload.check(params, config.machine.nodes);
     instance = workload.make(params, config.machine.nodes, seed);
-    session = std::make_unique<Session>(config, options.stop_flag);
+    session = std::make_unique<Session>(config, options);
   } catch (const emu::ConfigError& e) {
     out.status = RunStatus::Invalid;
     out.diagnosis = fmt::format("configuration: {}", e.what());
@@ -180,6 +192,7 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
 
   Session& s = *session;
   Instance& work = *instance;
+  if (options.compute_meter) s.dsm.set_compute_meter(options.compute_meter);
   if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
   const auto wall_start = std::chrono::steady_clock::now();
   try {

@@ -1,7 +1,9 @@
 #pragma once
 // Runs a workload on an emulated machine: Kernel + Cluster + dsm::Runtime, the workload's body on
 // every node, verification after the exit barrier, and the statistics of the timed region.
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,10 +69,23 @@ struct RunOutcome {
 // and verifies. Does not throw: dsm::DsmError, WorkloadError, emu::ConfigError and any other
 // std::exception escaping the workload become a failed outcome (status Invalid before the run,
 // Error during it) with the message in `diagnosis`.
+// Where a run stands, for progress displays.
+struct RunProgress {
+  emu::TimePoint now = emu::kTimeZero;  // the emulated clock
+  std::uint64_t barrier_episodes = 0;   // completed so far
+  std::uint64_t events = 0;
+  double wall_seconds = 0;
+};
+
 struct RunOptions {
   bool profile = false;  // attach the CARNIVAL profiler (RunOutcome::profile)
   carnival::ProfilerOptions profiler;
   const std::atomic<bool>* stop_flag = nullptr;  // set (e.g. by a signal handler) to stop the run
+  // The measured time model's meter (docs/timing.md); null: the deterministic model.
+  dsm::ComputeMeter* compute_meter = nullptr;
+  // Called from inside the run about every `progress_interval` of host time (never more often).
+  std::function<void(const RunProgress&)> progress;
+  std::chrono::milliseconds progress_interval{200};
 };
 
 RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,

@@ -25,6 +25,25 @@ TEST(Kernel, EventsRunInTimeOrderAndAdvanceNow) {
   EXPECT_EQ(r.events, 3u);
 }
 
+TEST(Kernel, PollHookRunsEvery1024EventsAndEvery1024FastForwards) {
+  int polls = 0;
+  KernelOptions options;
+  options.on_poll = [&polls] { ++polls; };
+  Kernel k(options);
+  for (int i = 0; i < 3000; ++i) k.at(kTimeZero + nanoseconds(i), [] {});
+  k.run();
+  EXPECT_EQ(polls, 3);  // before events 0, 1024 and 2048
+
+  // A lone fiber that only computes creates no event after its start: it is polled anyway.
+  polls = 0;
+  Kernel lone(options);
+  lone.spawn("computing", [&lone] {
+    for (int i = 0; i < 5000; ++i) ASSERT_TRUE(lone.try_advance(1_ns));
+  });
+  lone.run();
+  EXPECT_EQ(polls, 1 + 4);  // the start event, then fast-forwards 1024, 2048, 3072 and 4096
+}
+
 TEST(Kernel, SchedulingInThePastIsAnError) {
   Kernel k;
   k.at(kTimeZero + 2_us, [&k] { k.at(kTimeZero + 1_us, [] {}); });
