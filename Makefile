@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 all: build
 
 deps:
-	@bash cmake/install-deps.sh core
+	@bash cmake/install-deps.sh core gui
 
 deps-bench:
 	@bash cmake/install-deps.sh bench

@@ -7,7 +7,7 @@ core=(cmake ninja-build g++ pkg-config ccache
       libboost-context-dev libsqlite3-dev
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
 bench=(libbenchmark-dev libsimgrid-dev python3)
-gui=(qt6-base-dev qt6-base-dev-tools libqt6charts6-dev libgl-dev)
+gui=(qt6-base-dev libgl-dev)
 
 wanted=()
 for group in "${@:-core}"; do

@@ -182,8 +182,7 @@ QVariant ProfileMapModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (col) {
-        case Scope:
-          return QString(st.depth * 2, QLatin1Char(' ')) + QString::fromStdString(st.scope.name);
+        case Scope: return QString::fromStdString(st.scope.name);
         case Location: return QString::fromStdString(a_->scope_location(id));
         case Time: return time_text(incl);
         case Percent: return percent_text(share(incl, a_->total_pp_ps()));

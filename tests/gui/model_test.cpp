@@ -118,7 +118,7 @@ class ModelTest : public QObject {
     exercise(m, [&](auto a) { m.set_analysis(a); });
     QCOMPARE(m.rowCount(), 4);
     QCOMPARE(m.index(0, ProfileMapModel::Scope).data().toString(), QString("program"));
-    QCOMPARE(m.index(2, ProfileMapModel::Scope).data().toString(), QString("    update"));  // indented by depth
+    QCOMPARE(m.index(2, ProfileMapModel::Scope).data().toString(), QString("update"));
     QCOMPARE(m.index(1, ProfileMapModel::Time).data().toString(), QString("3.55 ms"));
     QCOMPARE(m.index(1, ProfileMapModel::Percent).data().toString(), QString("91.0 %"));
     QCOMPARE(m.index(0, ProfileMapModel::Profile).data(roles::BarScale).toDouble(), 1.0);
