@@ -264,7 +264,7 @@ void MainWindow::show_view(ViewId view) {
     case ViewId::Scope: tabs_->setCurrentWidget(scope_profile_); break;
     case ViewId::Histogram: tabs_->setCurrentWidget(histogram_); break;
   }
-  split_->setSizes({total * 2 / 5, total * 3 / 5});
+  split_->setSizes({total / 3, total * 2 / 3});
 }
 
 QStringList MainWindow::recent_files() { return QSettings().value(kRecentKey).toStringList(); }

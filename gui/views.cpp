@@ -22,8 +22,12 @@ QLabel* make_title(QWidget* parent) {
   return label;
 }
 
-void size_columns(QTableView* table, int bar_column, int bar_width = 180) {
+// Columns fitted to their contents, but none wider than 180 px (long names elide, the tooltip
+// has them whole), so that the times stay in sight; the bar column gets a fixed width.
+void size_columns(QTableView* table, int bar_column, int bar_width = 170) {
   table->resizeColumnsToContents();
+  for (int c = 0; c < table->model()->columnCount(); ++c)
+    table->setColumnWidth(c, std::min(table->columnWidth(c), 180));
   if (bar_column >= 0) table->setColumnWidth(bar_column, bar_width);
 }
 
@@ -123,7 +127,7 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     causes_title_->setText(tr("<b>Causes</b>: select a row."));
     causes_note_->clear();
     setProperty("queried", QString());
-    size_columns(table_, CPWaitMapModel::Profile, 200);
+    size_columns(table_, CPWaitMapModel::Profile);
   });
   connect(table_, &QTableView::clicked, this, &CPWaitView::row_activated);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

@@ -233,7 +233,7 @@ QSize ShadingLegend::sizeHint() const { return {260, fontMetrics().height() + 6}
 void ShadingLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QString left = QStringLiteral("0");
-  const QString right = QStringLiteral("%1 % of time per line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
+  const QString right = QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
   const int text_w = fontMetrics().horizontalAdvance(right);
   const QRect ramp(fontMetrics().horizontalAdvance(left) + 6, 3, std::max(20, width() - text_w - 30),
                    height() - 6);

@@ -418,6 +418,7 @@ class WidgetTest : public QObject {
       QVERIFY2(!image.isNull(), qPrintable(error));
       QCOMPARE(image.size(), QSize(900, 600));
       QCOMPARE(w.context()->scope(), qint64{1});
+      QVERIFY(w.node_chooser()->isEnabled());
       if (QString(view) == "cpwait") QCOMPARE(w.cpwait()->causes_model()->rowCount(), 2);
     }
     MainWindow w;
