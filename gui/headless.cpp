@@ -30,7 +30,8 @@ CommandLine parse_command_line(const QStringList& arguments) {
   const QCommandLineOption help({"h", "help"}, "Show this help.");
   const QCommandLineOption version("version", "Show the version.");
   for (const auto& o : {screenshot, view, scope, size, node, help, version}) parser.addOption(o);
-  out.help_text = parser.helpText();
+  // Before any QCoreApplication the parser does not know the program's name.
+  out.help_text = parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("carnival"));
   if (!parser.parse(arguments)) {
     out.error = parser.errorText();
     return out;

@@ -448,6 +448,16 @@ class WidgetTest : public QObject {
     QCOMPARE(p.exitCode(), 2);
     QVERIFY(p.readAllStandardError().contains("unknown view 'pie'"));
 
+    // Interactive use without a display: a message, not Qt's abort.
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(name);
+    p.setProcessEnvironment(env);
+    p.start(CARNIVAL_BINARY, {db_});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(p.readAllStandardError().contains("no display"));
+    p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+
     p.start(CARNIVAL_BINARY, {"--screenshot", dir_.filePath("no/such/dir/x.png"), db_});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 1);
