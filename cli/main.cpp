@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
 
   std::map<CLI::App*, Runner> runners;
   for (auto&& sub : {add_config_command(app), add_demo_network_command(app), add_workloads_command(app),
-                     add_run_command(app), add_report_command(app), add_export_trace_command(app)})
+                     add_run_command(app), add_report_command(app), add_export_trace_command(app),
+                     add_counters_command(app)})
     runners[sub.app] = sub.run;
 
   // A mistyped command deserves better than "a subcommand is required".

@@ -5,7 +5,8 @@ set -euo pipefail
 
 core=(cmake ninja-build g++ pkg-config ccache
       libboost-context-dev libsqlite3-dev
-      libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+      libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+      libpfm4-dev)
 bench=(libbenchmark-dev libsimgrid-dev python3)
 gui=(qt6-base-dev libgl-dev)
 
