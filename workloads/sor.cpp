@@ -1,12 +1,15 @@
 // sor: red-black successive over-relaxation on a rows x cols grid of floats (the TreadMarks SOR
 // benchmark, written here from the algorithm). The edges are fixed; the interior rows are split
-// into one contiguous band per node. Each iteration relaxes the red points (r + c even) of every
-// band, a barrier, then the black points, a barrier: a point of one colour is computed from its
-// four neighbours, all of the other colour, so within a half sweep the order of the updates does
-// not matter and the result is bit-identical to a sequential sweep. Sharing: only the rows at the
-// bands' edges move between neighbouring nodes (by diffs after the first iteration).
+// into one contiguous band per node. As in the TreadMarks program, the red points (r + c even)
+// and the black points are kept in two separate rows x cols/2 arrays, so a half sweep writes
+// whole rows of one array (contiguous, whole-page diffs) instead of every other word. Each
+// iteration relaxes the red points of every band, a barrier, then the black points, a barrier: a
+// point of one colour is computed from its four neighbours, all of the other colour, so within a
+// half sweep the order of the updates does not matter and the result is bit-identical to a
+// sequential sweep. Sharing: only the rows at the bands' edges move between neighbouring nodes
+// (by diffs after the first iteration).
 //   interior=nonzero: the interior starts at seeded values in [0, 1), every point changes every
-//                     iteration, so every diff carries half a row.
+//                     iteration, so every diff carries a whole row of a colour.
 //   interior=zero:    the interior starts at 0 and the edges at 1 (SC'95's "SOR-Zero"): only the
 //                     points the edge values have reached change, so the diffs are small.
 // Barriers: 1 after the initialization + 2 per iteration + the exit barrier.
@@ -32,28 +35,48 @@ float sor_initial(const SorProblem& problem, std::uint64_t seed, std::size_t r, 
   return static_cast<float>(seeded(seed, r * problem.cols + c) >> 40) * 0x1p-24F;
 }
 
-std::size_t sor_relax_row(const float* above, float* row, const float* below, std::size_t cols, std::size_t r,
-                          int color, float omega) {
+namespace {
+
+// The half sweep of one colour row, with the offset of the left neighbour in `side` fixed (P is
+// the row's parity): a contiguous loop the compiler vectorizes.
+template <std::size_t P>
+std::size_t relax(const float* __restrict above, float* __restrict row, const float* __restrict below,
+                  const float* __restrict side, std::size_t cols, float omega) {
   const float keep = 1.0F - omega;
   const float quarter_omega = 0.25F * omega;
-  // The first point of this colour in the row: c = 1 or 2 so that (r + c) % 2 == color.
-  const std::size_t first = 1 + ((r + 1 + static_cast<std::size_t>(color)) & 1U);
-  for (std::size_t c = first; c + 1 < cols; c += 2)
-    row[c] = keep * row[c] + quarter_omega * ((above[c] + below[c]) + (row[c - 1] + row[c + 1]));
-  return first + 1 < cols ? (cols - first) / 2 : 0;
+  const std::size_t first = P == 0 ? 1 : 0;  // element 0 of an even-parity row is column 0, an edge
+  const std::size_t end = (cols - P) / 2;    // the last element of an odd-parity row is column cols-1
+  for (std::size_t k = first; k < end; ++k)
+    row[k] = keep * row[k] + quarter_omega * ((above[k] + below[k]) + (side[k + P - 1] + side[k + P]));
+  return end - first;
+}
+
+}  // namespace
+
+std::size_t sor_relax_row(const float* above, float* row, const float* below, const float* side, std::size_t cols,
+                          std::size_t r, int color, float omega) {
+  return sor_parity(r, color) == 0 ? relax<0>(above, row, below, side, cols, omega)
+                                   : relax<1>(above, row, below, side, cols, omega);
 }
 
 std::vector<float> sor_sequential(const SorProblem& problem, std::uint64_t seed) {
   const std::size_t rows = problem.rows;
   const std::size_t cols = problem.cols;
+  const std::size_t half = cols / 2;
+  std::vector<float> colour[2] = {std::vector<float>(rows * half), std::vector<float>(rows * half)};
+  for (std::size_t r = 0; r < rows; ++r)
+    for (std::size_t c = 0; c < cols; ++c) colour[(r + c) & 1U][r * half + c / 2] = sor_initial(problem, seed, r, c);
+  for (std::int64_t it = 0; it < problem.iterations; ++it)
+    for (int color = 0; color < 2; ++color) {
+      float* mine = colour[color].data();
+      const float* other = colour[1 - color].data();
+      for (std::size_t r = 1; r + 1 < rows; ++r)
+        sor_relax_row(other + (r - 1) * half, mine + r * half, other + (r + 1) * half, other + r * half, cols, r,
+                      color, problem.omega);
+    }
   std::vector<float> grid(rows * cols);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c) grid[r * cols + c] = sor_initial(problem, seed, r, c);
-  for (std::int64_t it = 0; it < problem.iterations; ++it)
-    for (int color = 0; color < 2; ++color)
-      for (std::size_t r = 1; r + 1 < rows; ++r)
-        sor_relax_row(&grid[(r - 1) * cols], &grid[r * cols], &grid[(r + 1) * cols], cols, r, color,
-                      problem.omega);
+    for (std::size_t c = 0; c < cols; ++c) grid[r * cols + c] = colour[(r + c) & 1U][r * half + c / 2];
   return grid;
 }
 
@@ -95,70 +118,83 @@ class Sor final : public Instance {
   void verify(dsm::Process& p) override {
     if (p.id() != 0) return;
     const std::vector<float> expected = sor_sequential(problem_, seed_);
-    const auto grid = p.view(grid_);
-    const std::span<const float> got = grid.read_span(0, expected.size());
+    const std::size_t cols = problem_.cols;
+    const std::size_t half = cols / 2;
+    const std::span<const float> colour[2] = {p.view(colour_[0]).read_span(0, problem_.rows * half),
+                                              p.view(colour_[1]).read_span(0, problem_.rows * half)};
     std::size_t wrong = 0;
     std::size_t first = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i)
-      if (std::bit_cast<std::uint32_t>(got[i]) != std::bit_cast<std::uint32_t>(expected[i]) && wrong++ == 0)
-        first = i;
-    if (wrong != 0)
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      const std::size_t r = i / cols, c = i % cols;
+      const float got = colour[(r + c) & 1U][r * half + c / 2];
+      if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(expected[i]) && wrong++ == 0) first = i;
+    }
+    if (wrong != 0) {
+      const std::size_t r = first / cols, c = first % cols;
       return fail(fmt::format("{} of {} points differ from the sequential sweeps; first ({}, {}) = {}, expected {}",
-                              wrong, expected.size(), first / problem_.cols, first % problem_.cols, got[first],
-                              expected[first]));
-    pass(fmt::format("all {}x{} points bit-identical to {} sequential red-black iterations", problem_.rows,
-                     problem_.cols, problem_.iterations));
+                              wrong, expected.size(), r, c, colour[(r + c) & 1U][r * half + c / 2], expected[first]));
+    }
+    pass(fmt::format("all {}x{} points bit-identical to {} sequential red-black iterations", problem_.rows, cols,
+                     problem_.iterations));
   }
 
  private:
-  // This node's band of interior rows: [first_row, end_row).
+  [[nodiscard]] std::size_t half() const { return problem_.cols / 2; }
+  // This node's band of interior rows: [first_row(id), first_row(id + 1)).
   [[nodiscard]] std::size_t first_row(int id) const { return 1 + block_begin(problem_.rows - 2, nodes_, id); }
 
-  void allocate(dsm::Process& p) { grid_ = p.alloc<float>("sor.grid", problem_.rows * problem_.cols); }
+  void allocate(dsm::Process& p) {
+    colour_[0] = p.alloc<float>("sor.red", problem_.rows * half());
+    colour_[1] = p.alloc<float>("sor.black", problem_.rows * half());
+  }
 
-  // Every node writes its band (node 0 also the top edge, the last node the bottom edge). With
-  // the zero interior only the non-zero points are written: the pages start zeroed.
+  // Every node writes its band of both colours (node 0 also the top edge, the last node the
+  // bottom edge). With the zero interior only the non-zero points are written: the pages start
+  // zeroed.
   void initialize(dsm::Process& p) {
     CARNIVAL_SCOPE_KIND(p, "initialize", "function");
     const std::size_t cols = problem_.cols;
     const std::size_t begin = p.id() == 0 ? 0 : first_row(p.id());
     const std::size_t end = p.id() + 1 == nodes_ ? problem_.rows : first_row(p.id() + 1);
-    const auto grid = p.view(grid_);
+    const dsm::ArrayView<float> colour[2] = {p.view(colour_[0]), p.view(colour_[1])};
     std::size_t points = 0;
     for (std::size_t r = begin; r < end; ++r) {
       const bool full_row = !problem_.zero_interior || r == 0 || r + 1 == problem_.rows;
       if (full_row) {
-        const std::span<float> row = grid.write_span(r * cols, cols);
-        for (std::size_t c = 0; c < cols; ++c) row[c] = sor_initial(problem_, seed_, r, c);
+        for (int color = 0; color < 2; ++color) {
+          const std::span<float> row = colour[color].write_span(r * half(), half());
+          for (std::size_t k = 0; k < half(); ++k)
+            row[k] = sor_initial(problem_, seed_, r, 2 * k + sor_parity(r, color));
+        }
         points += cols;
-      } else {
-        grid.set(r * cols, sor_initial(problem_, seed_, r, 0));
-        grid.set(r * cols + cols - 1, sor_initial(problem_, seed_, r, cols - 1));
+      } else {  // the edge columns: 0 (parity 0) and cols - 1 (odd: parity 1)
+        const int even_colour = static_cast<int>(r & 1U);
+        colour[even_colour].set(r * half(), sor_initial(problem_, seed_, r, 0));
+        colour[1 - even_colour].set(r * half() + half() - 1, sor_initial(problem_, seed_, r, cols - 1));
         points += 2;
       }
     }
     p.charge(kPerInitPoint * static_cast<double>(points));
   }
 
-  // One half sweep of this node's band: the points of `color`.
+  // One half sweep of this node's band: the points of `color`, from the other colour.
   void relax(dsm::Process& p, int color) {
     CARNIVAL_SCOPE_KIND(p, "relax", "function");
-    const std::size_t cols = problem_.cols;
+    const std::size_t h = half();
     const std::size_t begin = first_row(p.id());
     const std::size_t end = first_row(p.id() + 1);
-    const auto grid = p.view(grid_);
-    // The row above the band (a neighbour's, or the top edge) is needed first ...
-    const float* above = grid.read_span((begin - 1) * cols, cols).data();
-    float* band = grid.write_span(begin * cols, (end - begin) * cols).data();
-    const float* below = nullptr;  // ... and the row below the band last.
-    const std::size_t rows_per_charge = std::max<std::size_t>(1, 2 * kChargePoints / cols);
-    for (std::size_t r = begin; r < end;) {
-      const std::size_t chunk_end = std::min(end, r + rows_per_charge);
+    const auto other = p.view(colour_[1 - color]);
+    // The other colour's row above the band (a neighbour's, or the top edge) and the band's own
+    // rows are needed first; base pointers index the whole array.
+    const float* from = other.read_span((begin - 1) * h, (end - begin + 1) * h).data() - (begin - 1) * h;
+    float* to = p.view(colour_[color]).write_span(begin * h, (end - begin) * h).data() - begin * h;
+    const std::size_t rows_per_charge = std::max<std::size_t>(1, kChargePoints / h);
+    for (std::size_t chunk = begin; chunk < end; chunk += rows_per_charge) {
+      const std::size_t chunk_end = std::min(end, chunk + rows_per_charge);
       std::size_t points = 0;
-      for (; r < chunk_end; ++r) {
-        float* row = band + (r - begin) * cols;
-        if (r + 1 == end) below = grid.read_span(end * cols, cols).data();
-        points += sor_relax_row(r == begin ? above : row - cols, row, r + 1 == end ? below : row + cols, cols, r,
+      for (std::size_t r = chunk; r < chunk_end; ++r) {
+        if (r + 1 == end) (void)other.read_span(end * h, h);  // the row below the band, needed last
+        points += sor_relax_row(from + (r - 1) * h, to + r * h, from + (r + 1) * h, from + r * h, problem_.cols, r,
                                 color, problem_.omega);
       }
       p.charge(kPerPoint * static_cast<double>(points));
@@ -168,7 +204,7 @@ class Sor final : public Instance {
   SorProblem problem_;
   int nodes_;
   std::uint64_t seed_;
-  dsm::SharedArray<float> grid_;
+  dsm::SharedArray<float> colour_[2];  // red, black
 };
 
 SorProblem problem_of(const Params& params) {
@@ -189,7 +225,8 @@ Workload sor_workload() {
       "SC'95's SOR-Zero (few changed words, small diffs), nonzero changes every point";
   w.parameters = {
       int_param("rows", 256, "grid rows, the two fixed edge rows included", 3, 1 << 16),
-      int_param("cols", 256, "grid columns (floats per row), the two fixed edge columns included", 3, 1 << 16),
+      int_param("cols", 256, "grid columns (even: half red, half black), the two fixed edge columns included", 4,
+                1 << 16),
       int_param("iterations", 10, "red-black iterations (2 barriers each)", 1, 100'000),
       text_param("interior", "nonzero", "initial interior: zero (edges 1, interior 0) or nonzero (seeded)",
                  {"zero", "nonzero"}),
@@ -207,6 +244,10 @@ Workload sor_workload() {
       throw WorkloadError(fmt::format(
           "sor needs at least one interior row per node: rows={} has {} interior rows < nodes={}",
           params.integer("rows"), interior_rows, nodes));
+    if (params.integer("cols") % 2 != 0)
+      throw WorkloadError(fmt::format("sor needs an even number of columns (red and black points are stored in two "
+                                      "arrays of cols/2): cols={}",
+                                      params.integer("cols")));
     if (params.integer("rows") * params.integer("cols") > (std::int64_t{1} << 28))
       throw WorkloadError(fmt::format("sor grid too large: rows x cols = {} x {} > 2^28 points",
                                       params.integer("rows"), params.integer("cols")));

@@ -116,17 +116,29 @@ TEST(GridWorkloads, SorAndJacobiSpeedUpWithNodes) {
   }
 }
 
-// SOR's half sweep: a point of one colour from its four neighbours of the other colour.
-TEST(GridWorkloads, SorRelaxRowUpdatesOneColourFromItsNeighbours) {
-  const std::vector<float> above = {0, 1, 2, 3, 4, 5};
-  const std::vector<float> below = {0, 5, 4, 3, 2, 1};
-  std::vector<float> row = {1, 1, 1, 1, 1, 1};
-  // Row 1, colour 0: (1 + c) even -> c = 1, 3 (c = 5 is the edge).
-  EXPECT_EQ(sor_relax_row(above.data(), row.data(), below.data(), 6, 1, 0, 1.0F), 2u);
-  EXPECT_EQ(row, (std::vector<float>{1, 0.25F * (1 + 5 + 1 + 1), 1, 0.25F * (3 + 3 + 1 + 1), 1, 1}));
-  EXPECT_EQ(sor_relax_row(above.data(), row.data(), below.data(), 6, 1, 1, 1.0F), 2u);  // c = 2, 4
-  EXPECT_EQ(row[0], 1.0F);
-  EXPECT_EQ(row[5], 1.0F);
+// The split red/black layout computes exactly the textbook red-black SOR on the natural grid.
+TEST(GridWorkloads, SorMatchesATextbookRedBlackSweepOnTheNaturalGrid) {
+  for (const bool zero : {false, true}) {
+    const SorProblem problem{.rows = 11, .cols = 14, .iterations = 5, .zero_interior = zero, .omega = 1.25F};
+    std::vector<float> g(problem.rows * problem.cols);
+    for (std::size_t r = 0; r < problem.rows; ++r)
+      for (std::size_t c = 0; c < problem.cols; ++c) g[r * problem.cols + c] = sor_initial(problem, 1, r, c);
+    const float keep = 1.0F - problem.omega;
+    const float quarter_omega = 0.25F * problem.omega;
+    const std::size_t n = problem.cols;
+    for (std::int64_t it = 0; it < problem.iterations; ++it)
+      for (std::size_t color = 0; color < 2; ++color)
+        for (std::size_t r = 1; r + 1 < problem.rows; ++r)
+          for (std::size_t c = 1; c + 1 < n; ++c)
+            if ((r + c) % 2 == color)
+              g[r * n + c] = keep * g[r * n + c] +
+                             quarter_omega * ((g[(r - 1) * n + c] + g[(r + 1) * n + c]) + (g[r * n + c - 1] + g[r * n + c + 1]));
+    EXPECT_EQ(sor_sequential(problem, 1), g) << (zero ? "zero" : "nonzero");
+  }
+}
+
+TEST(GridWorkloads, SorNeedsAnEvenNumberOfColumns) {
+  EXPECT_NE(rejection("sor", {"cols=129"}, 1).find("even number of columns"), std::string::npos);
 }
 
 // The zero interior stays zero far from the edges after a few iterations.
