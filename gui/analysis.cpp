@@ -272,14 +272,16 @@ std::size_t Analysis::line_count(const std::string& file) const {
   for (const auto& st : scopes_)
     if (st.scope.file == file && st.scope.end_line > 0)
       lines = std::max(lines, static_cast<std::size_t>(st.scope.end_line));
-  return lines;
+  // A damaged or hostile file may claim a scope ends on line 2 000 000 000: never allocate for it.
+  return std::min(lines, kMaxLines);
 }
 
 std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t lines) const {
   std::vector<std::int64_t> owner(lines, -1);
   std::vector<const ScopeStats*> in_file;
   for (const auto& st : scopes_)
-    if (st.scope.file == file && st.scope.begin_line > 0) in_file.push_back(&st);
+    if (st.scope.file == file && st.scope.begin_line > 0 && static_cast<std::size_t>(st.scope.begin_line) <= lines)
+      in_file.push_back(&st);
   // Outer scopes first, so that nested ones paint over them; among equals, longer first.
   std::stable_sort(in_file.begin(), in_file.end(), [](const ScopeStats* a, const ScopeStats* b) {
     if (a->depth != b->depth) return a->depth < b->depth;

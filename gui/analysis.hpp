@@ -72,6 +72,9 @@ struct NodeProfile {
 
 class Analysis {
  public:
+  // The most lines a file is shown with (scopes claiming lines beyond are cut there).
+  static constexpr std::size_t kMaxLines = 1'000'000;
+
   // node_filter < 0: all nodes; else only that node's times.
   explicit Analysis(std::shared_ptr<const RunSummary> summary, int node_filter = -1);
 

@@ -101,6 +101,7 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
   table_->setObjectName(QStringLiteral("cpwait-map"));
   top_column->addWidget(table_, 1);
   more_ = new MoreRowsBar(model_, tr("sources of waiting (less time)"), top);
+  more_->setObjectName(QStringLiteral("cpwait-more"));
   top_column->addWidget(more_);
   split->addWidget(top);
 
@@ -113,6 +114,9 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
   causes_table_ = make_table(causes_, causes_proxy_, bottom);
   causes_table_->setObjectName(QStringLiteral("causes"));
   bottom_column->addWidget(causes_table_, 1);
+  causes_more_ = new MoreRowsBar(causes_, tr("causes (less delay)"), bottom);
+  causes_more_->setObjectName(QStringLiteral("causes-more"));
+  bottom_column->addWidget(causes_more_);
   causes_note_ = make_title(bottom);
   bottom_column->addWidget(causes_note_);
   split->addWidget(bottom);

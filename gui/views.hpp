@@ -75,6 +75,7 @@ class CPWaitView : public QWidget {
   QTableView* causes_table_;
   QLabel* causes_title_;
   QLabel* causes_note_;
+  MoreRowsBar* causes_more_;
   QFutureWatcher<CausesResult> watcher_;
   int generation_ = 0;
 };

@@ -183,6 +183,19 @@ class LogicTest : public QObject {
     QCOMPARE(a.scope(42)->depth, 1);
   }
 
+  void absurd_line_numbers_are_cut_not_allocated() {
+    auto d = gui_fixture();
+    d.scopes.push_back({7, 0, "huge", "block", "elsewhere.cpp", 5, 2'000'000'000});
+    d.scopes.push_back({8, 0, "negative", "block", "elsewhere.cpp", -3, -1});
+    d.profile.push_back({0, 7, Category::Comp, "none", us(10), 1});
+    const Analysis a(load(write_db(dir_, "absurd.db", d)));
+    const auto times = a.line_times("elsewhere.cpp");
+    QCOMPARE(times.size(), Analysis::kMaxLines);
+    QCOMPARE(std::accumulate(times.begin(), times.end(), std::int64_t{0}), us(10));
+    QCOMPARE(a.innermost_scope_at("elsewhere.cpp", 1), std::int64_t{-1});
+    QCOMPARE(a.innermost_scope_at("elsewhere.cpp", 6), std::int64_t{7});
+  }
+
   // --- the source view's geometry ------------------------------------------------------------
 
   void layout_puts_scope_bars_in_depth_columns_along_their_lines() {

@@ -146,6 +146,7 @@ class WidgetTest : public QObject {
     QVERIFY(causes_ready.wait(kWaitMs));
     CausesModel* causes = w.cpwait()->causes_model();
     QCOMPARE(causes->rowCount(), 2);
+    QVERIFY(!w.cpwait()->findChild<MoreRowsBar*>("causes-more")->isVisible());  // all causes shown
     QCOMPARE(causes->index(0, CausesModel::NodeColumn).data().toString(), QString("0"));
     // A cause is clickable: its scope (update, where node 0 was late) is selected.
     click_row(w.cpwait()->causes_table(), 0);
@@ -165,7 +166,7 @@ class WidgetTest : public QObject {
     view->filter()->clear();
     QCOMPARE(view->proxy()->rowCount(), 4);
     view->model()->set_limit(2);
-    auto* more = view->findChild<MoreRowsBar*>();
+    auto* more = view->findChild<MoreRowsBar*>("cpwait-more");
     QVERIFY(more && more->isVisible());
     QVERIFY(more->text().contains("2 more"));
     QTest::mouseClick(more->button(), Qt::LeftButton);
