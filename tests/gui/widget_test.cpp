@@ -71,11 +71,11 @@ class WidgetTest : public QObject {
   static void initMain() {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's own
-    default_handler = qInstallMessageHandler(quiet_offscreen_notes);
   }
 
  private slots:
   void initTestCase() {
+    default_handler = qInstallMessageHandler(quiet_offscreen_notes);  // over QtTest's own
     QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
     QCoreApplication::setApplicationName("carnival-widget-test");
     QSettings().clear();
