@@ -1,0 +1,149 @@
+// The task-queue and lock-based workloads (tsp, quicksort, water, is, barnes): parameter errors,
+// deterministic runs, the lock traffic their sharing pattern implies, and what pins each algorithm
+// (TSP's optimum against brute force, ...). Every workload's small preset is also verified at
+// 1, 2, 3, 4 and 8 nodes on both machines by verify_test.cpp.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "workloads/registry.hpp"
+#include "workloads/runner.hpp"
+#include "workloads/tsp.hpp"
+
+namespace ncp2::workloads {
+namespace {
+
+using Strings = std::vector<std::string>;
+constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
+
+emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
+  emu::MachineConfig c = emu::default_config(kind);
+  c.machine.nodes = nodes;
+  return c;
+}
+
+RunOutcome run(const std::string& name, emu::MachineKind kind, int nodes, const Strings& assignments = {},
+               std::uint64_t seed = 1, const std::string& preset = "small") {
+  const Workload& w = find_workload(name);
+  return run_workload(machine(kind, nodes), w, w.resolve(preset, assignments), seed);
+}
+
+// The message of the WorkloadError that checking `assignments` for `nodes` throws ("" if none).
+std::string check_error(const std::string& name, const Strings& assignments, int nodes) {
+  const Workload& w = find_workload(name);
+  try {
+    w.check(w.resolve("small", assignments), nodes);
+  } catch (const WorkloadError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Same seed, same machine: the same virtual time, events, traffic and verdict.
+void expect_deterministic(const std::string& name, int nodes, const Strings& assignments = {}) {
+  for (auto kind : kBoth) {
+    const RunOutcome a = run(name, kind, nodes, assignments, 5);
+    const RunOutcome b = run(name, kind, nodes, assignments, 5);
+    ASSERT_TRUE(a.ok()) << name << ": " << a.diagnosis << a.verification;
+    ASSERT_TRUE(b.ok()) << name << ": " << b.diagnosis << b.verification;
+    EXPECT_EQ(a.timed_end, b.timed_end) << name;
+    EXPECT_EQ(a.events, b.events) << name;
+    EXPECT_EQ(a.totals().bytes, b.totals().bytes) << name;
+    EXPECT_EQ(a.totals().lock_acquires, b.totals().lock_acquires) << name;
+    EXPECT_EQ(a.verification, b.verification) << name;
+  }
+}
+
+// Lock acquires that needed messages: requests and forwards were sent, grants came back.
+void expect_remote_locking(const RunOutcome& o) {
+  const dsm::NodeStats t = o.totals();
+  EXPECT_GT(t.lock_acquires, t.local_lock_acquires);
+  EXPECT_GT(t.messages_by_purpose[dsm::kLockGrant], 0u);
+  EXPECT_GT(t.messages_by_purpose[dsm::kLockRequest] + t.messages_by_purpose[dsm::kLockForward], 0u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// tsp
+
+// Every tour from city 0, by enumerating the permutations of the other cities.
+std::int64_t brute_force_tour(const tsp::Instance& instance) {
+  std::vector<int> order(static_cast<std::size_t>(instance.cities - 1));
+  std::iota(order.begin(), order.end(), 1);
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
+  do {
+    std::int64_t length = instance.d(0, order.front()) + instance.d(order.back(), 0);
+    for (std::size_t i = 0; i + 1 < order.size(); ++i) length += instance.d(order[i], order[i + 1]);
+    best = std::min(best, length);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+TEST(Tsp, HeldKarpAgreesWithBruteForceOnTinyInstances) {
+  for (int cities = 3; cities <= 8; ++cities)
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      const tsp::Instance instance = tsp::make_instance(cities, seed);
+      EXPECT_EQ(tsp::optimal_tour_length(instance), brute_force_tour(instance)) << cities << " cities, seed " << seed;
+    }
+}
+
+TEST(Tsp, InstanceIsSymmetricAndSeeded) {
+  const tsp::Instance a = tsp::make_instance(9, 3);
+  for (int i = 0; i < 9; ++i) {
+    EXPECT_EQ(a.d(i, i), 0);
+    for (int j = 0; j < 9; ++j) EXPECT_EQ(a.d(i, j), a.d(j, i));
+  }
+  EXPECT_EQ(a.distance, tsp::make_instance(9, 3).distance);
+  EXPECT_NE(a.distance, tsp::make_instance(9, 4).distance);
+}
+
+TEST(Tsp, BranchAndBoundFindsTheBruteForceOptimum) {
+  for (auto kind : kBoth)
+    for (int nodes : {1, 3, 4})
+      for (std::uint64_t seed : {2u, 9u}) {
+        const std::int64_t optimum = brute_force_tour(tsp::make_instance(8, seed));
+        const RunOutcome o = run("tsp", kind, nodes, {"cities=8", "threshold=4"}, seed);
+        ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+        EXPECT_NE(o.verification.find(fmt::format("optimal tour length {} ", optimum)), std::string::npos)
+            << o.verification << " (brute force: " << optimum << ")";
+      }
+}
+
+TEST(Tsp, QueueAndBoundLocksTravel) {
+  for (auto kind : kBoth) {
+    const RunOutcome o = run("tsp", kind, 4);
+    ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+    expect_remote_locking(o);
+    EXPECT_EQ(o.barrier_episodes, 2u);  // after the initialization, and the exit barrier
+    // Every node takes at least one tour (or finds the queue empty) under the queue lock.
+    for (const auto& s : o.node_stats) EXPECT_GT(s.lock_acquires, 0u);
+  }
+}
+
+TEST(Tsp, Deterministic) { expect_deterministic("tsp", 4); }
+
+TEST(Tsp, ParameterErrors) {
+  EXPECT_EQ(check_error("tsp", {"cities=21"}, 4), "parameter 'cities' must be at most 20, got 21");
+  EXPECT_EQ(check_error("tsp", {"cities=0"}, 4), "parameter 'cities' must be at least 3, got 0");
+  EXPECT_EQ(check_error("tsp", {"pool=0"}, 4), "parameter 'pool' must be at least 1, got 0");
+  EXPECT_EQ(check_error("tsp", {"cities=9", "threshold=9"}, 4),
+            "tsp: threshold=9 must be below cities=9 (otherwise the root tour is solved by one node alone)");
+  EXPECT_EQ(check_error("tsp", {}, 8), "");
+}
+
+TEST(Tsp, TinyPoolSolvesTheOverflowLocally) {
+  // One pool slot: almost every child overflows and is solved by the node that expanded it.
+  for (auto kind : kBoth) {
+    const RunOutcome o = run("tsp", kind, 3, {"pool=1"});
+    ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+  }
+}
+
+}  // namespace
+}  // namespace ncp2::workloads
