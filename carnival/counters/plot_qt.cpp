@@ -75,6 +75,7 @@ QString number_label(double v) {
 
 struct Step {
   double t0, t1, rate;
+  bool late;
 };
 
 }  // namespace
@@ -117,9 +118,9 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
   p.drawText(
       kLeft, 44,
       QString::fromStdString(fmt::format("rate per period over wall time; period {} ms; {} sample(s), {} "
-                                         "repeated dropped; {}",
+                                         "repeated dropped, {} late (grey); {}",
                                          static_cast<double>(run.period.count()) / 1e6, run.samples.size(),
-                                         run.samples_dropped, run.exit_description)));
+                                         run.samples_dropped, run.samples_late, run.exit_description)));
 
   const int plot_width = kWidth - kLeft - kRight;
   for (std::size_t k = 0; k < counted.size(); ++k) {
@@ -128,14 +129,19 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
     const bool clock = e.unit == "ns";
     std::vector<Step> steps;
     double y_max = 0;
+    double y_max_late = 0;
     for (const auto& r : rows) {
       const auto rate = rate_per_second(r.points.at(g), r.dt_ms);
       if (!rate) continue;
       const double y = clock ? *rate / 1e9 : *rate;
-      steps.push_back({r.t_s - r.dt_ms / 1e3, r.t_s, y});
-      y_max = std::max(y_max, y);
+      steps.push_back({r.t_s - r.dt_ms / 1e3, r.t_s, y, r.late});
+      double& top_so_far = r.late ? y_max_late : y_max;
+      top_so_far = std::max(top_so_far, y);
     }
-    if (y_max <= 0) y_max = clock ? 1.0 : 1.0;
+    // Rows read late have an uncertain rate: as in the paper's parser they do not set the scale;
+    // they are drawn in grey, clipped to the panel.
+    if (y_max <= 0) y_max = y_max_late;
+    if (y_max <= 0) y_max = 1.0;
     const double y_step = nice_step(y_max * 1.05, 4);
     const double y_top = std::ceil(y_max * 1.05 / y_step) * y_step;
 
@@ -162,20 +168,34 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
       p.drawText(QRectF(x_of(t) - 40, area.bottom() + 3, 80, 16), Qt::AlignHCenter | Qt::AlignTop,
                  QString::fromStdString(fmt::format("{:g} s", t)));
 
+    p.save();
+    p.setClipRect(area);
     QPainterPath line;
+    QPainterPath late_line;
     bool started = false;
+    double previous_y = y_of(0);
     for (const auto& s : steps) {
-      const QPointF a(x_of(s.t0), y_of(s.rate));
-      const QPointF b(x_of(s.t1), y_of(s.rate));
-      if (!started)
-        line.moveTo(a);
-      else
-        line.lineTo(a);
-      line.lineTo(b);
+      const double y = y_of(std::min(s.rate, y_top * 1.02));
+      if (s.late) {
+        // The late step in grey; the coloured line resumes at the next step.
+        late_line.moveTo(x_of(s.t0), y);
+        late_line.lineTo(x_of(s.t1), y);
+        line.moveTo(x_of(s.t1), previous_y);
+      } else {
+        if (!started)
+          line.moveTo(x_of(s.t0), y);
+        else
+          line.lineTo(x_of(s.t0), y);
+        line.lineTo(x_of(s.t1), y);
+        previous_y = y;
+      }
       started = true;
     }
+    p.setPen(QPen(QColor("#b0b0b0"), 1.2));
+    p.drawPath(late_line);
     p.setPen(QPen(QColor(kPalette[k % std::size(kPalette)]), 1.6));
     p.drawPath(line);
+    p.restore();
   }
 
   int y = kTitleHeight + static_cast<int>(counted.size()) * (kPanelHeight + kPanelGap) + 6;

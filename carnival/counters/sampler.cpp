@@ -247,10 +247,13 @@ CounterRun run_with_counters(std::span<const std::string> command, const Sampler
       if (now < deadline) continue;
     }
     RawSample sample = group.read();
-    sample.wall = std::chrono::duration_cast<Nanoseconds>(now - start);
-    sample.late = now - deadline > period / 2;
+    // The time after the read: the values are no later than it. A sampler delayed before or
+    // during the read shows as a late sample.
+    const Clock::time_point read_at = Clock::now();
+    sample.wall = std::chrono::duration_cast<Nanoseconds>(read_at - start);
+    sample.late = read_at - deadline > period / 2;
     series.add(std::move(sample));
-    while (deadline <= now) deadline += period;
+    while (deadline <= read_at) deadline += period;
   }
 
   const int status = child.wait();

@@ -55,7 +55,7 @@ std::vector<SampleRow> sample_rows(const CounterRun& run) {
     const double wall_before = previous ? static_cast<double>(previous->wall.count()) : 0.0;
     row.t_s = static_cast<double>(s.wall.count()) / 1e9;
     row.dt_ms = (static_cast<double>(s.wall.count()) - wall_before) / 1e6;
-    row.late = s.late;
+    row.late = s.late || (previous && previous->late);
     row.enabled_ns = s.enabled_ns;
     row.running_ns = s.running_ns;
     row.points.reserve(s.values.size());

@@ -49,9 +49,9 @@ struct EventPoint {
 };
 
 struct SampleRow {
-  double t_s = 0;    // wall time since the command started
-  double dt_ms = 0;  // wall time since the previous kept sample
-  bool late = false;
+  double t_s = 0;     // wall time since the command started
+  double dt_ms = 0;   // wall time since the previous kept sample
+  bool late = false;  // either end of the period was read late: its dt, hence its rate, is uncertain
   std::uint64_t enabled_ns = 0;
   std::uint64_t running_ns = 0;
   std::vector<EventPoint> points;  // one per group member (EventStatus::group_index)

@@ -93,6 +93,21 @@ TEST(SampleRows, DeltasTotalsAndTimesFollowThePapersColumns) {
   EXPECT_DOUBLE_EQ(*totals[1], 2.0);
 }
 
+TEST(SampleRows, ARowIsLateWhenEitherOfItsReadsWas) {
+  // A late read shortens the next period's dt as much as it lengthens its own: both rates are
+  // uncertain.
+  CounterRun run;
+  run.events = {counted("a", 0)};
+  run.samples = {sample(10, 10, 10, {1}), sample(25, 20, 20, {2}), sample(30, 30, 30, {3}),
+                 sample(40, 40, 40, {4})};
+  run.samples[1].late = true;
+  const auto rows = sample_rows(run);
+  EXPECT_FALSE(rows[0].late);
+  EXPECT_TRUE(rows[1].late);
+  EXPECT_TRUE(rows[2].late);
+  EXPECT_FALSE(rows[3].late);
+}
+
 TEST(SampleRows, UnavailableEventsHaveNoTotal) {
   CounterRun run;
   run.events = {uncounted("instructions", "not supported"), counted("task-clock", 0)};
