@@ -8,6 +8,8 @@
 //                    pivot row (columns k..n) into the shared pivot buffer; barrier;
 //   elimination:     each node subtracts the pivot row times a[i][k] / pivot[k] from its unused
 //                    rows, reading the pivot row from the buffer (one page fetched by every node).
+// Rows are padded to whole pages by default (pad_rows), so that rows of different nodes never
+// share a page; with packed rows every page has two writers and every step moves diffs.
 // Then node 0 solves the triangular system in pivot order (back substitution, reading every
 // row) into the shared x. Every operation happens in the same order as in the sequential
 // reference, so x is bit-identical to it. Barriers: 2 per step + the exit barrier.
@@ -69,8 +71,9 @@ std::vector<double> back_substitute(const RowOf& row_of, std::size_t n) {
 
 class Gauss final : public Instance {
  public:
-  Gauss(std::size_t n, int nodes, std::uint64_t seed)
-      : n_(n), cols_(n + 1), nodes_(nodes), seed_(seed), pivots_(static_cast<std::size_t>(nodes)),
+  Gauss(std::size_t n, bool pad_rows, int nodes, std::uint64_t seed)
+      : n_(n), cols_(n + 1), stride_(n + 1), pad_rows_(pad_rows), nodes_(nodes), seed_(seed),
+        pivots_(static_cast<std::size_t>(nodes)),
         used_(static_cast<std::size_t>(nodes)) {}
 
   void run(dsm::Process& p) override {
@@ -121,7 +124,10 @@ class Gauss final : public Instance {
   [[nodiscard]] int owner(std::size_t row) const { return static_cast<int>(row % static_cast<std::size_t>(nodes_)); }
 
   void allocate(dsm::Process& p) {
-    a_ = p.alloc<double>("gauss.matrix", n_ * cols_);
+    // Padded rows start on a page boundary, so each page has a single writer.
+    const auto page_doubles = static_cast<std::size_t>(p.runtime().cluster().config().memory.page_size) / sizeof(double);
+    stride_ = pad_rows_ ? (cols_ + page_doubles - 1) / page_doubles * page_doubles : cols_;
+    a_ = p.alloc<double>("gauss.matrix", n_ * stride_);
     candidates_ = p.alloc<Candidate>("gauss.candidates", static_cast<std::size_t>(nodes_));
     pivot_row_ = p.alloc<double>("gauss.pivot_row", cols_);
     x_ = p.alloc<double>("gauss.x", n_);
@@ -135,7 +141,7 @@ class Gauss final : public Instance {
     const auto a = p.view(a_);
     std::size_t written = 0;
     for (auto i = static_cast<std::size_t>(p.id()); i < n_; i += static_cast<std::size_t>(nodes_)) {
-      const std::span<double> row = a.write_span(i * cols_, cols_);
+      const std::span<double> row = a.write_span(i * stride_, cols_);
       for (std::size_t j = 0; j < cols_; ++j) row[j] = entry(seed_, i * cols_ + j);
       written += cols_;
     }
@@ -151,7 +157,7 @@ class Gauss final : public Instance {
     std::size_t searched = 0;
     for (auto i = static_cast<std::size_t>(p.id()); i < n_; i += static_cast<std::size_t>(nodes_)) {
       if (used[i]) continue;
-      const Candidate c{std::abs(a.read_span(i * cols_ + k, 1)[0]), static_cast<std::int64_t>(i)};
+      const Candidate c{std::abs(a.read_span(i * stride_ + k, 1)[0]), static_cast<std::int64_t>(i)};
       if (better(c, best)) best = c;
       ++searched;
     }
@@ -171,7 +177,7 @@ class Gauss final : public Instance {
     used_[static_cast<std::size_t>(p.id())][pivot] = true;
     p.charge(kPerSearched * static_cast<double>(nodes_));
     if (owner(pivot) != p.id()) return;
-    const std::span<const double> row = p.view(a_).read_span(pivot * cols_ + k, cols_ - k);
+    const std::span<const double> row = p.view(a_).read_span(pivot * stride_ + k, cols_ - k);
     std::ranges::copy(row, p.view(pivot_row_).write_span(k, cols_ - k).begin());
     p.charge(kPerCopied * static_cast<double>(cols_ - k));
   }
@@ -187,7 +193,7 @@ class Gauss final : public Instance {
     std::size_t divides = 0;
     for (auto i = static_cast<std::size_t>(p.id()); i < n_; i += static_cast<std::size_t>(nodes_)) {
       if (used[i]) continue;
-      eliminate_row(a.write_span(i * cols_, cols_).data(), pivot, k, cols_);
+      eliminate_row(a.write_span(i * stride_, cols_).data(), pivot, k, cols_);
       pending += cols_ - k;
       ++divides;
       if (pending >= kChargeElements) {
@@ -204,7 +210,7 @@ class Gauss final : public Instance {
     const auto a = p.view(a_);
     const auto& order = pivots_[0];
     const std::vector<double> x =
-        back_substitute([&](std::size_t k) { return a.read_span(order[k] * cols_, cols_).data(); }, n_);
+        back_substitute([&](std::size_t k) { return a.read_span(order[k] * stride_, cols_).data(); }, n_);
     std::ranges::copy(x, p.view(x_).write_span(0, n_).begin());
     p.charge(kPerEliminated * static_cast<double>(n_ * n_ / 2) + kPerDivide * static_cast<double>(n_));
   }
@@ -232,6 +238,8 @@ class Gauss final : public Instance {
   }
 
   std::size_t n_, cols_;
+  std::size_t stride_;  // distance between rows in the shared matrix: cols_, or padded to whole pages
+  bool pad_rows_;
   int nodes_;
   std::uint64_t seed_;
   std::vector<std::vector<std::size_t>> pivots_;  // per node (private): the pivot rows in order
@@ -250,7 +258,12 @@ Workload gauss_workload() {
   w.description =
       "Gaussian elimination with partial pivoting, rows cyclic over the nodes; the pivot row is broadcast "
       "through a shared buffer between two barriers per step; back substitution on node 0";
-  w.parameters = {int_param("n", 128, "unknowns (an n x (n+1) augmented matrix of doubles)", 1, 4096)};
+  w.parameters = {
+      int_param("n", 128, "unknowns (an n x (n+1) augmented matrix of doubles)", 1, 4096),
+      bool_param("pad_rows", true,
+                 "start every row on a page boundary (one writer per page); false: packed rows, so rows of "
+                 "different nodes share pages (false sharing)"),
+  };
   // paper: 512 unknowns: our choice (no Gauss input size in this repository's sources).
   w.presets = {
       {"small", {{"n", std::int64_t{48}}}},
@@ -262,7 +275,8 @@ Workload gauss_workload() {
                                       nodes));
   };
   w.make = [](const Params& params, int nodes, std::uint64_t seed) {
-    return std::make_unique<Gauss>(static_cast<std::size_t>(params.integer("n")), nodes, seed);
+    return std::make_unique<Gauss>(static_cast<std::size_t>(params.integer("n")), params.flag("pad_rows"), nodes,
+                                   seed);
   };
   return w;
 }

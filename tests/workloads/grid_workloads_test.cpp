@@ -150,6 +150,17 @@ TEST(GridWorkloads, SorZeroInteriorChangesOnlyNearTheEdges) {
   EXPECT_EQ(grid[0], 1.0F);
 }
 
+// Gauss's rows are cyclic over the nodes: packed rows put two writers on every page, padded rows
+// one, so only the packed layout fetches diffs for the rows a node eliminates.
+TEST(GridWorkloads, GaussPaddedRowsAvoidFalseSharing) {
+  for (const auto kind : kBoth) {
+    const RunOutcome padded = run("gauss", kind, 4, {"pad_rows=true"});
+    const RunOutcome packed = run("gauss", kind, 4, {"pad_rows=false"});
+    ASSERT_TRUE(padded.ok() && packed.ok()) << padded.verification << packed.verification;
+    EXPECT_LT(padded.totals().diff_requests * 2, packed.totals().diff_requests) << emu::to_string(kind);
+  }
+}
+
 TEST(GridWorkloads, PaperPresetsAreLargerThanSmallOnes) {
   for (const char* name : kMine) {
     const Workload& w = find_workload(name);
