@@ -410,7 +410,7 @@ std::string Runtime::describe_wait(const void* node_state) {
     case Operation::PageFault: {
       const PageId page{static_cast<std::uint32_t>(ns.wait_object)};
       return fmt::format("page {} of '{}' from node {}", raw(page), rt.region_of(page).name,
-                         emu::index(rt.region_of(page).home));
+                         emu::index(rt.page_home(page)));
     }
     case Operation::DiffFetch: {
       const PageId page{static_cast<std::uint32_t>(ns.wait_object)};
@@ -616,7 +616,7 @@ void Runtime::validate_page(NodeState& ns, PageId page, Access wanted) {
 }
 
 void Runtime::fetch_page(NodeState& ns, PageId page) {
-  const NodeId home = region_of(page).home;
+  const NodeId home = page_home(page);
   ++ns.stats.page_requests;
   Message* m = new_message(ns.id, home, kPageRequest, 8);
   m->words[0] = raw(page);
@@ -1027,19 +1027,33 @@ void Runtime::receive_release(WorkContext& ctx, Message* m) {
   cluster_.release(m);
 }
 
-// Garbage collection (TreadMarks): every node brings the pages it holds up to date, then, after
-// everyone has, all diffs, twins and write notices are discarded. Pages a node does not hold are
-// fetched later from their home, whose copy is then current.
+// Garbage collection (TreadMarks): before diffs, twins and write notices are discarded, every
+// copy of a page must be current or dropped. Each page written since the last collection gets a
+// new home, its last writer (the latest interval by happens-before, ties by node): that node
+// brings its copy up to date (fetching the diffs of concurrent writers). Every other node keeps a
+// copy that is already current and drops a stale one; it will ask the new home for the page if it
+// needs it again. (Making node 0 current for every page instead sends every diff of the program
+// to it at each collection.) Then everyone meets at a second barrier and discards.
 void Runtime::run_gc(NodeState& ns) {
   OperationScope op(*ns.pp, Operation::GarbageCollection);
   ++ns.stats.gc_runs;
+  if (gc_generation_ < ns.stats.gc_runs) {
+    // The first node to collect computes the homes for all: they depend only on the intervals up
+    // to the release's vector time, which every node has now seen.
+    assign_page_homes(ns.vt);
+    gc_generation_ = ns.stats.gc_runs;
+  }
   for (std::uint32_t p = 0; p < ns.pages.size(); ++p) {
-    const PageId page{p};
-    if (ns.pages[p].held && !ns.pages[p].notices.empty()) {
-      fetch_diffs(ns, page);
-      const std::uint32_t r = page_region_[p];
-      auto& access = ns.regions[r].access[p - regions_[r].first_page];
+    PageState& ps = ns.pages[p];
+    if (!ps.held || ps.notices.empty()) continue;
+    const std::uint32_t r = page_region_[p];
+    auto& access = ns.regions[r].access[p - regions_[r].first_page];
+    if (page_home_[p] == ns.id) {
+      fetch_diffs(ns, PageId{p});
       if (access == static_cast<std::uint8_t>(Access::None)) access = static_cast<std::uint8_t>(Access::Read);
+    } else {
+      ns.pages[p].held = false;
+      access = static_cast<std::uint8_t>(Access::None);
     }
   }
   barrier_episode(ns, BarrierId{kGcBarrier}, false);
@@ -1052,6 +1066,29 @@ void Runtime::run_gc(NodeState& ns) {
   ns.diffs.clear();
   ns.diff_bytes = 0;
   ns.notice_count = 0;
+}
+
+void Runtime::assign_page_homes(const VectorTime& upto) {
+  if (page_home_.size() < page_region_.size()) {
+    for (std::size_t p = page_home_.size(); p < page_region_.size(); ++p)
+      page_home_.push_back(regions_[page_region_[p]].home);
+  }
+  gc_from_.resize(intervals_.size(), 0);
+  // The latest writing interval of each page: (order key, writer) is a total order consistent
+  // with happens-before.
+  std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint32_t>> latest;
+  for (std::size_t q = 0; q < intervals_.size(); ++q) {
+    for (std::uint32_t i = gc_from_[q]; i < upto[q]; ++i) {
+      const IntervalRecord& rec = intervals_[q][i];
+      for (PageId page : rec.pages) {
+        const std::pair<std::uint64_t, std::uint32_t> key{rec.order_key, static_cast<std::uint32_t>(q)};
+        auto [it, inserted] = latest.try_emplace(raw(page), key);
+        if (!inserted && it->second < key) it->second = key;
+      }
+    }
+    gc_from_[q] = upto[q];
+  }
+  for (const auto& [page, key] : latest) page_home_[page] = emu::node_id(static_cast<int>(key.second));
 }
 
 }  // namespace ncp2::dsm

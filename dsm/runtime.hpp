@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dsm/compute_meter.hpp"
 #include "dsm/diff.hpp"
 #include "dsm/types.hpp"
 #include "emulator/cluster.hpp"
@@ -105,6 +106,10 @@ class Runtime {
   using ExitObserver = std::function<void(NodeId node, emu::TimePoint when)>;
   int add_exit_observer(ExitObserver observer);
   void remove_exit_observer(int id);
+  // The measured time model (docs/timing.md): with a meter, native computation between DSM entry
+  // points is timed on the host and charged; compute() annotations are then ignored. Null (the
+  // default): the deterministic model. Set before start(); the meter must outlive the run.
+  void set_compute_meter(ComputeMeter* meter) { meter_ = meter; }
 
   // ---- used by Process (in the node's own fiber)
   std::uint32_t allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size);
@@ -147,6 +152,10 @@ class Runtime {
   void wait_until_done(NodeState& ns, Operation op, std::uint64_t object);
   static std::string describe_wait(const void* node_state);
   void run_gc(NodeState& ns);
+  void assign_page_homes(const VectorTime& upto);
+  [[nodiscard]] NodeId page_home(PageId page) const {
+    return raw(page) < page_home_.size() ? page_home_[raw(page)] : region_of(page).home;
+  }
   void barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc);
 
   // handler side (a CP command on ncp2, a PP interrupt handler on treadmarks)
@@ -180,6 +189,9 @@ class Runtime {
   [[nodiscard]] NodeId lock_manager(LockId lock) const;
   void emit_wait(NodeState& ns);
 
+  class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
+  ComputeMeter* meter_ = nullptr;
+
   emu::Kernel& kernel_;
   emu::Cluster& cluster_;
   const emu::MachineConfig& config_;
@@ -190,6 +202,12 @@ class Runtime {
   std::vector<RegionInfo> regions_;
   std::vector<std::uint32_t> page_region_;                  // global page -> region
   std::vector<std::vector<IntervalRecord>> intervals_;      // [owner][index - 1]
+  // Where a node without a copy of a page asks for it: initially the region's home (node 0);
+  // after each garbage collection, the page's last writer (see run_gc). Every node computes the
+  // same from the intervals it has seen, so it is kept once.
+  std::vector<NodeId> page_home_;
+  std::vector<std::uint32_t> gc_from_;  // [owner]: intervals before this index are collected
+  std::uint64_t gc_generation_ = 0;     // garbage collections whose page homes are computed
   std::unordered_map<std::uint32_t, NodeId> lock_tail_;     // manager's view: last requester
   struct BarrierManager {
     std::uint64_t episodes = 0;

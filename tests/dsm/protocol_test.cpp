@@ -110,6 +110,35 @@ TEST(Protocol, DiffFetchCostsTwoMessagesPerConcurrentWriter) {
   }
 }
 
+// Garbage collection makes each written page's last writer its new home: the initial home (node
+// 0) does not collect diffs of pages it no longer uses, and a later request for such a page is
+// served by its last writer with the current data.
+TEST(Protocol, GarbageCollectionMovesEachWrittenPageHomeToItsLastWriter) {
+  for (auto kind : kBoth) {
+    auto cfg = machine(kind, 4);
+    cfg.dsm.gc_threshold_kb = 1;  // collect at almost every barrier
+    Harness h(cfg);
+    std::vector<std::int64_t> seen;
+    std::uint64_t node0_diff_requests = 0;
+    h.run([&](Process& p) {
+      auto a = p.alloc<std::int64_t>("a", 512 * 4);  // four pages, one written by each node
+      auto v = p.view(a);
+      const auto mine = static_cast<std::size_t>(p.id()) * 512;
+      for (int round = 1; round <= 6; ++round) {
+        for (std::size_t i = 0; i < 512; i += 8) v.set(mine + i, round * 100 + p.id());
+        p.barrier(0);
+      }
+      if (p.id() == 0) node0_diff_requests = h.dsm.stats(p.node()).diff_requests;
+      p.barrier(0);
+      if (p.id() == 1)
+        for (int owner = 0; owner < 4; ++owner) seen.push_back(v.get(static_cast<std::size_t>(owner) * 512 + 8));
+    });
+    EXPECT_GT(h.dsm.stats(emu::node_id(0)).gc_runs, 0u);
+    EXPECT_EQ(node0_diff_requests, 0u) << "node 0 must not collect the other nodes' pages";
+    EXPECT_EQ(seen, (std::vector<std::int64_t>{600, 601, 602, 603}));
+  }
+}
+
 TEST(Protocol, EveryRequestHasItsReply) {
   for (auto kind : kBoth) {
     Harness h(machine(kind, 5));
