@@ -15,6 +15,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "cli/time_model_options.hpp"
 #include "carnival/store.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
@@ -28,6 +29,7 @@ namespace {
 
 struct RunOptions {
   MachineOptions machine;
+  TimeModelOptions time_model;
   std::string workload;
   std::vector<std::string> params;
   std::string preset;
@@ -153,7 +155,16 @@ int run(const RunOptions& o) {
     fmt::print(stderr, "ncp2: {} already exists; use --force to replace it\n", o.db);
     return kExitUsage;
   }
+  TimeModelSetup time_model;
+  try {
+    time_model = make_time_model(o.time_model, config);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  if (time_model.meter) fmt::print("time      {}\n", time_model.description);
   workloads::RunOptions run_options;
+  run_options.compute_meter = time_model.meter.get();
   run_options.profile = !o.db.empty();
   run_options.profiler.max_wait_rows = o.max_wait_rows;
   run_options.profiler.max_timeline = o.max_timeline;
@@ -166,6 +177,7 @@ int run(const RunOptions& o) {
     return kExitUsage;
   }
   print_summary(outcome);
+  if (time_model.meter) print_measured_summary(*time_model.meter);
   if (!outcome.diagnosis.empty())
     fmt::print(stderr, "ncp2: run {}: {}\n", workloads::to_string(outcome.status), outcome.diagnosis);
   if (!o.stats_json.empty()) {
@@ -194,6 +206,7 @@ Subcommand add_run_command(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("workload", o->workload, "the workload (see ncp2 workloads)")->required();
   add_machine_options(*cmd, o->machine);
+  add_time_model_options(*cmd, o->time_model);
   cmd->add_option("--param", o->params,
                   "set a workload parameter, e.g. --param n=4096 (repeatable; after --preset)")
       ->type_name("NAME=VALUE")

@@ -12,6 +12,8 @@ struct Subcommand {
   Runner run;
 };
 
+Subcommand add_timing_command(CLI::App& app);
+Subcommand add_clocksync_command(CLI::App& app);
 Subcommand add_config_command(CLI::App& app);
 Subcommand add_demo_network_command(CLI::App& app);
 Subcommand add_workloads_command(CLI::App& app);

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
                      add_run_command(app), add_report_command(app), add_export_trace_command(app),
                      add_counters_command(app)})
     runners[sub.app] = sub.run;
+  for (auto&& sub : {add_timing_command(app), add_clocksync_command(app)}) runners[sub.app] = sub.run;
 
   // A mistyped command deserves better than "a subcommand is required".
   if (argc > 1 && argv[1][0] != '-' && runners.end() == std::find_if(runners.begin(), runners.end(), [&](const auto& r) {

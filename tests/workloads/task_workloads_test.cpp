@@ -145,5 +145,50 @@ TEST(Tsp, TinyPoolSolvesTheOverflowLocally) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// quicksort
+
+TEST(QuickSort, SortsWithManyDuplicatesAndOddSizes) {
+  // Few distinct values stress the partition's handling of keys equal to the pivot.
+  for (auto kind : kBoth)
+    for (const Strings& a : {Strings{"range=3"}, Strings{"range=1"}, Strings{"n=1"}, Strings{"n=2", "threshold=2"},
+                             Strings{"n=1000", "threshold=2"}, Strings{"n=1500", "threshold=1500"}}) {
+      const RunOutcome o = run("quicksort", kind, 3, a);
+      ASSERT_TRUE(o.ok()) << a.front() << ": " << o.diagnosis << o.verification;
+    }
+}
+
+TEST(QuickSort, ThresholdAboveNBubbleSortsTheWholeArrayInOneTask) {
+  // One node: the only task is taken, bubble-sorted, then the empty queue with n placed ends it.
+  const RunOutcome o = run("quicksort", emu::MachineKind::Ncp2, 1, {"n=500", "threshold=500"});
+  ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+  EXPECT_EQ(o.totals().lock_acquires, 2u);
+  // Smaller threshold: more partitions, so more tasks given and taken under the queue lock.
+  const RunOutcome split = run("quicksort", emu::MachineKind::Ncp2, 1, {"n=500", "threshold=50"});
+  ASSERT_TRUE(split.ok()) << split.diagnosis << split.verification;
+  EXPECT_GT(split.totals().lock_acquires, 2u);
+  EXPECT_LT(split.timed_end, o.timed_end);  // bubble sort is quadratic: partitioning first pays
+}
+
+TEST(QuickSort, QueueLockTravelsAndPagesAreShared) {
+  for (auto kind : kBoth) {
+    const RunOutcome o = run("quicksort", kind, 4);
+    ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+    expect_remote_locking(o);
+    EXPECT_GT(o.totals().diffs_applied, 0u);  // pieces written by one node, sorted by another
+    EXPECT_EQ(o.barrier_episodes, 2u);
+  }
+}
+
+TEST(QuickSort, Deterministic) { expect_deterministic("quicksort", 4); }
+
+TEST(QuickSort, ParameterErrors) {
+  EXPECT_EQ(check_error("quicksort", {"n=0"}, 4), "parameter 'n' must be at least 1, got 0");
+  EXPECT_EQ(check_error("quicksort", {"threshold=1"}, 4), "parameter 'threshold' must be at least 2, got 1");
+  EXPECT_EQ(check_error("quicksort", {"range=-1"}, 4), "parameter 'range' must be at least 0, got -1");
+  EXPECT_EQ(check_error("quicksort", {"backoff_us=0"}, 4), "parameter 'backoff_us' must be at least 0.1, got 0");
+  EXPECT_EQ(check_error("quicksort", {}, 8), "");
+}
+
 }  // namespace
 }  // namespace ncp2::workloads
