@@ -276,10 +276,13 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   r.pages = static_cast<std::uint32_t>((count * element_size + page_size_ - 1) / page_size_);
   r.home = emu::node_id(0);
   const std::size_t bytes = static_cast<std::size_t>(r.pages) * page_size_;
+  // Alone, a node has nothing to keep coherent: its pages are writable from the start, so a
+  // one-node run costs what the sequential program does (the papers' speedup baseline).
+  const Access home_access = nodes_.size() == 1 ? Access::Write : Access::Read;
   for (auto& node : nodes_) {
     const bool home = node->id == r.home;
     node->regions.push_back({zeroed(bytes), std::vector<std::uint8_t>(r.pages, static_cast<std::uint8_t>(
-                                                                                    home ? Access::Read : Access::None))});
+                                                                                    home ? home_access : Access::None))});
     node->pages.resize(node->pages.size() + r.pages);
     for (std::uint32_t p = 0; p < r.pages; ++p) node->pages[r.first_page + p].held = home;
   }

@@ -139,6 +139,28 @@ TEST(Protocol, GarbageCollectionMovesEachWrittenPageHomeToItsLastWriter) {
   }
 }
 
+// One node has nothing to keep coherent: no faults, twins or diffs, whatever it writes, so its time
+// is the sequential program's (the speedup baseline).
+TEST(Protocol, ALoneNodeRunsWithoutProtocolWork) {
+  for (auto kind : kBoth) {
+    Harness h(machine(kind, 1));
+    h.run([](Process& p) {
+      auto a = p.alloc<std::int64_t>("a", 4096);
+      auto v = p.view(a);
+      for (int round = 0; round < 3; ++round) {
+        for (std::size_t i = 0; i < a.size(); i += 64) v.set(i, v.get(i) + round);
+        auto g = p.lock(3);
+        p.barrier(0);
+      }
+    });
+    const NodeStats& s = h.dsm.stats(emu::node_id(0));
+    EXPECT_EQ(s.page_faults, 0u);
+    EXPECT_EQ(s.twins, 0u);
+    EXPECT_EQ(s.diffs_created, 0u);
+    EXPECT_EQ(s.messages, 0u);
+  }
+}
+
 TEST(Protocol, EveryRequestHasItsReply) {
   for (auto kind : kBoth) {
     Harness h(machine(kind, 5));

@@ -107,7 +107,7 @@ TEST(GridWorkloads, SorZeroInteriorSendsFewerBytesThanNonZero) {
 TEST(GridWorkloads, SorAndJacobiSpeedUpWithNodes) {
   for (const char* name : {"sor", "jacobi"}) {
     for (const auto kind : kBoth) {
-      const std::vector<std::string> big = {"rows=258", "cols=256", "iterations=3"};
+      const std::vector<std::string> big = {"rows=258", "cols=256", "iterations=12"};
       const RunOutcome one = run(name, kind, 1, big);
       const RunOutcome four = run(name, kind, 4, big);
       ASSERT_TRUE(one.ok() && four.ok());
