@@ -1,5 +1,6 @@
 // `ncp2 run WORKLOAD`: runs a workload on the emulated machine, verifies its result, prints a
 // summary and optionally writes the statistics as JSON.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -7,7 +8,10 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <variant>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +24,7 @@
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
 #include "workloads/registry.hpp"
+#include "workloads/run_history.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/stats_json.hpp"
 
@@ -39,6 +44,53 @@ struct RunOptions {
   bool force = false;
   std::size_t max_wait_rows = 5'000'000;
   std::size_t max_timeline = 1'000'000;
+  std::string progress = "auto";  // auto (on a terminal), always, never
+  bool baseline = false;          // measure the 1-node run when the history does not know it
+  bool no_history = false;
+};
+
+// The progress line on stderr: a bar when a previous run of the same thing tells the total
+// virtual time, otherwise the counters alone. Rewritten in place on a terminal.
+class ProgressLine {
+ public:
+  ProgressLine(bool on, bool terminal, std::optional<workloads::HistoryEntry> previous)
+      : on_(on), terminal_(terminal), previous_(std::move(previous)) {}
+
+  void update(const workloads::RunProgress& p) {
+    if (!on_) return;
+    std::string line;
+    if (previous_ && previous_->virtual_ps > 0) {
+      const double fraction = std::min(1.0, static_cast<double>(emu::to_ps(p.now)) /
+                                                static_cast<double>(previous_->virtual_ps));
+      constexpr int kWidth = 30;
+      const int filled = static_cast<int>(fraction * kWidth);
+      line = fmt::format("[{}{}] {:3.0f}%  virtual {} of ~{}  barriers {}/{}  {:.1f} s", std::string(filled, '#'),
+                         std::string(kWidth - filled, '.'), fraction * 100, emu::format_time(p.now),
+                         emu::format_time(emu::kTimeZero + emu::picoseconds(previous_->virtual_ps)),
+                         p.barrier_episodes, previous_->barrier_episodes, p.wall_seconds);
+    } else {
+      line = fmt::format("virtual {}  barriers {}  events {}  {:.1f} s", emu::format_time(p.now), p.barrier_episodes,
+                         p.events, p.wall_seconds);
+    }
+    if (terminal_) {
+      fmt::print(stderr, "\r\033[K{}", line);
+    } else {
+      fmt::print(stderr, "progress  {}\n", line);
+    }
+    std::fflush(stderr);
+    shown_ = true;
+  }
+  // Clears the line before the summary.
+  void finish() {
+    if (shown_ && terminal_) fmt::print(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool on_;
+  bool terminal_;
+  std::optional<workloads::HistoryEntry> previous_;
+  bool shown_ = false;
 };
 
 // SIGINT/SIGTERM stop the emulation cleanly: the run ends, its database is written with status
@@ -130,6 +182,23 @@ void print_summary(const workloads::RunOutcome& o) {
   fmt::print("verified  {}: {}\n", o.verified ? "yes" : "NO", o.verification);
 }
 
+void print_speedup(const workloads::RunOutcome& o, const std::optional<workloads::HistoryEntry>& one_node,
+                   bool deterministic, bool history_enabled) {
+  if (!o.ok() || o.nodes == 1) return;
+  if (one_node && o.timed_end > emu::kTimeZero) {
+    const double speedup = static_cast<double>(one_node->virtual_ps) / static_cast<double>(emu::to_ps(o.timed_end));
+    fmt::print("speedup   {:.2f} on {} nodes (1 node: {} virtual; efficiency {:.0f}%)\n", speedup, o.nodes,
+               emu::format_time(emu::kTimeZero + emu::picoseconds(one_node->virtual_ps)),
+               100.0 * speedup / o.nodes);
+  } else if (!deterministic) {
+    fmt::print("speedup   not computed: the measured time model is not reproducible\n");
+  } else if (!history_enabled) {
+    fmt::print("speedup   unknown (no run history: NCP2_HISTORY is empty or --no-history was given)\n");
+  } else {
+    fmt::print("speedup   unknown: no 1-node run of this workload and configuration yet (add --baseline)\n");
+  }
+}
+
 int run(const RunOptions& o) {
   const workloads::Workload* workload = nullptr;
   workloads::Params params;
@@ -169,14 +238,58 @@ int run(const RunOptions& o) {
   run_options.profiler.max_wait_rows = o.max_wait_rows;
   run_options.profiler.max_timeline = o.max_timeline;
   run_options.stop_flag = &g_stop;
-  const std::string started_at = utc_now_iso();
+  // The history of earlier runs: a progress bar and the speedup over one node. Only runs of the
+  // deterministic time model are comparable.
+  const bool deterministic = time_model.meter == nullptr;
+  const workloads::RunHistory history(o.no_history || !deterministic ? std::nullopt
+                                                                     : workloads::RunHistory::default_path());
+  const std::string key = workloads::history_key(workload->name, params, o.seed, config);
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool show_progress = o.progress == "always" || (o.progress == "auto" && terminal);
   const SignalGuard signals;
+
+  std::optional<workloads::HistoryEntry> one_node = history.find(key, 1);
+  if (o.baseline && !one_node && config.machine.nodes > 1) {
+    emu::MachineConfig single = config;
+    single.machine.nodes = 1;
+    fmt::print("baseline  measuring {} on 1 node first (--baseline)\n", workload->name);
+    workloads::RunOptions base_options;
+    base_options.stop_flag = &g_stop;
+    ProgressLine base_line(show_progress, terminal, history.find(key, 1));
+    base_options.progress = [&base_line](const workloads::RunProgress& p) { base_line.update(p); };
+    const workloads::RunOutcome base = workloads::run_workload(single, *workload, params, o.seed, base_options);
+    base_line.finish();
+    if (base.ok()) {
+      one_node = workloads::HistoryEntry{key, 1, emu::to_ps(base.timed_end), base.barrier_episodes, base.events,
+                                         base.wall_seconds};
+      history.record(*one_node);
+    } else if (base.status == workloads::RunStatus::Stopped) {
+      fmt::print(stderr, "ncp2: interrupted while measuring the baseline; nothing was run or stored\n");
+      return kExitFailure;
+    } else {
+      fmt::print(stderr, "ncp2: the 1-node baseline did not complete ({}): {}\n", workloads::to_string(base.status),
+                 base.diagnosis.empty() ? base.verification : base.diagnosis);
+    }
+  }
+
+  ProgressLine progress(show_progress, terminal, history.find(key, config.machine.nodes));
+  run_options.progress_interval = std::chrono::milliseconds(terminal ? 200 : 1000);  // a log: fewer lines
+  run_options.progress = [&progress](const workloads::RunProgress& p) { progress.update(p); };
+  const std::string started_at = utc_now_iso();
   const workloads::RunOutcome outcome = workloads::run_workload(config, *workload, params, o.seed, run_options);
+  progress.finish();
+  if (outcome.ok()) {
+    const workloads::HistoryEntry entry{key, outcome.nodes, emu::to_ps(outcome.timed_end), outcome.barrier_episodes,
+                                        outcome.events, outcome.wall_seconds};
+    history.record(entry);
+    if (outcome.nodes == 1) one_node = entry;
+  }
   if (outcome.status == workloads::RunStatus::Invalid) {
     fmt::print(stderr, "ncp2: {}\n", outcome.diagnosis);
     return kExitUsage;
   }
   print_summary(outcome);
+  print_speedup(outcome, one_node, deterministic, history.enabled());
   if (time_model.meter) print_measured_summary(*time_model.meter);
   if (!outcome.diagnosis.empty())
     fmt::print(stderr, "ncp2: run {}: {}\n", workloads::to_string(outcome.status), outcome.diagnosis);
@@ -224,6 +337,19 @@ Subcommand add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-timeline", o->max_timeline, "with --db: keep at most N timeline segments (0: none)")
       ->capture_default_str();
+  cmd->add_option("--progress", o->progress,
+                  "progress line on stderr: auto (on a terminal), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+  cmd->add_flag("--baseline", o->baseline,
+                "first run the same workload on 1 node when its time is not known yet, to print the speedup");
+  cmd->add_flag("--no-history", o->no_history,
+                "do not read or record the run history (see NCP2_HISTORY in ncp2 run --help)");
+  cmd->footer(
+      "Finished, verified runs of the deterministic time model are recorded in a run history\n"
+      "($NCP2_HISTORY, else $XDG_CACHE_HOME/ncp2/history.jsonl, else ~/.cache/ncp2/history.jsonl;\n"
+      "NCP2_HISTORY= disables it): it gives the progress bar its total and the summary its speedup\n"
+      "over the same workload, parameters, seed and configuration on one node.");
   return {cmd, [o] { return run(*o); }};
 }
 

@@ -8,6 +8,7 @@ fixture="${3:-}"  # carnival_fixture: writes a synthetic CARNIVAL database
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+export NCP2_HISTORY="$tmp/history.jsonl"  # never the user's own run history
 
 # expect CODE PATTERN -- ARGS...: runs ncp2 ARGS, checks the exit code and that PATTERN occurs in
 # stdout+stderr (fixed string).
@@ -56,6 +57,19 @@ expect 0 "preset small" -- workloads
 expect 0 '"presets"' -- workloads --json
 expect 0 "--stats-json" -- run --help
 expect 0 "verified  yes" -- run counter --nodes 4
+# The run history: speedup unknown, then measured with --baseline, then known from the history.
+expect 0 "add --baseline" -- run phases --nodes 4 --preset small
+expect 0 "baseline  measuring phases on 1 node" -- run phases --nodes 4 --preset small --baseline
+expect 0 "speedup   " -- run phases --nodes 2 --preset small
+if [ "$(grep -c '"nodes":1' "$NCP2_HISTORY")" -ne 1 ]; then
+  echo "FAIL: the 1-node baseline should be recorded once"; failures=$((failures + 1))
+fi
+expect 0 "speedup   " -- run phases --nodes 4 --preset small --progress always
+expect 0 "speedup   unknown (no run history" -- run phases --nodes 4 --preset small --no-history
+NCP2_HISTORY= expect 0 "speedup   unknown (no run history" -- run phases --nodes 4 --preset small
+expect 2 "--progress" -- run phases --progress sometimes
+echo 'not json' >>"$NCP2_HISTORY"
+expect 0 "speedup   " -- run phases --nodes 2 --preset small
 expect 0 "verified  yes" -- run phases --machine treadmarks --nodes 3 --preset small
 expect 0 "verified  yes" -- run false-sharing --nodes 8 --preset small --seed 9 --param rounds=2
 expect 2 "workloads: counter, phases, false-sharing" -- run nosuch
@@ -163,6 +177,35 @@ else
   echo "FAIL: ncp2 counters --plot exited $plot_status"; echo "$plot_out" | head -5; failures=$((failures + 1))
 fi
 if ls "$tmp" | grep -qF .tmp-; then echo "FAIL: counters left a temporary file"; failures=$((failures + 1)); fi
+
+# Host timing: bad flags are usage errors; JSON parses; the measured time model runs and verifies.
+expect 2 "--samples" -- timing --samples 0
+expect 2 "--calibrate" -- timing --calibrate -1
+expect 2 "--procs" -- clocksync --procs 1
+expect 2 "--transport" -- clocksync --transport tcp
+expect 2 "--exchanges" -- clocksync --exchanges 0
+expect 2 "need --time-model measured" -- run counter --nodes 2 --target-mhz 100
+expect 2 "--time-model" -- run counter --time-model wallclock
+expect 2 "excludes" -- run counter --time-model measured --target-mhz 100 --scale 2
+expect 0 "measured  " -- run counter --nodes 4 --time-model measured
+expect 0 "verified  yes" -- run phases --nodes 3 --preset small --time-model measured --scale 5
+expect 0 "unavailable" -- timing --samples 200 --cold 2 --calibrate 0.01
+if "$ncp2" timing --json --samples 200 --cold 2 --calibrate 0.01 >"$tmp/timing.json" 2>/dev/null \
+   && python3 - "$tmp/timing.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert {"name", "available", "reason", "overhead_ns", "resolution_ns"} <= set(j["sources"][0])
+assert {"invariant", "frequency_hz", "calibration_interval_s", "error_bound_ppm"} <= set(j["tsc"])
+PY
+then echo "ok: ncp2 timing --json parses"; else echo "FAIL: ncp2 timing --json"; failures=$((failures + 1)); fi
+if "$ncp2" clocksync --procs 2 --exchanges 20 --interval-ms 20 --json >"$tmp/sync.json" 2>/dev/null \
+   && python3 - "$tmp/sync.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = j["followers"][0]
+assert j["transport"] == "shm" and f["ok"] and abs(f["error_ns"]) <= f["error_bound_ns"]
+PY
+then echo "ok: ncp2 clocksync --json parses, error within bound"; else echo "FAIL: ncp2 clocksync --json"; failures=$((failures + 1)); fi
 
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -1,14 +1,20 @@
 // The runner: failures become outcomes (never crashes), statistics cover the timed region, and
 // the statistics JSON has its keys and laws.
 #include <array>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "workloads/registry.hpp"
+#include "workloads/run_history.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/stats_json.hpp"
 
@@ -165,6 +171,69 @@ TEST(Runner, VerificationTrafficStaysOutOfTheStatistics) {
     EXPECT_EQ(stats_json(a)["totals"], stats_json(b)["totals"]);  // ...but is not counted
     EXPECT_EQ(a.network_messages, b.network_messages);
   }
+}
+
+TEST(Runner, ProgressReportsAdvanceAndDoNotChangeTheRun) {
+  const Workload& w = find_workload("phases");
+  const Params params = w.resolve("small", std::vector<std::string>{"phases=200"});
+  std::vector<RunProgress> reports;
+  RunOptions options;
+  options.progress = [&reports](const RunProgress& p) { reports.push_back(p); };
+  options.progress_interval = std::chrono::milliseconds(0);  // every poll
+  const RunOutcome watched = run_workload(machine(emu::MachineKind::Ncp2, 4), w, params, 1, options);
+  const RunOutcome plain = run_workload(machine(emu::MachineKind::Ncp2, 4), w, params, 1);
+  ASSERT_TRUE(watched.ok()) << watched.diagnosis;
+  ASSERT_GE(reports.size(), 2u);
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    EXPECT_GE(reports[i].now, reports[i - 1].now);
+    EXPECT_GE(reports[i].barrier_episodes, reports[i - 1].barrier_episodes);
+    EXPECT_GT(reports[i].events, reports[i - 1].events);
+  }
+  EXPECT_LE(reports.back().now, watched.end_time);
+  EXPECT_LE(reports.back().barrier_episodes, watched.barrier_episodes);
+  EXPECT_GT(reports.back().barrier_episodes, 0u);
+  EXPECT_EQ(watched.timed_end, plain.timed_end);  // watching changes nothing
+  EXPECT_EQ(watched.events, plain.events);
+}
+
+TEST(RunHistory, KeyIgnoresTheNodeCountOnly) {
+  const Workload& w = find_workload("phases");
+  const Params small = w.resolve("small", {});
+  const Params other = w.resolve("small", std::vector<std::string>{"phases=5"});
+  emu::MachineConfig four = machine(emu::MachineKind::Ncp2, 4);
+  emu::MachineConfig eight = machine(emu::MachineKind::Ncp2, 8);
+  EXPECT_EQ(history_key("phases", small, 1, four), history_key("phases", small, 1, eight));
+  EXPECT_NE(history_key("phases", small, 1, four), history_key("phases", small, 2, four));
+  EXPECT_NE(history_key("phases", small, 1, four), history_key("phases", other, 1, four));
+  EXPECT_NE(history_key("phases", small, 1, four),
+            history_key("phases", small, 1, machine(emu::MachineKind::TreadMarks, 4)));
+  eight.network.link_latency = emu::nanoseconds(200);
+  EXPECT_NE(history_key("phases", small, 1, four), history_key("phases", small, 1, eight));
+}
+
+TEST(RunHistory, FindsTheLatestEntryAndSkipsDamagedLines) {
+  const auto file = std::filesystem::temp_directory_path() /
+                    ("ncp2-history-test-" + std::to_string(::getpid()) + "/history.jsonl");
+  std::filesystem::remove_all(file.parent_path());
+  const RunHistory history(file);
+  EXPECT_FALSE(history.find("k", 1));
+  ASSERT_TRUE(history.record({"k", 1, 1000, 3, 10, 0.1}));
+  ASSERT_TRUE(history.record({"k", 4, 400, 3, 40, 0.1}));
+  {
+    std::ofstream damage(file, std::ios::app);
+    damage << "{not json\n{\"key\": \"k\", \"nodes\": 1}\n";
+  }
+  ASSERT_TRUE(history.record({"k", 1, 900, 3, 10, 0.1}));
+  ASSERT_TRUE(history.record({"other", 1, 5, 1, 1, 0.1}));
+  const auto one = history.find("k", 1);
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->virtual_ps, 900);
+  ASSERT_TRUE(history.find("k", 4));
+  EXPECT_EQ(history.find("k", 4)->virtual_ps, 400);
+  EXPECT_FALSE(history.find("k", 8));
+  EXPECT_FALSE(RunHistory(std::nullopt).find("k", 1));
+  EXPECT_FALSE(RunHistory(std::nullopt).record({"k", 1, 1, 1, 1, 0}));
+  std::filesystem::remove_all(file.parent_path());
 }
 
 TEST(StatsJson, HasTheKeysAndTotalsAreTheSumOfTheNodes) {

@@ -1,0 +1,50 @@
+#pragma once
+// A small, per-user record of finished runs (JSON lines), so that `ncp2 run` can say how far a run
+// has got (a previous run of the same thing took this much virtual time) and its speedup over the
+// same workload on one node. Only deterministic runs are recorded: same key, same result.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "emulator/config.hpp"
+#include "workloads/workload.hpp"
+
+namespace ncp2::workloads {
+
+struct HistoryEntry {
+  std::string key;  // history_key(): the run without its node count
+  int nodes = 0;
+  std::int64_t virtual_ps = 0;  // the timed region
+  std::uint64_t barrier_episodes = 0;
+  std::uint64_t events = 0;
+  double wall_seconds = 0;
+};
+
+// Identifies a run up to its node count: workload, parameters, seed and the whole machine
+// configuration except machine.nodes (a stable 64-bit FNV-1a hash, in hex, plus the name).
+std::string history_key(std::string_view workload, const Params& params, std::uint64_t seed,
+                        const emu::MachineConfig& config);
+
+class RunHistory {
+ public:
+  // $NCP2_HISTORY if set (empty: no history), else $XDG_CACHE_HOME/ncp2/history.jsonl, else
+  // ~/.cache/ncp2/history.jsonl.
+  static std::optional<std::filesystem::path> default_path();
+
+  explicit RunHistory(std::optional<std::filesystem::path> file) : file_(std::move(file)) {}
+  [[nodiscard]] bool enabled() const { return file_.has_value(); }
+  [[nodiscard]] const std::optional<std::filesystem::path>& file() const { return file_; }
+
+  // The latest entry with this key and node count. Lines that do not parse are skipped.
+  [[nodiscard]] std::optional<HistoryEntry> find(std::string_view key, int nodes) const;
+  // Appends one line (creating the directory). Returns false with a reason when it cannot; a
+  // history that cannot be written never fails a run.
+  bool record(const HistoryEntry& entry, std::string* why_not = nullptr) const;
+
+ private:
+  std::optional<std::filesystem::path> file_;
+};
+
+}  // namespace ncp2::workloads
