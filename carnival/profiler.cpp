@@ -334,6 +334,31 @@ RunData Profiler::finish(RunInfo info) const {
     const std::string rel = relative_path(sites[id - 1]->file);
     if (!texts.count(rel)) texts[rel] = read_text(sites[id - 1]->file);
   }
+  // Scopes with no time of their own (a loop whose body is all inner scopes) still belong in the
+  // tree between the scopes they enclose and their own parents: add every registered site of the
+  // same files whose line range contains a used scope's.
+  {
+    auto range_of = [&](const ScopeSite& site) {
+      const std::string& text = texts[relative_path(site.file)];
+      return std::pair{site.line, text.empty() ? site.line : scope_end_line(text, site.line, site.column)};
+    };
+    std::vector<std::pair<std::string, std::pair<int, int>>> used_ranges;
+    for (std::uint32_t id : used)
+      if (id != 0 && id <= sites.size())
+        used_ranges.emplace_back(relative_path(sites[id - 1]->file), range_of(*sites[id - 1]));
+    for (const ScopeSite* site : sites) {
+      if (used.count(site->id) || !texts.count(relative_path(site->file))) continue;
+      const std::string rel = relative_path(site->file);
+      const auto [site_begin, site_end] = range_of(*site);
+      for (const auto& [file, range] : used_ranges) {
+        if (file == rel && site_begin <= range.first && range.second <= site_end &&
+            (site_begin < range.first || range.second < site_end)) {
+          used.insert(site->id);
+          break;
+        }
+      }
+    }
+  }
   Scope program;
   program.id = 0;
   program.parent = -1;

@@ -150,5 +150,37 @@ TEST(Profiler, ComputeInAScopeIsCompAndProtocolCodeIsExtra) {
   EXPECT_GT(extra, 0);  // the exit barrier's protocol code
 }
 
+// A scope whose time is all in inner scopes (a loop around two blocks) has no profile cell of its
+// own, yet it stays in the tree between the blocks and the function.
+TEST(Profiler, ScopesWithoutOwnTimeStayInTheTree) {
+  dsm::testing::Harness h(dsm::testing::machine(emu::MachineKind::TreadMarks, 2));
+  Profiler profiler(h.dsm, h.cluster);
+  h.dsm.start([&](dsm::Process& p) {
+    CARNIVAL_SCOPE_KIND(p, "outer function", "function");
+    p.compute(1_us);
+    for (int i = 0; i < 2; ++i) {
+      CARNIVAL_SCOPE_KIND(p, "timeless loop", "loop");
+      {
+        CARNIVAL_SCOPE(p, "first block");
+        p.compute(5_us);
+      }
+      {
+        CARNIVAL_SCOPE(p, "second block");
+        p.compute(7_us);
+      }
+    }
+  });
+  h.kernel.run();
+  const RunData d = profiler.finish({});
+  std::map<std::string, const Scope*> by_name;
+  for (const auto& s : d.scopes) by_name[s.name] = &s;
+  ASSERT_TRUE(by_name.count("timeless loop")) << "the loop scope is missing from the tree";
+  const Scope& loop = *by_name["timeless loop"];
+  EXPECT_EQ(by_name["first block"]->parent, loop.id);
+  EXPECT_EQ(by_name["second block"]->parent, loop.id);
+  EXPECT_EQ(loop.parent, by_name["outer function"]->id);
+  for (const auto& c : d.profile) EXPECT_NE(c.scope, loop.id) << "no time of its own";
+}
+
 }  // namespace
 }  // namespace ncp2::carnival
