@@ -353,4 +353,98 @@ CounterRun read_counter_run(const std::string& path) {
   }
 }
 
+namespace {
+
+constexpr const char* kScopeSchema = R"sql(
+CREATE TABLE scope_counter_events(
+  run_id    INTEGER NOT NULL REFERENCES runs(id),
+  position  INTEGER NOT NULL,
+  event     TEXT NOT NULL,
+  available INTEGER NOT NULL CHECK (available IN (0, 1)),
+  reason    TEXT NOT NULL,
+  encoding  TEXT NOT NULL,
+  unit      TEXT NOT NULL,
+  PRIMARY KEY (run_id, event));
+CREATE TABLE scope_counters(
+  run_id   INTEGER NOT NULL REFERENCES runs(id),
+  node     INTEGER NOT NULL,
+  scope_id INTEGER NOT NULL,
+  event    TEXT NOT NULL,
+  value    REAL,
+  PRIMARY KEY (run_id, node, scope_id, event));
+)sql";
+
+std::int64_t run_id_of(const sql::Db& db, const std::string& path) {
+  const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
+  if (application_id != carnival::kApplicationId)
+    throw StoreError(fmt::format("{} is not an NCP2-Carnival database", path));
+  if (db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'") == 0)
+    throw StoreError(fmt::format("{} holds no emulated run (no table 'runs')", path));
+  sql::Stmt s(db, "SELECT id FROM runs ORDER BY id LIMIT 1");
+  if (!s.step()) throw StoreError(fmt::format("{} contains no run", path));
+  return s.i64(0);
+}
+
+}  // namespace
+
+void append_scope_counters(const std::string& run_db, const std::vector<EventStatus>& events,
+                           const std::vector<ScopeCounterRow>& rows) {
+  std::error_code ec;
+  if (!fs::is_regular_file(run_db, ec)) throw StoreError(fmt::format("{}: no such file", run_db));
+  try {
+    sql::Db db(run_db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX);
+    const std::int64_t run_id = run_id_of(db, run_db);
+    if (db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'scope_counters'") !=
+        0)
+      throw StoreError(fmt::format("{}: already has scope counters", run_db));
+    db.exec("BEGIN");
+    db.exec(kScopeSchema);
+    {
+      sql::Stmt s(db, "INSERT INTO scope_counter_events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      for (std::size_t i = 0; i < events.size(); ++i) {
+        s.bind(1, run_id);
+        s.bind(2, static_cast<std::int64_t>(i));
+        s.bind(3, events[i].name);
+        s.bind(4, events[i].available);
+        s.bind(5, events[i].reason);
+        s.bind(6, events[i].encoding);
+        s.bind(7, events[i].unit);
+        s.run();
+      }
+    }
+    {
+      sql::Stmt s(db, "INSERT INTO scope_counters VALUES (?1, ?2, ?3, ?4, ?5)");
+      for (const auto& r : rows) {
+        s.bind(1, run_id);
+        s.bind(2, r.node);
+        s.bind(3, r.scope);
+        s.bind(4, r.event);
+        bind_optional(s, 5, r.value);
+        s.run();
+      }
+    }
+    db.exec("COMMIT");
+  } catch (const sql::SqlError& e) {
+    rethrow_as_store_error(run_db, e);
+  }
+}
+
+std::vector<ScopeCounterRow> read_scope_counters(const std::string& run_db) {
+  std::vector<ScopeCounterRow> out;
+  try {
+    sql::Db db(run_db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+    if (db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'scope_counters'") ==
+        0)
+      return out;
+    for (sql::Stmt s(
+             db, "SELECT node, scope_id, event, value FROM scope_counters ORDER BY node, scope_id, rowid");
+         s.step();)
+      out.push_back({s.i32(0), static_cast<std::uint32_t>(s.i64(1)), s.str(2),
+                     s.is_null(3) ? std::nullopt : std::optional<double>(s.f64(3))});
+  } catch (const sql::SqlError& e) {
+    rethrow_as_store_error(run_db, e);
+  }
+  return out;
+}
+
 }  // namespace ncp2::counters
