@@ -177,6 +177,25 @@ else
   echo "FAIL: ncp2 counters --plot exited $plot_status"; echo "$plot_out" | head -5; failures=$((failures + 1))
 fi
 if ls "$tmp" | grep -qF .tmp-; then echo "FAIL: counters left a temporary file"; failures=$((failures + 1)); fi
+# As an unprivileged user, perf_event_paranoid decides: 2 allows user-space counting only (said as
+# a note), 3 and more forbid it (said with the setting and what to change).
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo none)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$paranoid" != none ]; then
+  chmod 755 "$tmp"
+  as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups "$(realpath "$ncp2")" counters --events task-clock --summary -- true)
+  nobody_out=$(cd "$tmp" && "${as_nobody[@]}" 2>&1)
+  nobody_status=$?
+  if { [ "$paranoid" -le 2 ] && [ $nobody_status -eq 0 ] && { [ "$paranoid" -lt 2 ] || grep -qF "user space only (kernel.perf_event_paranoid is 2)" <<<"$nobody_out"; }; } \
+     || { [ "$paranoid" -ge 3 ] && [ $nobody_status -eq 1 ] && grep -qF "kernel.perf_event_paranoid is $paranoid" <<<"$nobody_out"; }; then
+    echo "ok: ncp2 counters as an unprivileged user (perf_event_paranoid $paranoid)"
+  elif [ $nobody_status -ge 126 ] && grep -qF "setpriv:" <<<"$nobody_out"; then
+    echo "skip: ncp2 counters as an unprivileged user: nobody cannot execute $ncp2"
+  else
+    echo "FAIL: ncp2 counters as nobody (perf_event_paranoid $paranoid) exited $nobody_status"; echo "$nobody_out" | head -5
+    failures=$((failures + 1))
+  fi
+fi
+
 
 # Host timing: bad flags are usage errors; JSON parses; the measured time model runs and verifies.
 expect 2 "--samples" -- timing --samples 0
