@@ -18,6 +18,7 @@ Workload phases_workload();         // phases.cpp
 Workload false_sharing_workload();  // false_sharing.cpp
 Workload tsp_workload();            // tsp.cpp
 Workload quicksort_workload();      // quicksort.cpp
+Workload water_workload();          // water.cpp
 Workload sor_workload();            // sor.cpp
 Workload jacobi_workload();         // jacobi.cpp
 Workload matmul_workload();         // matmul.cpp

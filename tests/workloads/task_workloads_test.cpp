@@ -190,5 +190,48 @@ TEST(QuickSort, ParameterErrors) {
   EXPECT_EQ(check_error("quicksort", {}, 8), "");
 }
 
+// ---------------------------------------------------------------------------------------------
+// water
+
+TEST(Water, TwoBarriersPerStepAndOneLockPerTouchedMolecule) {
+  for (auto kind : kBoth) {
+    // One node touches every molecule once per step, plus the energy lock.
+    const RunOutcome one = run("water", kind, 1, {"molecules=20", "steps=3"});
+    ASSERT_TRUE(one.ok()) << one.diagnosis << one.verification;
+    EXPECT_EQ(one.barrier_episodes, 2u * 3 + 1);
+    EXPECT_EQ(one.totals().lock_acquires, 3u * (20 + 1));
+    // Four nodes of 5 molecules: each touches its 5 and the n/2 = 10 that follow, plus the energy
+    // lock; but the opposite pair (offset n/2) is the lower molecule's, so the nodes of the upper
+    // half reach one molecule less.
+    const RunOutcome four = run("water", kind, 4, {"molecules=20", "steps=3"});
+    ASSERT_TRUE(four.ok()) << four.diagnosis << four.verification;
+    EXPECT_EQ(four.barrier_episodes, 2u * 3 + 1);
+    for (std::size_t node = 0; node < 4; ++node)
+      EXPECT_EQ(four.node_stats[node].lock_acquires, 3u * (5 + (node < 2 ? 10 : 9) + 1)) << "node " << node;
+    expect_remote_locking(four);
+  }
+}
+
+TEST(Water, OddAndTinySystemsVerify) {
+  for (auto kind : kBoth)
+    for (const Strings& a : {Strings{"molecules=1"}, Strings{"molecules=2"}, Strings{"molecules=7", "steps=4"},
+                             Strings{"molecules=33", "dt_fs=1.5"}}) {
+      const int nodes = a.front() == "molecules=1" ? 1 : 2;
+      const RunOutcome o = run("water", kind, nodes, a);
+      ASSERT_TRUE(o.ok()) << a.front() << ": " << o.diagnosis << o.verification;
+    }
+}
+
+TEST(Water, Deterministic) { expect_deterministic("water", 3); }
+
+TEST(Water, ParameterErrors) {
+  EXPECT_EQ(check_error("water", {"molecules=7"}, 8),
+            "water needs at least one molecule per node: molecules=7 < nodes=8");
+  EXPECT_EQ(check_error("water", {"molecules=0"}, 1), "parameter 'molecules' must be at least 1, got 0");
+  EXPECT_EQ(check_error("water", {"steps=0"}, 1), "parameter 'steps' must be at least 1, got 0");
+  EXPECT_EQ(check_error("water", {"dt_fs=5"}, 1), "parameter 'dt_fs' must be at most 2, got 5");
+  EXPECT_EQ(check_error("water", {}, 8), "");
+}
+
 }  // namespace
 }  // namespace ncp2::workloads
