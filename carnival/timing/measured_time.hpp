@@ -45,8 +45,8 @@ class MeasuredTimeModel final : public dsm::ComputeMeter {
 
   // The scale that runs the host's cycles at `target_mhz`.
   [[nodiscard]] static double scale_for_target(double host_hz, double target_mhz) { return host_hz / (target_mhz * 1e6); }
-  // The cost of an empty stretch on `clock` (resume then end_stretch at once): the minimum over
-  // `trials`, so that noise is never subtracted from real work.
+  // The cost of an empty stretch on `clock` (resume then end_stretch at once): the median over
+  // `trials` (a stretch shorter than it is charged zero, never negative).
   [[nodiscard]] static std::uint64_t measure_probe_ticks(const TickClock& clock, int trials = 2000);
 
   void set_stretch_observer(StretchObserver* observer) { observer_ = observer; }
