@@ -19,6 +19,7 @@ Workload false_sharing_workload();  // false_sharing.cpp
 Workload tsp_workload();            // tsp.cpp
 Workload quicksort_workload();      // quicksort.cpp
 Workload water_workload();          // water.cpp
+Workload is_workload();             // is.cpp
 Workload sor_workload();            // sor.cpp
 Workload jacobi_workload();         // jacobi.cpp
 Workload matmul_workload();         // matmul.cpp

@@ -233,5 +233,57 @@ TEST(Water, ParameterErrors) {
   EXPECT_EQ(check_error("water", {}, 8), "");
 }
 
+// ---------------------------------------------------------------------------------------------
+// is
+
+TEST(IntegerSort, BarriersAndLocksOfEachMerge) {
+  for (auto kind : kBoth) {
+    // lock: every node takes every chunk's lock once per iteration; one barrier per iteration.
+    const RunOutcome locked = run("is", kind, 4, {"iterations=3"});
+    ASSERT_TRUE(locked.ok()) << locked.diagnosis << locked.verification;
+    EXPECT_EQ(locked.barrier_episodes, 3u + 1);
+    for (const auto& s : locked.node_stats) EXPECT_EQ(s.lock_acquires, 3u * 4);
+    expect_remote_locking(locked);
+    // phased: no lock, two barriers per iteration.
+    const RunOutcome phased = run("is", kind, 4, {"iterations=3", "histogram=phased"});
+    ASSERT_TRUE(phased.ok()) << phased.diagnosis << phased.verification;
+    EXPECT_EQ(phased.barrier_episodes, 2u * 3 + 1);
+    EXPECT_EQ(phased.totals().lock_acquires, 0u);
+  }
+}
+
+TEST(IntegerSort, EdgeSizesVerify) {
+  // One key per node, one bucket per node, the smallest legal key counts; both merges.
+  for (auto kind : kBoth)
+    for (const char* merge : {"histogram=lock", "histogram=phased"})
+      for (const Strings& a : {Strings{"keys=8", "max_key=8", "iterations=3"}, Strings{"keys=3", "max_key=2", "iterations=1"},
+                               Strings{"keys=1000", "max_key=3", "iterations=2"}}) {
+        Strings with = a;
+        with.emplace_back(merge);
+        const int nodes = a.front() == "keys=8" ? 8 : a.front() == "keys=3" ? 2 : 3;
+        const RunOutcome o = run("is", kind, nodes, with);
+        ASSERT_TRUE(o.ok()) << a.front() << " " << merge << ": " << o.diagnosis << o.verification;
+      }
+}
+
+TEST(IntegerSort, Deterministic) {
+  expect_deterministic("is", 3);
+  expect_deterministic("is", 3, {"histogram=phased"});
+}
+
+TEST(IntegerSort, ParameterErrors) {
+  EXPECT_EQ(check_error("is", {"keys=7"}, 8), "is needs at least one key per node: keys=7 < nodes=8");
+  EXPECT_EQ(check_error("is", {"max_key=4"}, 8),
+            "is needs at least one bucket per node (a histogram chunk each): max_key=4 < nodes=8");
+  EXPECT_EQ(check_error("is", {"keys=8", "iterations=4"}, 2),
+            "is changes keys 1..iterations and iterations+1..2 x iterations: keys=8 must exceed 2 x iterations=8");
+  EXPECT_EQ(check_error("is", {"max_key=4", "iterations=4"}, 2),
+            "is sets a key to max_key - iteration: max_key=4 must exceed iterations=4");
+  EXPECT_EQ(check_error("is", {"histogram=atomic"}, 2),
+            "parameter 'histogram' must be one of lock, phased, got 'atomic'");
+  EXPECT_EQ(check_error("is", {"keys=0"}, 1), "parameter 'keys' must be at least 1, got 0");
+  EXPECT_EQ(check_error("is", {}, 8), "");
+}
+
 }  // namespace
 }  // namespace ncp2::workloads
