@@ -165,7 +165,6 @@ class Fft3d final : public Instance {
       : s_(shape), kernels_(shape), nodes_(nodes), seed_(seed), state_(static_cast<std::size_t>(nodes)) {}
 
   void run(dsm::Process& p) override {
-    CARNIVAL_SCOPE_KIND(p, "fft3d", "function");
     allocate(p);
     initialize(p);
     {

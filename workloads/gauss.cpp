@@ -77,7 +77,6 @@ class Gauss final : public Instance {
         used_(static_cast<std::size_t>(nodes)) {}
 
   void run(dsm::Process& p) override {
-    CARNIVAL_SCOPE_KIND(p, "gauss", "function");
     allocate(p);
     initialize(p);
     for (std::size_t k = 0; k < n_; ++k) {

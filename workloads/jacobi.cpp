@@ -67,7 +67,6 @@ class Jacobi final : public Instance {
       : g_(problem), nodes_(nodes), seed_(seed), scratch_(static_cast<std::size_t>(nodes)) {}
 
   void run(dsm::Process& p) override {
-    CARNIVAL_SCOPE_KIND(p, "jacobi", "function");
     allocate(p);
     initialize(p);
     p.barrier(0);

@@ -103,7 +103,6 @@ class Lu final : public Instance {
       : n_(n), b_(block), nb_(n / block), nodes_(nodes), grid_(nodes), seed_(seed) {}
 
   void run(dsm::Process& p) override {
-    CARNIVAL_SCOPE_KIND(p, "lu", "function");
     allocate(p);
     initialize(p);
     p.barrier(0);

@@ -43,7 +43,6 @@ class MatMul final : public Instance {
   MatMul(std::size_t n, int nodes, std::uint64_t seed) : n_(n), nodes_(nodes), seed_(seed) {}
 
   void run(dsm::Process& p) override {
-    CARNIVAL_SCOPE_KIND(p, "matmul", "function");
     allocate(p);
     initialize(p);
     p.barrier(0);

@@ -96,7 +96,6 @@ class Sor final : public Instance {
   Sor(const SorProblem& problem, int nodes, std::uint64_t seed) : problem_(problem), nodes_(nodes), seed_(seed) {}
 
   void run(dsm::Process& p) override {
-    CARNIVAL_SCOPE_KIND(p, "sor", "function");
     allocate(p);
     initialize(p);
     p.barrier(0);
