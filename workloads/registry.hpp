@@ -20,6 +20,7 @@ Workload tsp_workload();            // tsp.cpp
 Workload quicksort_workload();      // quicksort.cpp
 Workload water_workload();          // water.cpp
 Workload is_workload();             // is.cpp
+Workload barnes_workload();         // barnes.cpp
 Workload sor_workload();            // sor.cpp
 Workload jacobi_workload();         // jacobi.cpp
 Workload matmul_workload();         // matmul.cpp

@@ -285,5 +285,43 @@ TEST(IntegerSort, ParameterErrors) {
   EXPECT_EQ(check_error("is", {}, 8), "");
 }
 
+// ---------------------------------------------------------------------------------------------
+// barnes
+
+TEST(Barnes, OneBarrierPerStepNoLocksAndPositionsTravel) {
+  for (auto kind : kBoth) {
+    const RunOutcome o = run("barnes", kind, 4, {"steps=3"});
+    ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+    EXPECT_EQ(o.barrier_episodes, 1u + 3 + 1);  // after the initialization, one per step, the exit
+    EXPECT_EQ(o.totals().lock_acquires, 0u);
+    // Every node reads every body's position each step: pages written by the others move to it.
+    for (const auto& s : o.node_stats) EXPECT_GT(s.page_faults, 0u);
+  }
+}
+
+TEST(Barnes, ExactAtAnyNodeCountAndThetaZeroIsDirectSummation) {
+  // theta = 0 opens every cell: the tree walk is a direct sum (the message reports a ~0 error).
+  for (auto kind : kBoth)
+    for (const Strings& a : {Strings{"theta=0", "bodies=40"}, Strings{"bodies=2"}, Strings{"bodies=37", "theta=1"}}) {
+      const RunOutcome o = run("barnes", kind, 2, a);
+      ASSERT_TRUE(o.ok()) << a.front() << ": " << o.diagnosis << o.verification;
+    }
+  const RunOutcome direct = run("barnes", emu::MachineKind::Ncp2, 3, {"theta=0", "bodies=40"});
+  ASSERT_TRUE(direct.ok()) << direct.verification;
+  const auto at = direct.verification.find("accelerations within ");
+  ASSERT_NE(at, std::string::npos) << direct.verification;
+  EXPECT_LT(std::stod(direct.verification.substr(at + 21)), 1e-12) << direct.verification;
+}
+
+TEST(Barnes, Deterministic) { expect_deterministic("barnes", 3); }
+
+TEST(Barnes, ParameterErrors) {
+  EXPECT_EQ(check_error("barnes", {"bodies=7"}, 8), "barnes needs at least one body per node: bodies=7 < nodes=8");
+  EXPECT_EQ(check_error("barnes", {"bodies=1"}, 1), "parameter 'bodies' must be at least 2, got 1");
+  EXPECT_EQ(check_error("barnes", {"theta=1.5"}, 1), "parameter 'theta' must be at most 1, got 1.5");
+  EXPECT_EQ(check_error("barnes", {"steps=0"}, 1), "parameter 'steps' must be at least 1, got 0");
+  EXPECT_EQ(check_error("barnes", {}, 8), "");
+}
+
 }  // namespace
 }  // namespace ncp2::workloads
