@@ -22,6 +22,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -393,9 +394,13 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
 
   std::fflush(nullptr);  // the children must not flush the parent's buffered output again
   std::vector<pid_t> pids;
+  const pid_t master_pid = ::getpid();
   for (int k = 1; k < o.procs; ++k) {
     const pid_t pid = ::fork();
     if (pid == 0) {
+      // A follower never outlives the master (e.g. the master interrupted by Ctrl-C).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != master_pid) ::_exit(1);
       if (master_socket) master_socket->close();
       follower_main(s, o, k, deadline);
     }
