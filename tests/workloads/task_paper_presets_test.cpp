@@ -1,0 +1,33 @@
+// Slow (ctest label "slow"): the task-queue and lock-based workloads' paper presets verify on 8
+// nodes on both machines, and run faster in virtual time than on one node.
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "workloads/registry.hpp"
+#include "workloads/runner.hpp"
+
+namespace ncp2::workloads {
+namespace {
+
+class TaskPaperPreset : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TaskPaperPreset, VerifiesOnEightNodesAndBeatsOneNode) {
+  const Workload& w = find_workload(GetParam());
+  const Params params = w.resolve("paper", {});
+  for (const auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+    emu::MachineConfig config = emu::default_config(kind);
+    config.machine.nodes = 8;
+    const RunOutcome eight = run_workload(config, w, params, 1);
+    ASSERT_TRUE(eight.ok()) << eight.diagnosis << eight.verification;
+    config.machine.nodes = 1;
+    const RunOutcome one = run_workload(config, w, params, 1);
+    ASSERT_TRUE(one.ok()) << one.diagnosis << one.verification;
+    EXPECT_LT(eight.timed_end, one.timed_end) << emu::to_string(kind);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Tasks, TaskPaperPreset, ::testing::Values("tsp", "quicksort", "water", "is", "barnes"));
+
+}  // namespace
+}  // namespace ncp2::workloads
