@@ -20,6 +20,8 @@
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/time_model_options.hpp"
+#include "carnival/counters/events.hpp"
+#include "carnival/counters/scope_counters.hpp"
 #include "carnival/store.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
@@ -47,6 +49,7 @@ struct RunOptions {
   std::string progress = "auto";  // auto (on a terminal), always, never
   bool baseline = false;          // measure the 1-node run when the history does not know it
   bool no_history = false;
+  std::string scope_counters;  // host counters per scope (measured model, with --db)
 };
 
 // The progress line on stderr: a bar when a previous run of the same thing tells the total
@@ -234,6 +237,27 @@ int run(const RunOptions& o) {
   if (time_model.meter) fmt::print("time      {}\n", time_model.description);
   workloads::RunOptions run_options;
   run_options.compute_meter = time_model.meter.get();
+  // Per-scope host counters: a meter around the measured model's, reading the PP's scope.
+  std::unique_ptr<counters::ScopeCounterMeter> scope_meter;
+  emu::Cluster* cluster = nullptr;
+  if (!o.scope_counters.empty()) {
+    std::vector<std::string> events;
+    try {
+      events = counters::parse_event_list(o.scope_counters);
+    } catch (const std::invalid_argument& e) {
+      fmt::print(stderr, "ncp2: --scope-counters: {}\n", e.what());
+      return kExitUsage;
+    }
+    if (!time_model.meter || o.db.empty()) {
+      fmt::print(stderr, "ncp2: --scope-counters needs --time-model measured and --db FILE\n");
+      return kExitUsage;
+    }
+    scope_meter = std::make_unique<counters::ScopeCounterMeter>(
+        *time_model.meter, std::move(events),
+        [&cluster](dsm::NodeId n) { return cluster->pp(n).attribution().scope; });
+    run_options.compute_meter = scope_meter.get();
+    run_options.on_cluster = [&cluster](emu::Cluster& c) { cluster = &c; };
+  }
   run_options.profile = !o.db.empty();
   run_options.profiler.max_wait_rows = o.max_wait_rows;
   run_options.profiler.max_timeline = o.max_timeline;
@@ -303,6 +327,20 @@ int run(const RunOptions& o) {
   }
   bool stored = true;
   if (!o.db.empty()) stored = write_database(o, config, params, started_at, outcome);
+  if (scope_meter && stored) {
+    try {
+      counters::append_scope_counters(o.db, scope_meter->events(), scope_meter->rows());
+      std::string counted;
+      for (const auto& e : scope_meter->events())
+        if (e.available) counted += (counted.empty() ? "" : ", ") + e.name;
+      fmt::print("counters  per scope in {} (table scope_counters): {}\n", o.db, counted.empty() ? "none" : counted);
+      for (const auto& e : scope_meter->events())
+        if (!e.available) fmt::print(stderr, "ncp2: --scope-counters: {} not counted: {}\n", e.name, e.reason);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "ncp2: {}\n", e.what());
+      stored = false;
+    }
+  }
   if (outcome.status == workloads::RunStatus::Completed && !outcome.verified)
     fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
   if (outcome.status == workloads::RunStatus::Stopped)
@@ -332,6 +370,10 @@ Subcommand add_run_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "store the CARNIVAL profile of the run in FILE (SQLite; see docs/schema.md)")
       ->type_name("FILE");
   cmd->add_flag("--force", o->force, "with --db: replace an existing database");
+  cmd->add_option("--scope-counters", o->scope_counters,
+                  "with --time-model measured and --db: host counters summed per scope, e.g. "
+                  "task-clock,page-faults,L1-dcache-loads (table scope_counters; docs/counters.md)")
+      ->type_name("LIST");
   cmd->add_option("--max-wait-rows", o->max_wait_rows,
                   "with --db: keep at most N wait instances (the per-scope summary stays complete)")
       ->capture_default_str();

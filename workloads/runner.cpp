@@ -193,6 +193,7 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
   Session& s = *session;
   Instance& work = *instance;
   if (options.compute_meter) s.dsm.set_compute_meter(options.compute_meter);
+  if (options.on_cluster) options.on_cluster(s.cluster);
   if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
   const auto wall_start = std::chrono::steady_clock::now();
   try {

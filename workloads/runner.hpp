@@ -83,6 +83,9 @@ struct RunOptions {
   const std::atomic<bool>* stop_flag = nullptr;  // set (e.g. by a signal handler) to stop the run
   // The measured time model's meter (docs/timing.md); null: the deterministic model.
   dsm::ComputeMeter* compute_meter = nullptr;
+  // Called with the machine once it is built, before the run (e.g. for a compute meter that reads
+  // the PPs' attribution: per-scope counters, docs/counters.md).
+  std::function<void(emu::Cluster&)> on_cluster;
   // Called from inside the run about every `progress_interval` of host time (never more often).
   std::function<void(const RunProgress&)> progress;
   std::chrono::milliseconds progress_interval{200};

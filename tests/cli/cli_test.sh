@@ -196,6 +196,22 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && [ "$paranoid" != non
   fi
 fi
 
+# Per-scope host counters in the measured time model, stored with the profile.
+expect 2 "--scope-counters needs --time-model measured and --db FILE" -- run counter --nodes 2 --scope-counters task-clock
+expect 2 "--scope-counters: empty event name" -- run counter --nodes 2 --time-model measured --db "$tmp/x.db" --scope-counters ,
+expect 0 "counters  per scope in $tmp/scoped.db (table scope_counters): task-clock, page-faults" -- \
+  run phases --nodes 2 --preset small --time-model measured --db "$tmp/scoped.db" --scope-counters task-clock,page-faults,no-such-event --progress never
+if python3 - "$tmp/scoped.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT c.event, sum(c.value) FROM scope_counters c JOIN scopes s "
+                  "ON s.run_id = c.run_id AND s.id = c.scope_id GROUP BY c.event").fetchall()
+totals = dict(rows)
+assert totals.get("task-clock", 0) > 0 and "page-faults" in totals and "no-such-event" not in totals, rows
+events = dict(db.execute("SELECT event, available FROM scope_counter_events").fetchall())
+assert events == {"task-clock": 1, "page-faults": 1, "no-such-event": 0}, events
+PY
+then echo "ok: scope_counters stored with the profile"; else echo "FAIL: scope_counters table"; failures=$((failures + 1)); fi
 
 # Host timing: bad flags are usage errors; JSON parses; the measured time model runs and verifies.
 expect 2 "--samples" -- timing --samples 0
