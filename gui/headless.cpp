@@ -132,10 +132,14 @@ QImage render_view(MainWindow& window, const CommandLine& options, QString* erro
     row = std::max(row, 0);
     if (cpwait->model()->rowCount() > 0) {
       QEventLoop loop;
-      QObject::connect(cpwait, &CPWaitView::causes_ready, &loop, &QEventLoop::quit);
+      bool ready = false;  // the causes may be ready at once (already shown): quit() before exec() is lost
+      QObject::connect(cpwait, &CPWaitView::causes_ready, &loop, [&] {
+        ready = true;
+        loop.quit();
+      });
       QTimer::singleShot(30000, &loop, &QEventLoop::quit);
       cpwait->select_row(row);
-      loop.exec();
+      if (!ready) loop.exec();
     }
   }
   settle();

@@ -133,6 +133,7 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     setProperty("queried", QString());
     size_columns(table_, CPWaitMapModel::Profile);
   });
+  connect(context_, &AnalysisContext::scope_changed, this, &CPWaitView::follow_scope);
   connect(table_, &QTableView::clicked, this, &CPWaitView::row_activated);
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { row_activated(current); });
@@ -175,13 +176,34 @@ void CPWaitView::select_row(int source_row) {
   row_activated(proxy_->mapFromSource(model_->index(source_row, 0)));
 }
 
+void CPWaitView::follow_scope(qint64 id) {
+  if (const QModelIndex current = table_->currentIndex(); current.isValid()) {
+    const CPWaitRow* row = model_->row_at(proxy_->mapToSource(current).row());
+    if (row && row->scope == id) return;  // already on one of the scope's rows
+  }
+  for (int i = 0; i < model_->rowCount(); ++i) {
+    const CPWaitRow* row = model_->row_at(i);
+    if (!row || row->scope != id) continue;
+    following_ = true;
+    select_source_row(table_, proxy_, i);
+    row_activated(proxy_->mapFromSource(model_->index(i, 0)));
+    following_ = false;
+    return;
+  }
+  table_->clearSelection();  // the scope did not wait: no row is about it
+}
+
 void CPWaitView::row_activated(const QModelIndex& proxy_index) {
   if (!proxy_index.isValid()) return;
   const CPWaitRow* row = model_->row_at(proxy_->mapToSource(proxy_index).row());
   if (!row) return;
-  context_->select_scope(row->scope);
+  if (!following_) context_->select_scope(row->scope);
   const QString key = QString::fromStdString(std::to_string(row->scope) + "|" + row->kind + "|" + row->operation);
-  if (property("queried").toString() == key) return;
+  if (property("queried").toString() == key) {
+    // Already shown (e.g. it followed a scope selected elsewhere): tell waiters it is ready.
+    if (watcher_.isFinished()) emit causes_ready();
+    return;
+  }
   setProperty("queried", key);
   query_causes(*row);
 }

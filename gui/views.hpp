@@ -63,6 +63,9 @@ class CPWaitView : public QWidget {
  private:
   void row_activated(const QModelIndex& proxy_index);
   void query_causes(const CPWaitRow& row);
+  // A scope selected elsewhere: select its first (largest) row and show its causes, without
+  // selecting the scope back (that would move the selected line to the scope's first line).
+  void follow_scope(qint64 id);
 
   AnalysisContext* context_;
   CPWaitMapModel* model_;
@@ -78,6 +81,7 @@ class CPWaitView : public QWidget {
   MoreRowsBar* causes_more_;
   QFutureWatcher<CausesResult> watcher_;
   int generation_ = 0;
+  bool following_ = false;  // selecting a row for follow_scope: do not select its scope again
 };
 
 // The selected scope's time on each processor, stacked by category; sortable; imbalance.

@@ -154,6 +154,25 @@ class WidgetTest : public QObject {
     QVERIFY(source->first_visible_line() <= 200 && 200 <= source->last_visible_line());
   }
 
+  void cpwait_map_follows_a_scope_selected_elsewhere_and_keeps_the_line() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1100, 600);
+    w.show();
+    QVERIFY(open_and_wait(w, db_));
+    w.show_view(ViewId::CPWait);
+    QSignalSpy causes_ready(w.cpwait(), &CPWaitView::causes_ready);
+    w.context()->select_line(QString("workloads/phases.cpp"), 205);  // inside update (lines 200-...)
+    QCOMPARE(w.context()->scope(), qint64{2});
+    QTableView* table = w.cpwait()->table();
+    QVERIFY(table->currentIndex().isValid());
+    QCOMPARE(table->currentIndex().data(roles::ScopeId).toLongLong(), 2);  // the map follows
+    QCOMPARE(w.context()->line(), 205);  // and leaves the line where the user put it
+    QVERIFY(causes_ready.wait(kWaitMs));  // the causes panel follows too
+    w.context()->select_scope(1);
+    QCOMPARE(table->currentIndex().data(roles::ScopeId).toLongLong(), 1);
+  }
+
   void cpwait_map_filters_and_shows_n_more() {
     MainWindow w;
     w.set_interactive(false);
