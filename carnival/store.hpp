@@ -29,7 +29,7 @@ class StoreError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;  // 2: counter and per-scope counter tables
 // PRAGMA application_id of every store file: "NCP2" in ASCII.
 inline constexpr std::int32_t kApplicationId = 0x4E435032;
 inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();

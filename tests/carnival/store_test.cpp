@@ -331,9 +331,18 @@ TEST_F(StoreTest, OurApplicationIdWithoutOurTablesIsForeign) {
 
 TEST_F(StoreTest, NewerSchemaVersion) {
   write_run(path("run.db"), make_fixture());
-  run_sql(path("run.db"), "PRAGMA user_version = 2");
+  const int newer = kSchemaVersion + 1;
+  run_sql(path("run.db"), "PRAGMA user_version = " + std::to_string(newer));
   EXPECT_EQ(store_error([&] { read_run(path("run.db")); }),
-            path("run.db") + " was written by a newer version (schema 2, this tool reads up to 1)");
+            path("run.db") + " was written by a newer version (schema " + std::to_string(newer) +
+                ", this tool reads up to " + std::to_string(kSchemaVersion) + ")");
+}
+
+// Version 2 only added tables (counters): files of version 1 still read.
+TEST_F(StoreTest, OlderSchemaVersionStillReads) {
+  write_run(path("old.db"), make_fixture());
+  run_sql(path("old.db"), "PRAGMA user_version = 1");
+  EXPECT_EQ(read_run(path("old.db")).run.workload, make_fixture().run.workload);
 }
 
 TEST_F(StoreTest, TruncatedFileIsCorrupt) {

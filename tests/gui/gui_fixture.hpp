@@ -85,7 +85,7 @@ inline BadFiles write_bad_files(const QTemporaryDir& dir) {
   b.foreign = dir.filePath("foreign.db");
   exec_sql(b.foreign, "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
   b.newer = write_db(dir, "newer.db", gui_fixture());
-  exec_sql(b.newer, "PRAGMA user_version = 2;");
+  exec_sql(b.newer, ("PRAGMA user_version = " + std::to_string(ncp2::carnival::kSchemaVersion + 1) + ";").c_str());
   b.missing_table = write_db(dir, "missing.db", gui_fixture());
   exec_sql(b.missing_table, "DROP TABLE wait_summary;");
   // Half of a file with many waits: its later pages are gone.

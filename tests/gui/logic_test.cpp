@@ -260,7 +260,9 @@ class LogicTest : public QObject {
     QVERIFY(load_error(b.random).endsWith("is not an SQLite database"));
     QVERIFY(load_error(b.empty).endsWith("is not an SQLite database"));
     QVERIFY(load_error(b.foreign).contains("is not an NCP2-Carnival database (application_id 0x0"));
-    QVERIFY(load_error(b.newer).contains("was written by a newer version (schema 2, this tool reads up to 1)"));
+    QVERIFY(load_error(b.newer).contains(QString("was written by a newer version (schema %1, this tool reads up to %2)")
+                                             .arg(ncp2::carnival::kSchemaVersion + 1)
+                                             .arg(ncp2::carnival::kSchemaVersion)));
     QVERIFY(load_error(b.missing_table).contains("(no table 'wait_summary')"));
     QVERIFY2(load_error(b.truncated).contains("is corrupt"), qPrintable(load_error(b.truncated)));
     QVERIFY(load_error(dir_.filePath("absent.db")).endsWith("no such file"));

@@ -364,7 +364,7 @@ class WidgetTest : public QObject {
         {bad_.random, "is not an SQLite database"},
         {bad_.empty, "is not an SQLite database"},
         {bad_.foreign, "is not an NCP2-Carnival database"},
-        {bad_.newer, "was written by a newer version (schema 2"},
+        {bad_.newer, "was written by a newer version (schema "},
         {bad_.missing_table, "no table 'wait_summary'"},
         {bad_.directory, "is a directory"},
         {dir_.filePath("absent.db"), "no such file"},
