@@ -78,10 +78,17 @@ void scan_runs(std::span<const std::byte> twin, std::span<const std::byte> page,
 }  // namespace
 
 Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size) {
+  return between(twin, page, word_size, {});
+}
+
+Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size,
+                   std::vector<std::byte> storage) {
   if (twin.size() != page.size() || word_size <= 0 || page.size() % static_cast<std::size_t>(word_size) != 0)
     throw std::invalid_argument("Diff::between: page and twin must have the same size, a multiple of the word");
   Diff d;
   d.word_size_ = word_size;
+  storage.clear();
+  d.encoded_ = std::move(storage);
   const auto ws = static_cast<std::size_t>(word_size);
   const auto emit = [&](std::size_t first, std::size_t count) {
     if (d.encoded_.empty()) d.encoded_.reserve(page.size() / 4);  // one allocation for most diffs

@@ -13,6 +13,15 @@ class Diff {
   Diff() = default;
   // The words of `page` that differ from `twin` (same size, a multiple of `word_size`).
   static Diff between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size);
+  // The same, encoding into `storage` (its capacity reused: no allocation for a recycled buffer).
+  static Diff between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size,
+                      std::vector<std::byte> storage);
+  // Gives the encoding's buffer back for reuse; the diff is empty afterwards.
+  [[nodiscard]] std::vector<std::byte> take_storage() && {
+    runs_ = 0;
+    words_ = 0;
+    return std::move(encoded_);
+  }
 
   // Writes the diff's words into `page`.
   void apply_to(std::span<std::byte> page) const;
