@@ -717,6 +717,10 @@ RunData read_run(const std::string& path) {
       throw StoreError(fmt::format("{} is not an NCP2-Carnival database (schema version {})", path, version));
     std::set<std::string> tables;
     for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
+      if (!tables.contains("runs") && tables.contains("counter_runs"))
+      throw StoreError(fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
+                                   "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",
+                                   path));
     for (const char* t : kTables)
       if (!tables.contains(t))
         throw StoreError(fmt::format("{} is not an NCP2-Carnival database (no table '{}')", path, t));

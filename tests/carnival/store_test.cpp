@@ -329,6 +329,13 @@ TEST_F(StoreTest, OurApplicationIdWithoutOurTablesIsForeign) {
             path("half.db") + " is not an NCP2-Carnival database (no table 'meta')");
 }
 
+TEST_F(StoreTest, ACountersFileIsNamedAsSuch) {
+  run_sql(path("counters.db"), "PRAGMA application_id = 1313034290; PRAGMA user_version = " +
+                                   std::to_string(kSchemaVersion) + "; CREATE TABLE meta(k); CREATE TABLE counter_runs(id);");
+  EXPECT_NE(store_error([&] { read_run(path("counters.db")); }).find("holds samples of `ncp2 counters`"),
+            std::string::npos);
+}
+
 TEST_F(StoreTest, NewerSchemaVersion) {
   write_run(path("run.db"), make_fixture());
   const int newer = kSchemaVersion + 1;
