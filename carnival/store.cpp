@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "carnival/sqlite.hpp"
+#include "carnival/store_open.hpp"
 
 #ifndef NCP2_VERSION
 #define NCP2_VERSION "unknown"
@@ -578,38 +579,11 @@ void write_run(const std::string& path, const RunData& data, const WriteOptions&
 namespace {
 
 // Turns SQLite's complaints about the file itself into the documented messages.
-[[noreturn]] void rethrow_as_store_error(const std::string& path, const sql::SqlError& e) {
-  switch (e.code()) {
-    case SQLITE_NOTADB: throw StoreError(fmt::format("{} is not an SQLite database", path));
-    case SQLITE_CORRUPT:
-    case SQLITE_IOERR:
-    case SQLITE_FORMAT:
-      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
-    default: throw StoreError(e.what());
-  }
-}
 
 RunData read_tables(const sql::Db& db, const std::string& path) {
   RunData d;
-  std::int64_t run_id = 0;
-  {
-    sql::Stmt s(db, fmt::format("SELECT id, {} FROM runs ORDER BY id LIMIT 1", kRunColumns));
-    if (!s.step()) throw StoreError(fmt::format("{} contains no run", path));
-    run_id = s.i64(0);
-    auto& r = d.run;
-    r.workload = s.str(1);
-    r.machine = s.str(2);
-    r.nodes = s.i32(3);
-    r.status = s.str(4);
-    r.virtual_time_ps = s.i64(5);
-    r.config = s.str(6);
-    r.parameters = s.str(7);
-    r.seed = s.u64(8);
-    r.started_at = s.str(9);
-    r.wall_seconds = s.f64(10);
-    r.verified = s.i64(11) != 0;
-    r.message = s.str(12);
-  }
+  auto [run_id, info] = read_run_info(db, path);
+  d.run = std::move(info);
   auto query = [&](const std::string& sql) {
     auto s = std::make_unique<sql::Stmt>(db, sql);
     s->bind(1, run_id);
@@ -688,7 +662,18 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
 
 }  // namespace
 
-RunData read_run(const std::string& path) {
+[[noreturn]] void rethrow_as_store_error(const std::string& path, const sql::SqlError& e) {
+  switch (e.code()) {
+    case SQLITE_NOTADB: throw StoreError(fmt::format("{} is not an SQLite database", path));
+    case SQLITE_CORRUPT:
+    case SQLITE_IOERR:
+    case SQLITE_FORMAT:
+      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
+    default: throw StoreError(e.what());
+  }
+}
+
+sql::Db open_store(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) throw StoreError(fmt::format("{}: no such file", path));
@@ -703,6 +688,7 @@ RunData read_run(const std::string& path) {
       throw StoreError(fmt::format("{} is not an SQLite database", path));
   }
   try {
+    // Read-only: readers never change a run (and cannot leave a journal next to it).
     sql::Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
     if (application_id != kApplicationId)
@@ -717,13 +703,41 @@ RunData read_run(const std::string& path) {
       throw StoreError(fmt::format("{} is not an NCP2-Carnival database (schema version {})", path, version));
     std::set<std::string> tables;
     for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
-      if (!tables.contains("runs") && tables.contains("counter_runs"))
+    if (!tables.contains("runs") && tables.contains("counter_runs"))
       throw StoreError(fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
                                    "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",
                                    path));
     for (const char* t : kTables)
       if (!tables.contains(t))
         throw StoreError(fmt::format("{} is not an NCP2-Carnival database (no table '{}')", path, t));
+    return db;
+  } catch (const sql::SqlError& e) {
+    rethrow_as_store_error(path, e);
+  }
+}
+
+std::pair<std::int64_t, RunInfo> read_run_info(const sql::Db& db, const std::string& path) {
+  sql::Stmt s(db, fmt::format("SELECT id, {} FROM runs ORDER BY id LIMIT 1", kRunColumns));
+  if (!s.step()) throw StoreError(fmt::format("{} contains no run", path));
+  RunInfo r;
+  r.workload = s.str(1);
+  r.machine = s.str(2);
+  r.nodes = s.i32(3);
+  r.status = s.str(4);
+  r.virtual_time_ps = s.i64(5);
+  r.config = s.str(6);
+  r.parameters = s.str(7);
+  r.seed = s.u64(8);
+  r.started_at = s.str(9);
+  r.wall_seconds = s.f64(10);
+  r.verified = s.i64(11) != 0;
+  r.message = s.str(12);
+  return {s.i64(0), std::move(r)};
+}
+
+RunData read_run(const std::string& path) {
+  try {
+    sql::Db db = open_store(path);
     {
       sql::Stmt check(db, "PRAGMA quick_check(5)");
       std::vector<std::string> findings;

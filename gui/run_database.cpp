@@ -1,85 +1,24 @@
 #include "gui/run_database.hpp"
 
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <set>
-
 #include <fmt/format.h>
 
 #include "carnival/report.hpp"
 #include "carnival/sqlite.hpp"
+#include "carnival/store_open.hpp"
 
 namespace ncp2::gui {
 
-namespace fs = std::filesystem;
 using carnival::StoreError;
 namespace sql = carnival::sql;
 
 namespace {
-
-// The tables of schema version 1 (docs/schema.md).
-constexpr const char* kTables[] = {"meta",   "runs",    "nodes", "categories",   "sources",
-                                   "scopes", "profile", "waits", "wait_summary", "timeline"};
-
-// Same wording as carnival::read_run (docs/schema.md lists the messages).
-[[noreturn]] void rethrow(const std::string& path, const sql::SqlError& e) {
-  switch (e.code()) {
-    case SQLITE_NOTADB: throw StoreError(fmt::format("{} is not an SQLite database", path));
-    case SQLITE_CORRUPT:
-    case SQLITE_IOERR:
-    case SQLITE_FORMAT:
-      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
-    default: throw StoreError(e.what());
-  }
-}
-
-// Opens read-only after the checks that need no page beyond the schema: a file, the SQLite
-// header, our application_id, a schema version we read, every table.
-sql::Db open_checked(const std::string& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) throw StoreError(fmt::format("{}: no such file", path));
-  if (fs::is_directory(status)) throw StoreError(fmt::format("{}: is a directory, not a database file", path));
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw StoreError(fmt::format("{}: cannot read it", path));
-    char header[16] = {};
-    in.read(header, sizeof header);
-    if (in.gcount() != sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
-      throw StoreError(fmt::format("{} is not an SQLite database", path));
-  }
-  // Read-only: the GUI never changes a run (and cannot leave a journal next to it).
-  sql::Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-  const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
-  if (application_id != carnival::kApplicationId)
-    throw StoreError(fmt::format("{} is not an NCP2-Carnival database (application_id {:#x}, expected {:#x})", path,
-                                 static_cast<std::uint32_t>(application_id),
-                                 static_cast<std::uint32_t>(carnival::kApplicationId)));
-  const auto version = db.integer("PRAGMA user_version");
-  if (version > carnival::kSchemaVersion)
-    throw StoreError(fmt::format("{} was written by a newer version (schema {}, this tool reads up to {})", path,
-                                 version, carnival::kSchemaVersion));
-  if (version < 1)
-    throw StoreError(fmt::format("{} is not an NCP2-Carnival database (schema version {})", path, version));
-  std::set<std::string> tables;
-  for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
-  if (!tables.contains("runs") && tables.contains("counter_runs"))
-    throw StoreError(fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
-                                 "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",
-                                 path));
-  for (const char* t : kTables)
-    if (!tables.contains(t))
-      throw StoreError(fmt::format("{} is not an NCP2-Carnival database (no table '{}')", path, t));
-  return db;
-}
 
 template <class F>
 auto guarded(const std::string& path, F&& body) {
   try {
     return body();
   } catch (const sql::SqlError& e) {
-    rethrow(path, e);
+    carnival::rethrow_as_store_error(path, e);
   }
 }
 
@@ -101,30 +40,11 @@ std::vector<std::string> RunSummary::warnings() const {
 
 RunSummary load_run_summary(const std::string& path) {
   return guarded(path, [&] {
-    sql::Db db = open_checked(path);
+    sql::Db db = carnival::open_store(path);
     RunSummary d;
     d.path = path;
-    std::int64_t run_id = 0;
-    {
-      sql::Stmt s(db,
-                  "SELECT id, workload, machine, nodes, status, virtual_time_ps, config, parameters, seed, "
-                  "started_at, wall_seconds, verified, message FROM runs ORDER BY id LIMIT 1");
-      if (!s.step()) throw StoreError(fmt::format("{} contains no run", path));
-      run_id = s.i64(0);
-      auto& r = d.run;
-      r.workload = s.str(1);
-      r.machine = s.str(2);
-      r.nodes = s.i32(3);
-      r.status = s.str(4);
-      r.virtual_time_ps = s.i64(5);
-      r.config = s.str(6);
-      r.parameters = s.str(7);
-      r.seed = s.u64(8);
-      r.started_at = s.str(9);
-      r.wall_seconds = s.f64(10);
-      r.verified = s.i64(11) != 0;
-      r.message = s.str(12);
-    }
+    auto [run_id, info] = carnival::read_run_info(db, path);
+    d.run = std::move(info);
     auto query = [&](const char* text) {
       auto s = std::make_unique<sql::Stmt>(db, text);
       s->bind(1, run_id);
@@ -189,7 +109,7 @@ RunSummary load_run_summary(const std::string& path) {
 
 void check_integrity(const std::string& path) {
   guarded(path, [&] {
-    sql::Db db = open_checked(path);
+    sql::Db db = carnival::open_store(path);
     sql::Stmt check(db, "PRAGMA quick_check(5)");
     std::vector<std::string> findings;
     while (check.step()) findings.push_back(check.str(0));
@@ -205,7 +125,7 @@ void check_integrity(const std::string& path) {
 Causes query_causes(const std::string& path, std::uint32_t scope, const std::string& kind,
                     const std::string& operation, int node_filter) {
   return guarded(path, [&] {
-    sql::Db db = open_checked(path);
+    sql::Db db = carnival::open_store(path);
     // The index waits_by_scope(run_id, scope_id, operation) narrows this to the row's instances.
     sql::Stmt s(db,
                 "SELECT cause_node, cause_scope_id, sum(sync_delay_ps), count(*), count(DISTINCT node) FROM waits "

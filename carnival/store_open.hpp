@@ -1,0 +1,24 @@
+#pragma once
+// The read side's first steps, shared by every reader of a store file (read_run, hence ncp2 report
+// and export-trace, and the GUI): open read-only after the checks that need no data page, and
+// the run's own row. Messages are those of docs/schema.md.
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "carnival/model.hpp"
+#include "carnival/sqlite.hpp"
+
+namespace ncp2::carnival {
+
+// A file, the SQLite header, our application_id, a schema version we read, every table of a run
+// (or a clear word that it is a counters file). Throws StoreError.
+sql::Db open_store(const std::string& path);
+
+// The id and description of the file's first run. Throws StoreError ("contains no run").
+std::pair<std::int64_t, RunInfo> read_run_info(const sql::Db& db, const std::string& path);
+
+// An SQLite error met while reading `path`, as the StoreError a user reads.
+[[noreturn]] void rethrow_as_store_error(const std::string& path, const sql::SqlError& e);
+
+}  // namespace ncp2::carnival
