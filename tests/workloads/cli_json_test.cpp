@@ -13,25 +13,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/run_command.hpp"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string command = std::string(NCP2_BINARY) + " " + args + " 2>/dev/null";
-  Result r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using Result = ncp2::testing::CommandResult;
+Result run(const std::string& args) { return ncp2::testing::run_ncp2(args); }
 
 TEST(CliJson, WorkloadsListParses) {
   const Result r = run("workloads --json");

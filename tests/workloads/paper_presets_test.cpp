@@ -1,5 +1,5 @@
-// Slow (ctest label "slow"): the numerical workloads' paper presets verify on 8 nodes on both
-// machines, and run faster in virtual time than on one node.
+// Slow (ctest label "slow"): the workloads' paper presets verify on 8 nodes on both machines, and
+// run faster in virtual time than on one node.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -29,6 +29,7 @@ TEST_P(PaperPreset, VerifiesOnEightNodesAndBeatsOneNode) {
 
 INSTANTIATE_TEST_SUITE_P(Grid, PaperPreset,
                          ::testing::Values("sor", "jacobi", "matmul", "gauss", "lu", "fft3d"));
+INSTANTIATE_TEST_SUITE_P(Tasks, PaperPreset, ::testing::Values("tsp", "quicksort", "water", "is", "barnes"));
 
 }  // namespace
 }  // namespace ncp2::workloads
