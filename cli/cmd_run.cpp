@@ -272,14 +272,15 @@ int run(const RunOptions& o) {
   const bool show_progress = o.progress == "always" || (o.progress == "auto" && terminal);
   const SignalGuard signals;
 
-  std::optional<workloads::HistoryEntry> one_node = history.find(key, 1);
+  const std::vector<workloads::HistoryEntry> known = history.entries(key);  // one read of the history
+  std::optional<workloads::HistoryEntry> one_node = workloads::RunHistory::latest(known, 1);
   if (o.baseline && !one_node && config.machine.nodes > 1) {
     emu::MachineConfig single = config;
     single.machine.nodes = 1;
     fmt::print("baseline  measuring {} on 1 node first (--baseline)\n", workload->name);
     workloads::RunOptions base_options;
     base_options.stop_flag = &g_stop;
-    ProgressLine base_line(show_progress, terminal, history.find(key, 1));
+    ProgressLine base_line(show_progress, terminal, std::nullopt);  // no 1-node run known: no total
     base_options.progress = [&base_line](const workloads::RunProgress& p) { base_line.update(p); };
     const workloads::RunOutcome base = workloads::run_workload(single, *workload, params, o.seed, base_options);
     base_line.finish();
@@ -296,7 +297,7 @@ int run(const RunOptions& o) {
     }
   }
 
-  ProgressLine progress(show_progress, terminal, history.find(key, config.machine.nodes));
+  ProgressLine progress(show_progress, terminal, workloads::RunHistory::latest(known, config.machine.nodes));
   run_options.progress_interval = std::chrono::milliseconds(terminal ? 200 : 1000);  // a log: fewer lines
   run_options.progress = [&progress](const workloads::RunProgress& p) { progress.update(p); };
   const std::string started_at = utc_now_iso();

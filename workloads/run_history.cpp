@@ -42,11 +42,10 @@ std::optional<std::filesystem::path> RunHistory::default_path() {
   return std::nullopt;
 }
 
-std::optional<HistoryEntry> RunHistory::find(std::string_view key, int nodes) const {
-  if (!file_) return std::nullopt;
+std::vector<HistoryEntry> RunHistory::entries(std::string_view key) const {
+  std::vector<HistoryEntry> found;
+  if (!file_) return found;
   std::ifstream in(*file_);
-  if (!in) return std::nullopt;
-  std::optional<HistoryEntry> found;
   std::string line;
   while (std::getline(in, line)) {
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -55,17 +54,22 @@ std::optional<HistoryEntry> RunHistory::find(std::string_view key, int nodes) co
       HistoryEntry e;
       e.key = j.at("key").get<std::string>();
       e.nodes = j.at("nodes").get<int>();
-      if (e.nodes != nodes) continue;
       e.virtual_ps = j.at("virtual_ps").get<std::int64_t>();
       e.barrier_episodes = j.at("barrier_episodes").get<std::uint64_t>();
       e.events = j.at("events").get<std::uint64_t>();
       e.wall_seconds = j.at("wall_seconds").get<double>();
-      if (e.virtual_ps > 0) found = e;
+      if (e.virtual_ps > 0) found.push_back(std::move(e));
     } catch (const nlohmann::json::exception&) {
       continue;  // a line from another version, or damaged: ignore it
     }
   }
   return found;
+}
+
+std::optional<HistoryEntry> RunHistory::latest(const std::vector<HistoryEntry>& entries, int nodes) {
+  for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+    if (it->nodes == nodes) return *it;
+  return std::nullopt;
 }
 
 bool RunHistory::record(const HistoryEntry& entry, std::string* why_not) const {

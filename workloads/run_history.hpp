@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "emulator/config.hpp"
 #include "workloads/workload.hpp"
@@ -37,8 +38,15 @@ class RunHistory {
   [[nodiscard]] bool enabled() const { return file_.has_value(); }
   [[nodiscard]] const std::optional<std::filesystem::path>& file() const { return file_; }
 
-  // The latest entry with this key and node count. Lines that do not parse are skipped.
-  [[nodiscard]] std::optional<HistoryEntry> find(std::string_view key, int nodes) const;
+  // Every entry with this key, in the order recorded (one read of the file). Lines that do not
+  // parse are skipped.
+  [[nodiscard]] std::vector<HistoryEntry> entries(std::string_view key) const;
+  // The latest entry with this key and node count.
+  [[nodiscard]] std::optional<HistoryEntry> find(std::string_view key, int nodes) const {
+    return latest(entries(key), nodes);
+  }
+  // The latest of `entries` with this node count.
+  static std::optional<HistoryEntry> latest(const std::vector<HistoryEntry>& entries, int nodes);
   // Appends one line (creating the directory). Returns false with a reason when it cannot; a
   // history that cannot be written never fails a run.
   bool record(const HistoryEntry& entry, std::string* why_not = nullptr) const;
