@@ -1,7 +1,6 @@
 #include "dsm/diff.hpp"
 
 #include <cstring>
-#include <functional>
 #include <type_traits>
 #include <stdexcept>
 
@@ -46,9 +45,9 @@ struct AnyWord {
 };
 
 // The runs of changed words: (first word, count), in order.
-template <class Same>
+template <class Same, class Emit>
 void scan_runs(std::span<const std::byte> twin, std::span<const std::byte> page, std::size_t ws, Same same,
-               const std::function<void(std::size_t, std::size_t)>& emit) {
+               Emit&& emit) {
   const std::size_t n = page.size() / ws;
   // Skip unchanged stretches 8 bytes at a time (most of a page is usually unchanged).
   const std::size_t words_per_chunk = ws <= 8 && 8 % ws == 0 ? 8 / ws : 1;
@@ -99,11 +98,10 @@ Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> p
     ++d.runs_;
     d.words_ += count;
   };
-  const std::function<void(std::size_t, std::size_t)> sink = emit;
   switch (ws) {
-    case 4: scan_runs(twin, page, ws, FixedWord<4>{}, sink); break;
-    case 8: scan_runs(twin, page, ws, FixedWord<8>{}, sink); break;
-    default: scan_runs(twin, page, ws, AnyWord{ws}, sink); break;
+    case 4: scan_runs(twin, page, ws, FixedWord<4>{}, emit); break;
+    case 8: scan_runs(twin, page, ws, FixedWord<8>{}, emit); break;
+    default: scan_runs(twin, page, ws, AnyWord{ws}, emit); break;
   }
   return d;
 }
