@@ -64,4 +64,117 @@ void Stmt::check_bind(int rc) const {
   if (rc != SQLITE_OK) db_->fail("cannot bind a value");
 }
 
+// ---------------------------------------------------------------------------------------------
+// RowSource: the virtual-table module. SQLite owns the vtab and cursor objects (allocated with
+// sqlite3_malloc, freed in xDisconnect/xClose); the module's client data is the RowSource.
+
+namespace {
+
+struct RowTable {
+  sqlite3_vtab base;  // first: SQLite sees a sqlite3_vtab*
+  const RowSource* source;
+};
+
+struct RowCursor {
+  sqlite3_vtab_cursor base;  // first: SQLite sees a sqlite3_vtab_cursor*
+  const RowSource* source;
+  std::size_t index;
+};
+
+int row_connect(sqlite3* db, void* aux, int /*argc*/, const char* const* /*argv*/, sqlite3_vtab** out,
+                char** /*error*/) {
+  const auto* source = static_cast<const RowSource*>(aux);
+  if (const int rc = sqlite3_declare_vtab(db, source->declaration().c_str()); rc != SQLITE_OK) return rc;
+  auto* table = static_cast<RowTable*>(sqlite3_malloc(sizeof(RowTable)));
+  if (!table) return SQLITE_NOMEM;
+  *table = RowTable{{}, source};
+  *out = &table->base;
+  return SQLITE_OK;
+}
+
+int row_disconnect(sqlite3_vtab* table) {
+  sqlite3_free(table);
+  return SQLITE_OK;
+}
+
+int row_best_index(sqlite3_vtab* /*table*/, sqlite3_index_info* info) {
+  info->estimatedCost = 1e6;  // one full scan in order, whatever the query
+  return SQLITE_OK;
+}
+
+int row_open(sqlite3_vtab* table, sqlite3_vtab_cursor** out) {
+  auto* cursor = static_cast<RowCursor*>(sqlite3_malloc(sizeof(RowCursor)));
+  if (!cursor) return SQLITE_NOMEM;
+  *cursor = RowCursor{{}, reinterpret_cast<RowTable*>(table)->source, 0};
+  *out = &cursor->base;
+  return SQLITE_OK;
+}
+
+int row_close(sqlite3_vtab_cursor* cursor) {
+  sqlite3_free(cursor);
+  return SQLITE_OK;
+}
+
+RowCursor& as_cursor(sqlite3_vtab_cursor* c) { return *reinterpret_cast<RowCursor*>(c); }
+
+int row_filter(sqlite3_vtab_cursor* c, int /*index*/, const char* /*index_name*/, int /*argc*/,
+               sqlite3_value** /*argv*/) {
+  as_cursor(c).index = 0;
+  return SQLITE_OK;
+}
+
+int row_next(sqlite3_vtab_cursor* c) {
+  ++as_cursor(c).index;
+  return SQLITE_OK;
+}
+
+int row_eof(sqlite3_vtab_cursor* c) { return as_cursor(c).index >= as_cursor(c).source->size() ? 1 : 0; }
+
+int row_column(sqlite3_vtab_cursor* c, sqlite3_context* out, int column) {
+  const RowCursor& cursor = as_cursor(c);
+  cursor.source->column_fn()(cursor.source->rows(), cursor.index, column, out);
+  return SQLITE_OK;
+}
+
+int row_rowid(sqlite3_vtab_cursor* c, sqlite3_int64* rowid) {
+  *rowid = static_cast<sqlite3_int64>(as_cursor(c).index);
+  return SQLITE_OK;
+}
+
+// Eponymous-only (no xCreate): the table exists as soon as the module is registered, read-only.
+constexpr sqlite3_module kRowModule = {
+    .iVersion = 0,
+    .xCreate = nullptr,
+    .xConnect = row_connect,
+    .xBestIndex = row_best_index,
+    .xDisconnect = row_disconnect,
+    .xDestroy = nullptr,
+    .xOpen = row_open,
+    .xClose = row_close,
+    .xFilter = row_filter,
+    .xNext = row_next,
+    .xEof = row_eof,
+    .xColumn = row_column,
+    .xRowid = row_rowid,
+    .xUpdate = nullptr,
+    .xBegin = nullptr,
+    .xSync = nullptr,
+    .xCommit = nullptr,
+    .xRollback = nullptr,
+    .xFindFunction = nullptr,
+    .xRename = nullptr,
+    .xSavepoint = nullptr,
+    .xRelease = nullptr,
+    .xRollbackTo = nullptr,
+    .xShadowName = nullptr,
+};
+
+}  // namespace
+
+RowSource::RowSource(const Db& db, std::string name, std::string columns, ColumnFn fn)
+    : name_(std::move(name)), declaration_(fmt::format("CREATE TABLE x({})", columns)), column_(fn) {
+  if (sqlite3_create_module_v2(db.get(), name_.c_str(), &kRowModule, this, nullptr) != SQLITE_OK)
+    db.fail(fmt::format("cannot register the virtual table {}", name_));
+}
+
 }  // namespace ncp2::carnival::sql

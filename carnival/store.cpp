@@ -27,18 +27,47 @@ namespace {
 // Rows per transaction while streaming: commits keep the temporary file's progress bounded in
 // memory (journal_mode=MEMORY) without costing a sync (synchronous=OFF).
 constexpr std::size_t kRowsPerTransaction = 50'000;
-// Wait rows per INSERT statement (a multi-row VALUES), and the columns of a row.
-constexpr std::size_t kWaitsPerStatement = 32;
-constexpr std::size_t kWaitColumns = 21;
+// The columns of `waits` after run_id, as the virtual table ncp2_wait_rows gives them (the
+// order of the CREATE TABLE below).
+constexpr const char* kWaitRowColumns =
+    "id, node, scope_id, operation, kind, start_ps, duration_ps, cplwait_ps, cplcomp_ps, cpcomm_ps, "
+    "cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps, cause_node, cause_scope_id, "
+    "object, remote_node";
 
-std::string multi_row_insert(const char* table, std::size_t columns, std::size_t rows) {
-  std::string sql = fmt::format("INSERT INTO {} VALUES ", table);
-  for (std::size_t r = 0; r < rows; ++r) {
-    sql += r ? ",(" : "(";
-    for (std::size_t c = 0; c < columns; ++c) sql += fmt::format("{}?{}", c ? "," : "", r * columns + c + 1);
-    sql += ")";
+void result_text(sqlite3_context* out, const std::string& text) {
+  sqlite3_result_text(out, text.data(), static_cast<int>(text.size()), SQLITE_STATIC);
+}
+
+void result_optional(sqlite3_context* out, std::int64_t v) {
+  if (v < 0)
+    sqlite3_result_null(out);  // the model's "none"
+  else
+    sqlite3_result_int64(out, v);
+}
+
+// sql::RowSource::ColumnFn for WaitRow, in the order of kWaitRowColumns.
+void wait_row_column(const void* rows, std::size_t index, int column, sqlite3_context* out) {
+  const WaitRow& w = static_cast<const WaitRow*>(rows)[index];
+  constexpr int kFirstPart = 7;
+  switch (column) {
+    case 0: sqlite3_result_int64(out, static_cast<std::int64_t>(w.id)); return;
+    case 1: sqlite3_result_int64(out, w.node); return;
+    case 2: sqlite3_result_int64(out, w.scope); return;
+    case 3: result_text(out, w.operation); return;
+    case 4: result_text(out, w.kind); return;
+    case 5: sqlite3_result_int64(out, w.start_ps); return;
+    case 6: sqlite3_result_int64(out, w.duration_ps); return;
+    case kFirstPart + static_cast<int>(kWaitParts): result_optional(out, w.cause_node); return;
+    case kFirstPart + static_cast<int>(kWaitParts) + 1: result_optional(out, w.cause_scope); return;
+    case kFirstPart + static_cast<int>(kWaitParts) + 2: sqlite3_result_int64(out, static_cast<std::int64_t>(w.object)); return;
+    case kFirstPart + static_cast<int>(kWaitParts) + 3: result_optional(out, w.remote_node); return;
+    default:
+      if (column >= kFirstPart && column < kFirstPart + static_cast<int>(kWaitParts)) {
+        sqlite3_result_int64(out, w.parts[static_cast<std::size_t>(column - kFirstPart)]);
+        return;
+      }
+      sqlite3_result_error(out, "ncp2_wait_rows: no such column", -1);
   }
-  return sql;
 }
 
 // The tables every store has (read_run checks them to recognise foreign files).
@@ -215,8 +244,8 @@ void sync_file(const std::string& path) {
 
 struct RunWriter::Statements {
   explicit Statements(const sql::Db& db)
-      : wait(db, multi_row_insert("waits", kWaitColumns, 1)),
-        waits(db, multi_row_insert("waits", kWaitColumns, kWaitsPerStatement)),
+      : wait_rows(db, "ncp2_wait_rows", kWaitRowColumns, wait_row_column),
+        waits(db, "INSERT INTO waits SELECT ?1, * FROM ncp2_wait_rows"),
         profile(db, "INSERT INTO profile VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
         timeline(db, "INSERT INTO timeline VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
         scope(db, "INSERT INTO scopes VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"),
@@ -226,7 +255,8 @@ struct RunWriter::Statements {
                 "INSERT INTO wait_summary VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
                 "?16)"),
         meta(db, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)") {}
-  sql::Stmt wait, waits, profile, timeline, scope, source, node, summary, meta;
+  sql::RowSource wait_rows;  // registered before the statement that reads it is prepared
+  sql::Stmt waits, profile, timeline, scope, source, node, summary, meta;
 };
 
 RunWriter::RunWriter() = default;
@@ -359,27 +389,6 @@ void RunWriter::accumulate(std::span<const WaitRow> waits) {
   }
 }
 
-namespace {
-
-// Binds one wait row at parameters base + 1 .. base + kWaitColumns.
-void bind_wait(sql::Stmt& s, int base, std::int64_t run_id, const WaitRow& w) {
-  s.bind(base + 1, run_id);
-  s.bind(base + 2, w.id);
-  s.bind(base + 3, w.node);
-  s.bind(base + 4, w.scope);
-  s.bind(base + 5, w.operation);
-  s.bind(base + 6, w.kind);
-  s.bind(base + 7, w.start_ps);
-  s.bind(base + 8, w.duration_ps);
-  for (std::size_t i = 0; i < kWaitParts; ++i) s.bind(base + 9 + static_cast<int>(i), w.parts[i]);
-  s.bind_optional(base + 18, w.cause_node);
-  s.bind_optional(base + 19, w.cause_scope);
-  s.bind(base + 20, w.object);
-  s.bind_optional(base + 21, w.remote_node);
-}
-
-}  // namespace
-
 void RunWriter::append_waits(std::span<const WaitRow> waits) {
   check_open("append_waits");
   accumulate(waits);
@@ -393,26 +402,21 @@ void RunWriter::insert_waits(std::span<const WaitRow> waits) {
                                                                                               waits_written_);
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, waits.size()));
   waits_dropped_ += waits.size() - n;
-  // Several rows per statement: a step costs about as much as binding a row.
+  // One statement step per transaction's worth of rows: SQLite reads them from the span itself.
   for (std::size_t i = 0; i < n;) {
-    if (n - i >= kWaitsPerStatement) {
-      for (std::size_t k = 0; k < kWaitsPerStatement; ++k)
-        bind_wait(st_->waits, static_cast<int>(k * kWaitColumns), run_id_, waits[i + k]);
-      st_->waits.run();
-      i += kWaitsPerStatement;
-      rows_in_transaction_ += kWaitsPerStatement;
-      waits_written_ += kWaitsPerStatement;
-    } else {
-      bind_wait(st_->wait, 0, run_id_, waits[i]);
-      st_->wait.run();
-      ++i;
-      ++rows_in_transaction_;
-      ++waits_written_;
-    }
-    if (rows_in_transaction_ >= kRowsPerTransaction) {
+    const std::size_t batch = std::min(n - i, kRowsPerTransaction - std::min(kRowsPerTransaction, rows_in_transaction_));
+    if (batch == 0) {
       db_->exec("COMMIT; BEGIN");
       rows_in_transaction_ = 0;
+      continue;
     }
+    st_->wait_rows.set(waits.subspan(i, batch));
+    st_->waits.bind(1, run_id_);
+    st_->waits.run();
+    st_->wait_rows.clear();
+    i += batch;
+    rows_in_transaction_ += batch;
+    waits_written_ += batch;
   }
 }
 

@@ -130,6 +130,10 @@ inline RunData make_large(std::size_t waits) {
     w.start_ps = static_cast<std::int64_t>(i) * 1000;
     for (std::size_t p = 0; p < kWaitParts; ++p) w.parts[p] = static_cast<std::int64_t>((i + p) % 7) * 10;
     for (auto p : w.parts) w.duration_ps += p;
+    if (i % 3 == 0) {  // barrier waits name their cause; page faults have none (NULL in the file)
+      w.cause_node = 1 - w.node;
+      w.cause_scope = 1;
+    }
     w.remote_node = 1 - w.node;
     w.object = i;
     d.waits.push_back(w);

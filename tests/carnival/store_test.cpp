@@ -196,6 +196,36 @@ TEST_F(StoreTest, StreamingWriterCommitsInBatchesAndFinishes) {
   EXPECT_EQ(files(), std::vector<std::string>{"stream.db"});
 }
 
+// The wait rows reach SQLite through a virtual table of the writer's connection (sql::RowSource):
+// a plain SQLite connection sees the rows, with NULL for the model's "none", and no trace of it.
+TEST_F(StoreTest, WaitRowsAreReadableWithoutTheWritersVirtualTable) {
+  const RunData data = make_large(60'000);
+  write_run(path("plain.db"), data);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path("plain.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  const auto count = [&](const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db);
+    std::int64_t n = -1;
+    if (stmt && sqlite3_step(stmt) == SQLITE_ROW) n = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return n;
+  };
+  EXPECT_EQ(count("SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%ncp2_wait_rows%'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM waits"), static_cast<std::int64_t>(data.waits.size()));
+  std::int64_t no_cause = 0, duration = 0;
+  for (const auto& w : data.waits) {
+    no_cause += w.cause_node < 0 ? 1 : 0;
+    duration += w.duration_ps;
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM waits WHERE cause_node IS NULL"), no_cause);
+  EXPECT_EQ(count("SELECT sum(duration_ps) FROM waits"), duration);
+  EXPECT_EQ(count("SELECT count(*) FROM waits WHERE duration_ps <> cplwait_ps + cplcomp_ps + cpcomm_ps + "
+                  "cprwait_ps + cprcomp_ps + pprwait_ps + pprcomp_ps + pplwait_ps + sync_delay_ps"),
+            0);
+  sqlite3_close(db);
+}
+
 TEST_F(StoreTest, AbortedWriterLeavesAReadableIncompleteFile) {
   const RunData data = make_fixture();
   {
