@@ -50,15 +50,154 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   pending_pp_.resize(nodes_.size());
   pending_cp_.resize(nodes_.size());
   exited_.assign(nodes_.size(), false);
+  batch_ = fresh_batch();
+  // A worker on a one-core host would only compete with the emulation for the core.
+  background_ = options.background && std::thread::hardware_concurrency() > 1;
+  if (background_) worker_ = std::thread([this] { work(); });
   cluster.attach_probe(this);
-  observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { on_wait(w); });
-  exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) { on_exit(n, t); });
+  observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) {
+    batch_->waits.push_back(w);  // first: record() may hand the batch over
+    record(Event{static_cast<std::int64_t>(batch_->waits.size() - 1), 0,
+                 emu::Attribution{cluster_.pp(w.node).attribution().scope, 0, false}, {},
+                 static_cast<std::uint16_t>(emu::index(w.node)), emu::PpActivity::Compute, EventKind::Wait});
+  });
+  exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) {
+    record(Event{emu::to_ps(t), 0, {}, {}, static_cast<std::uint16_t>(emu::index(n)), emu::PpActivity::Compute,
+                 EventKind::Exit});
+  });
 }
 
 Profiler::~Profiler() {
   cluster_.attach_probe(nullptr);
   runtime_.remove_wait_observer(observer_id_);
   runtime_.remove_exit_observer(exit_observer_id_);
+  if (worker_.joinable()) {
+    {
+      const std::lock_guard lock(mutex_);
+      quit_ = true;
+    }
+    changed_.notify_all();
+    worker_.join();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The emulation thread's side
+
+std::unique_ptr<Profiler::Batch> Profiler::fresh_batch() {
+  std::unique_ptr<Batch> b;
+  if (background_) {
+    const std::lock_guard lock(mutex_);
+    if (!spare_.empty()) {
+      b = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  } else if (!spare_.empty()) {
+    b = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  if (!b) {
+    b = std::make_unique<Batch>();
+    b->events.reserve(kBatchEvents);
+  }
+  b->events.clear();
+  b->waits.clear();
+  return b;
+}
+
+void Profiler::hand_over() {
+  if (batch_->events.empty()) return;
+  if (!background_) {
+    if (!error_) {
+      try {
+        account(*batch_);
+      } catch (...) {
+        error_ = std::current_exception();
+      }
+    }
+    spare_.push_back(std::move(batch_));
+    batch_ = fresh_batch();
+    return;
+  }
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return queue_.size() < kMaxQueuedBatches; });
+    queue_.push_back(std::move(batch_));
+  }
+  changed_.notify_all();
+  batch_ = fresh_batch();
+}
+
+void Profiler::drain() {
+  hand_over();
+  if (background_) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  }
+  if (error_) std::rethrow_exception(error_);
+}
+
+void Profiler::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [&] { return quit_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // quit, nothing left
+    std::unique_ptr<Batch> b = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    const bool failed = error_ != nullptr;
+    lock.unlock();
+    changed_.notify_all();  // room in the queue
+    std::exception_ptr error;
+    if (!failed) {
+      try {
+        account(*b);
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
+    lock.lock();
+    if (error) error_ = error;
+    spare_.push_back(std::move(b));
+    busy_ = false;
+    changed_.notify_all();  // drained?
+  }
+}
+
+void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to, emu::PpActivity activity,
+                       const emu::Attribution& attribution, emu::HandlerTag tag) {
+  record(Event{emu::to_ps(from), emu::to_ps(to), attribution, tag, static_cast<std::uint16_t>(emu::index(node)),
+               activity, EventKind::PpSpan});
+}
+
+void Profiler::cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) {
+  record(Event{emu::to_ps(from), emu::to_ps(to), cluster_.pp(node).attribution(), {},
+               static_cast<std::uint16_t>(emu::index(node)), emu::PpActivity::Compute, EventKind::CpSpan});
+}
+
+void Profiler::stop(emu::TimePoint end) {
+  record(Event{emu::to_ps(end), 0, {}, {}, 0, emu::PpActivity::Compute, EventKind::Stop});
+}
+
+bool Profiler::stopped() {
+  drain();
+  return stopped_;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker's side
+
+void Profiler::account(const Batch& batch) {
+  for (const Event& e : batch.events) {
+    const auto n = static_cast<std::size_t>(e.node);
+    switch (e.kind) {
+      case EventKind::PpSpan: on_pp_span(n, e); break;
+      case EventKind::CpSpan: on_cp_span(n, e); break;
+      case EventKind::Wait: on_wait(batch.waits[static_cast<std::size_t>(e.from)], e.attribution.scope); break;
+      case EventKind::Exit: on_exit(n, e.from); break;
+      case EventKind::Stop: on_stop(e.from); break;
+    }
+  }
 }
 
 void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps) {
@@ -80,18 +219,19 @@ void Profiler::add_segment(int node, bool cp, Category category, std::uint8_t op
   timeline_.push_back(CompactSegment{from, to, scope, static_cast<std::uint16_t>(node), category, operation, cp});
 }
 
-void Profiler::on_exit(emu::NodeId node, emu::TimePoint when) {
-  exited_[static_cast<std::size_t>(emu::index(node))] = true;
-  if (++exited_count_ == static_cast<int>(nodes_.size())) stop(when);  // the end of the timed region
+void Profiler::on_exit(std::size_t node, std::int64_t when_ps) {
+  exited_[node] = true;
+  if (++exited_count_ == static_cast<int>(nodes_.size())) on_stop(when_ps);  // the end of the timed region
 }
 
 // Spans are buffered one deep per processor, so that the one running when the window closes can be
 // clipped at its end.
-void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to, emu::PpActivity activity,
-                       const emu::Attribution& attribution, emu::HandlerTag tag) {
-  const auto n = static_cast<std::size_t>(emu::index(node));
-  const std::int64_t f = emu::to_ps(from);
-  const std::int64_t t = emu::to_ps(to);
+void Profiler::on_pp_span(std::size_t n, const Event& e) {
+  const std::int64_t f = e.from;
+  const std::int64_t t = e.to;
+  const emu::PpActivity activity = e.activity;
+  const emu::Attribution& attribution = e.attribution;
+  const emu::HandlerTag tag = e.tag;
   // A service handler inside a wait is taken out of that wait (noted at once, accounted later).
   if (activity == emu::PpActivity::Handler && tag.service && attribution.in_wait &&
       !(stopped_ && f >= end_ps_))
@@ -101,12 +241,10 @@ void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to,
   p = PendingSpan{true, f, t, activity, attribution, tag, exited_[n]};
 }
 
-void Profiler::cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) {
-  const auto n = static_cast<std::size_t>(emu::index(node));
+void Profiler::on_cp_span(std::size_t n, const Event& e) {
   PendingSpan& p = pending_cp_[n];
   if (p.valid) account_cp(n, p);
-  p = PendingSpan{true, emu::to_ps(from), emu::to_ps(to), emu::PpActivity::Compute,
-                  cluster_.pp(node).attribution(), {}, false};
+  p = PendingSpan{true, e.from, e.to, emu::PpActivity::Compute, e.attribution, {}, false};
 }
 
 void Profiler::account_cp(std::size_t n, const PendingSpan& s) {
@@ -188,10 +326,10 @@ void Profiler::flush_exit(std::size_t n, std::uint32_t scope) {
   add_wait(row);
 }
 
-void Profiler::stop(emu::TimePoint end) {
+void Profiler::on_stop(std::int64_t end_ps) {
   if (stopped_) return;
   stopped_ = true;
-  end_ps_ = emu::to_ps(end);
+  end_ps_ = end_ps;
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     if (pending_pp_[n].valid) account_pp(n, pending_pp_[n]);
     pending_pp_[n].valid = false;
@@ -204,7 +342,7 @@ void Profiler::stop(emu::TimePoint end) {
   }
 }
 
-void Profiler::on_wait(const dsm::WaitRecord& w) {
+void Profiler::on_wait(const dsm::WaitRecord& w, std::uint32_t scope) {
   const auto n = static_cast<std::size_t>(emu::index(w.node));
   auto& services = nodes_[n].service_in_wait;
   // Waits after the node left the exit barrier (its verification) are outside the timed region.
@@ -216,7 +354,7 @@ void Profiler::on_wait(const dsm::WaitRecord& w) {
   const dsm::WaitBreakdown b = dsm::fold_wait(w.chain, w.node, has_cp_, &segments_);
   CompactWait row{};
   row.node = static_cast<std::uint16_t>(n);
-  row.scope = cluster_.pp(w.node).attribution().scope;
+  row.scope = scope;
   row.operation = static_cast<std::uint8_t>(w.operation);
   row.start_ps = emu::to_ps(w.start);
   row.object = w.object;
@@ -267,7 +405,8 @@ void Profiler::add_wait(const CompactWait& row) {
   waits_.push_back(row);
 }
 
-RunData Profiler::finish(RunInfo info) const {
+RunData Profiler::finish(RunInfo info) {
+  drain();
   RunData d;
   d.run = std::move(info);
   d.run.nodes = static_cast<int>(nodes_.size());

@@ -8,9 +8,19 @@
 //    nodes by interrupt (that time is Prste, and is taken out of the wait segments it overlaps),
 //    so the Wait category of a node equals the sum of its wait instances, and the 9 parts of a
 //    wait sum to its duration.
+// The accounting runs on a second host thread: the emulation thread only appends each probe
+// event (a span, a wait with its stamp chain, an exit) to a batch, and hands full batches over.
+// The worker accounts them in order, so the results are the same as inline (and deterministic);
+// the emulation is slowed by the appends, not by the accounting (docs/performance.md).
 #include <array>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -25,6 +35,9 @@ namespace ncp2::carnival {
 struct ProfilerOptions {
   std::size_t max_wait_rows = 5'000'000;   // instance rows kept (the summary is always complete)
   std::size_t max_timeline = 1'000'000;    // timeline segments kept (0: no timeline)
+  // Account on a second host thread (when the host has more than one core); false: on the
+  // emulation thread, batch by batch. The results are identical.
+  bool background = true;
 };
 
 class Profiler final : public emu::ActivityProbe {
@@ -37,16 +50,62 @@ class Profiler final : public emu::ActivityProbe {
   // Ends the profiled window early; it ends by itself when the last node leaves the exit
   // barrier (the timed region). Later activity is not recorded.
   void stop(emu::TimePoint end);
-  [[nodiscard]] bool stopped() const { return stopped_; }
+  // Waits for the events recorded so far to be accounted.
+  [[nodiscard]] bool stopped();
 
-  // The run's data (RunInfo's fields other than nodes/virtual time are the caller's).
-  [[nodiscard]] RunData finish(RunInfo info) const;
+  // The run's data (RunInfo's fields other than nodes/virtual time are the caller's). Rethrows
+  // an inconsistency found while accounting (std::logic_error).
+  [[nodiscard]] RunData finish(RunInfo info);
 
   void pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to, emu::PpActivity activity,
                const emu::Attribution& attribution, emu::HandlerTag tag) override;
   void cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) override;
 
  private:
+  // ---- the emulation thread's side: record the events, hand batches over
+  enum class EventKind : std::uint8_t { PpSpan, CpSpan, Wait, Exit, Stop };
+  struct Event {
+    std::int64_t from;  // Wait: the index of its record in Batch::waits
+    std::int64_t to;
+    emu::Attribution attribution;  // CpSpan: its PP's; Wait: the scope it began in
+    emu::HandlerTag tag;
+    std::uint16_t node;
+    emu::PpActivity activity;
+    EventKind kind;
+  };
+  struct Batch {
+    std::vector<Event> events;
+    std::vector<dsm::WaitRecord> waits;
+  };
+  static constexpr std::size_t kBatchEvents = 4096;
+  static constexpr std::size_t kMaxQueuedBatches = 64;  // then the emulation waits for the worker
+
+  void record(const Event& e) {
+    batch_->events.push_back(e);
+    if (batch_->events.size() >= kBatchEvents) hand_over();
+  }
+  void hand_over();      // the current batch to the worker (or accounted here, without a worker)
+  void drain();          // hand over, wait until all is accounted, rethrow the worker's error
+  void work();           // the worker thread's loop
+  void account(const Batch& batch);
+  std::unique_ptr<Batch> fresh_batch();
+
+  std::unique_ptr<Batch> batch_;
+  bool background_ = false;
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::unique_ptr<Batch>> queue_;  // handed over, not yet accounted
+  std::vector<std::unique_ptr<Batch>> spare_;  // accounted, for reuse
+  bool busy_ = false;                          // the worker is accounting a batch
+  bool quit_ = false;
+  std::exception_ptr error_;
+
+  // ---- the worker's side: the accounting (never touches the cluster or the runtime)
+  void on_pp_span(std::size_t node, const Event& e);
+  void on_cp_span(std::size_t node, const Event& e);
+  void on_stop(std::int64_t end_ps);
+
   struct Cell {
     std::int64_t time_ps = 0;
     std::uint64_t count = 0;
@@ -87,9 +146,9 @@ class Profiler final : public emu::ActivityProbe {
     std::uint16_t node;
     std::uint8_t operation;
   };
-  void on_wait(const dsm::WaitRecord& wait);
+  void on_wait(const dsm::WaitRecord& wait, std::uint32_t scope);
   // A node left the exit barrier: from then on its PP only counts when servicing others.
-  void on_exit(emu::NodeId node, emu::TimePoint when);
+  void on_exit(std::size_t node, std::int64_t when_ps);
   void add_wait(const CompactWait& row);
   void flush_exit(std::size_t node, std::uint32_t scope);
 

@@ -1,6 +1,7 @@
 // The profiler's invariants on real runs (both machines, several workloads): every picosecond in
 // exactly one category, waits that sum exactly, summary = instances, causes attributed.
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -88,6 +89,57 @@ TEST(Profiler, ProfilingDoesNotChangeTheRun) {
     EXPECT_EQ(a.timed_end, b.timed_end);
     EXPECT_EQ(a.events, b.events);
     EXPECT_EQ(a.totals().messages, b.totals().messages);
+  }
+}
+
+// The accounting on a second thread (the default) and on the emulation thread give the same data,
+// row for row, for workloads with locks, barriers and many waits, on both machines.
+TEST(Profiler, BackgroundAccountingGivesTheSameDataAsInline) {
+  for (const char* name : {"phases", "tsp", "water"}) {
+    const auto& w = workloads::find_workload(name);
+    for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+      SCOPED_TRACE(fmt::format("{} on {}", name, emu::to_string(kind)));
+      emu::MachineConfig config = emu::default_config(kind);
+      config.machine.nodes = 4;
+      const auto params = w.resolve("small", {});
+      workloads::RunOptions background, inline_;
+      background.profile = inline_.profile = true;
+      background.profiler.background = true;
+      inline_.profiler.background = false;
+      const auto a = workloads::run_workload(config, w, params, 1, background);
+      const auto b = workloads::run_workload(config, w, params, 1, inline_);
+      ASSERT_TRUE(a.profile && b.profile);
+      const RunData& x = *a.profile;
+      const RunData& y = *b.profile;
+      ASSERT_FALSE(x.waits.empty());
+      ASSERT_EQ(x.profile.size(), y.profile.size());
+      for (std::size_t i = 0; i < x.profile.size(); ++i) {
+        const auto& c = x.profile[i];
+        const auto& d = y.profile[i];
+        EXPECT_TRUE(std::tie(c.node, c.scope, c.category, c.operation, c.time_ps, c.count) ==
+                    std::tie(d.node, d.scope, d.category, d.operation, d.time_ps, d.count))
+            << "profile cell " << i;
+      }
+      ASSERT_EQ(x.waits.size(), y.waits.size());
+      for (std::size_t i = 0; i < x.waits.size(); ++i) {
+        const auto& c = x.waits[i];
+        const auto& d = y.waits[i];
+        EXPECT_TRUE(std::tie(c.id, c.node, c.scope, c.operation, c.start_ps, c.duration_ps, c.parts, c.cause_node,
+                             c.cause_scope, c.object, c.remote_node) ==
+                    std::tie(d.id, d.node, d.scope, d.operation, d.start_ps, d.duration_ps, d.parts, d.cause_node,
+                             d.cause_scope, d.object, d.remote_node))
+            << "wait " << i;
+      }
+      ASSERT_EQ(x.wait_summary.size(), y.wait_summary.size());
+      ASSERT_EQ(x.timeline.size(), y.timeline.size());
+      for (std::size_t i = 0; i < x.timeline.size(); ++i)
+        EXPECT_TRUE(std::tie(x.timeline[i].start_ps, x.timeline[i].end_ps, x.timeline[i].category) ==
+                    std::tie(y.timeline[i].start_ps, y.timeline[i].end_ps, y.timeline[i].category))
+            << "segment " << i;
+      ASSERT_EQ(x.nodes.size(), y.nodes.size());
+      for (std::size_t i = 0; i < x.nodes.size(); ++i) EXPECT_EQ(x.nodes[i].finish_ps, y.nodes[i].finish_ps);
+      EXPECT_EQ(x.run.virtual_time_ps, y.run.virtual_time_ps);
+    }
   }
 }
 
