@@ -55,12 +55,7 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   background_ = options.background && std::thread::hardware_concurrency() > 1;
   if (background_) worker_ = std::thread([this] { work(); });
   cluster.attach_probe(this);
-  observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) {
-    batch_->waits.push_back(w);  // first: record() may hand the batch over
-    record(Event{static_cast<std::int64_t>(batch_->waits.size() - 1), 0,
-                 emu::Attribution{cluster_.pp(w.node).attribution().scope, 0, false}, {},
-                 static_cast<std::uint16_t>(emu::index(w.node)), emu::PpActivity::Compute, EventKind::Wait});
-  });
+  observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { record_wait(w); });
   exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) {
     record(Event{emu::to_ps(t), 0, {}, {}, static_cast<std::uint16_t>(emu::index(n)), emu::PpActivity::Compute,
                  EventKind::Exit});
@@ -96,17 +91,15 @@ std::unique_ptr<Profiler::Batch> Profiler::fresh_batch() {
     b = std::move(spare_.back());
     spare_.pop_back();
   }
-  if (!b) {
-    b = std::make_unique<Batch>();
-    b->events.reserve(kBatchEvents);
-  }
-  b->events.clear();
+  if (!b) b = std::make_unique_for_overwrite<Batch>();  // events are written before read
+  b->size = 0;
   b->waits.clear();
+  b->stamps.clear();
   return b;
 }
 
 void Profiler::hand_over() {
-  if (batch_->events.empty()) return;
+  if (batch_->size == 0) return;
   if (!background_) {
     if (!error_) {
       try {
@@ -170,6 +163,18 @@ void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to,
                activity, EventKind::PpSpan});
 }
 
+void Profiler::record_wait(const dsm::WaitRecord& w) {
+  const auto stamps = w.chain.stamps();
+  Batch& b = *batch_;
+  // First the wait and its stamps: record() may hand the batch over.
+  b.waits.push_back(RecordedWait{w.start, w.end, w.object, static_cast<std::uint32_t>(b.stamps.size()),
+                                 static_cast<std::uint32_t>(stamps.size()), w.node, w.operation});
+  b.stamps.insert(b.stamps.end(), stamps.begin(), stamps.end());
+  record(Event{static_cast<std::int64_t>(b.waits.size() - 1), 0,
+               emu::Attribution{cluster_.pp(w.node).attribution().scope, 0, false}, {},
+               static_cast<std::uint16_t>(emu::index(w.node)), emu::PpActivity::Compute, EventKind::Wait});
+}
+
 void Profiler::cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) {
   record(Event{emu::to_ps(from), emu::to_ps(to), cluster_.pp(node).attribution(), {},
                static_cast<std::uint16_t>(emu::index(node)), emu::PpActivity::Compute, EventKind::CpSpan});
@@ -188,12 +193,16 @@ bool Profiler::stopped() {
 // The worker's side
 
 void Profiler::account(const Batch& batch) {
-  for (const Event& e : batch.events) {
+  for (const Event& e : std::span(batch.events).first(batch.size)) {
     const auto n = static_cast<std::size_t>(e.node);
     switch (e.kind) {
       case EventKind::PpSpan: on_pp_span(n, e); break;
       case EventKind::CpSpan: on_cp_span(n, e); break;
-      case EventKind::Wait: on_wait(batch.waits[static_cast<std::size_t>(e.from)], e.attribution.scope); break;
+      case EventKind::Wait: {
+        const RecordedWait& w = batch.waits[static_cast<std::size_t>(e.from)];
+        on_wait(w, std::span(batch.stamps).subspan(w.first_stamp, w.stamps), e.attribution.scope);
+        break;
+      }
       case EventKind::Exit: on_exit(n, e.from); break;
       case EventKind::Stop: on_stop(e.from); break;
     }
@@ -342,7 +351,7 @@ void Profiler::on_stop(std::int64_t end_ps) {
   }
 }
 
-void Profiler::on_wait(const dsm::WaitRecord& w, std::uint32_t scope) {
+void Profiler::on_wait(const RecordedWait& w, std::span<const emu::Stamp> stamps, std::uint32_t scope) {
   const auto n = static_cast<std::size_t>(emu::index(w.node));
   auto& services = nodes_[n].service_in_wait;
   // Waits after the node left the exit barrier (its verification) are outside the timed region.
@@ -351,7 +360,7 @@ void Profiler::on_wait(const dsm::WaitRecord& w, std::uint32_t scope) {
     return;
   }
   segments_.clear();
-  const dsm::WaitBreakdown b = dsm::fold_wait(w.chain, w.node, has_cp_, &segments_);
+  const dsm::WaitBreakdown b = dsm::fold_wait(stamps, w.node, has_cp_, &segments_);
   CompactWait row{};
   row.node = static_cast<std::uint16_t>(n);
   row.scope = scope;

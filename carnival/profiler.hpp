@@ -73,16 +73,27 @@ class Profiler final : public emu::ActivityProbe {
     emu::PpActivity activity;
     EventKind kind;
   };
-  struct Batch {
-    std::vector<Event> events;
-    std::vector<dsm::WaitRecord> waits;
+  // A wait as recorded: its stamps go to Batch::stamps (copying only those in use).
+  struct RecordedWait {
+    emu::TimePoint start;
+    emu::TimePoint end;
+    std::uint64_t object;
+    std::uint32_t first_stamp;
+    std::uint32_t stamps;
+    emu::NodeId node;
+    dsm::Operation operation;
   };
-  static constexpr std::size_t kBatchEvents = 4096;
+  struct Batch {
+    std::array<Event, 4096> events;  // the first `size` (a plain array: no capacity check per event)
+    std::size_t size = 0;
+    std::vector<RecordedWait> waits;
+    std::vector<emu::Stamp> stamps;
+  };
   static constexpr std::size_t kMaxQueuedBatches = 64;  // then the emulation waits for the worker
 
-  void record(const Event& e) {
-    batch_->events.push_back(e);
-    if (batch_->events.size() >= kBatchEvents) hand_over();
+  [[gnu::always_inline]] void record(const Event& e) {
+    batch_->events[batch_->size++] = e;
+    if (batch_->size == batch_->events.size()) hand_over();
   }
   void hand_over();      // the current batch to the worker (or accounted here, without a worker)
   void drain();          // hand over, wait until all is accounted, rethrow the worker's error
@@ -146,7 +157,8 @@ class Profiler final : public emu::ActivityProbe {
     std::uint16_t node;
     std::uint8_t operation;
   };
-  void on_wait(const dsm::WaitRecord& wait, std::uint32_t scope);
+  void record_wait(const dsm::WaitRecord& wait);
+  void on_wait(const RecordedWait& wait, std::span<const emu::Stamp> stamps, std::uint32_t scope);
   // A node left the exit barrier: from then on its PP only counts when servicing others.
   void on_exit(std::size_t node, std::int64_t when_ps);
   void add_wait(const CompactWait& row);

@@ -82,10 +82,9 @@ int interval_of(WaitCategory c, bool returned, bool remote_pp_seen, bool from_re
 
 }  // namespace
 
-WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp,
+WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, bool has_cp,
                         std::vector<WaitSegment>* segments) {
   WaitBreakdown out;
-  const auto stamps = chain.stamps();
   std::size_t first = 0;
   while (first < stamps.size() && stamps[first].point != StampPoint::WaitBegin) ++first;
   if (first == stamps.size()) throw std::logic_error("wait chain without a WaitBegin stamp");

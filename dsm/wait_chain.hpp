@@ -5,6 +5,7 @@
 // cause. The parts sum exactly to the wait. The rules, per machine, are in docs/protocol.md.
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -46,7 +47,11 @@ struct WaitSegment {
   emu::TimePoint to;
   WaitCategory category;
 };
-WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp,
+WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, bool has_cp,
                         std::vector<WaitSegment>* segments = nullptr);
+inline WaitBreakdown fold_wait(const emu::StampChain& chain, emu::NodeId waiter, bool has_cp,
+                               std::vector<WaitSegment>* segments = nullptr) {
+  return fold_wait(chain.stamps(), waiter, has_cp, segments);
+}
 
 }  // namespace ncp2::dsm
