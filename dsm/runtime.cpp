@@ -121,6 +121,14 @@ struct Runtime::PageState {
   std::vector<std::byte> twin;        // pre-write copy (ncp2: stands for the CP's write log)
   std::uint32_t twin_interval = 0;    // own interval whose writes the twin separates; 0: none
   std::vector<std::pair<NodeId, std::uint32_t>> notices;  // (writer, interval) not yet applied
+  struct OwnDiff {
+    std::uint32_t interval = 0;
+    Diff diff;
+  };
+  // This node's diffs of the page, one per own interval that wrote it, until a GC. Kept with the
+  // page (few per page; capacity reused after a GC) instead of in a hash map: no node allocation
+  // and no hashing per diff.
+  std::vector<OwnDiff> diffs;
 };
 
 struct Runtime::NodeState {
@@ -144,7 +152,6 @@ struct Runtime::NodeState {
   std::vector<PageState> pages;
   std::vector<Region> regions;
   std::uint32_t allocations = 0;
-  std::unordered_map<std::uint64_t, Diff> diffs;  // own diffs by (page << 32 | interval)
   std::size_t diff_bytes = 0;
   std::size_t notice_count = 0;
   std::unordered_map<std::uint32_t, LockState> locks;
@@ -385,16 +392,20 @@ void Runtime::send_request(NodeState& ns, Message* first, LocalCommand local_com
     const emu::CommandKind kind = local_command == LocalCommand::PageRequest   ? local_page_request_
                                   : local_command == LocalCommand::DiffRequest ? local_diff_request_
                                                                                : send_message_;
-    emu::Command command{kind, first, [this](WorkContext& ctx, Message* tmpl) {
-                           NodeState& s = self(ctx.node());
-                           const emu::StampChain base = tmpl->chain;  // t0..t1, shared by all requests
-                           for (Message* r : s.fanout) {
-                             if (r != tmpl) r->chain = base;
-                             send_from_handler(ctx, r);
-                           }
-                           s.fanout.clear();
-                         }};
-    cluster_.node(ns.id).cp->submit(command);
+    cluster_.node(ns.id).cp->submit(kind, first, [this](WorkContext& ctx, Message* tmpl) {
+      NodeState& s = self(ctx.node());
+      if (s.fanout.size() == 1) {  // one request (a page, or one writer's diffs): nothing to share
+        send_from_handler(ctx, s.fanout.front());
+        s.fanout.clear();
+        return;
+      }
+      const emu::StampChain base = tmpl->chain;  // t0..t1, shared by all requests
+      for (Message* r : s.fanout) {
+        if (r != tmpl) r->chain = base;
+        send_from_handler(ctx, r);
+      }
+      s.fanout.clear();
+    });
   } else {
     ns.wait_start = kernel_.now();
     ns.pp->set_in_wait(true);  // the software send path is part of the wait (CPLComp)
@@ -538,11 +549,11 @@ std::size_t Runtime::usage_bytes(const NodeState& ns) const { return ns.diff_byt
 
 // The diff of `page` for own interval `interval`, created from the twin if not yet done. On the
 // treadmarks machine software does it on the PP (cost per word); on ncp2 the CP's hardware does
-// it (its command cost covers it).
+// it (its command cost covers it). The reference stays valid until the page's next diff is made.
 const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, WorkContext* ctx) {
-  const std::uint64_t key = (static_cast<std::uint64_t>(raw(page)) << 32) | interval;
-  if (auto it = ns.diffs.find(key); it != ns.diffs.end()) return it->second;
   PageState& ps = ns.pages[raw(page)];
+  for (const auto& own : ps.diffs)
+    if (own.interval == interval) return own.diff;
   if (ps.twin.empty() || ps.twin_interval != interval)
     throw std::logic_error(fmt::format("node {} has no diff and no twin for page {} interval {}",
                                        emu::index(ns.id), raw(page), interval));
@@ -564,7 +575,8 @@ const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interva
   ps.twin_interval = 0;
   ++ns.stats.diffs_created;
   ns.diff_bytes += d.encoded_bytes();
-  return ns.diffs.emplace(key, std::move(d)).first->second;
+  ps.diffs.push_back({interval, std::move(d)});
+  return ps.diffs.back().diff;
 }
 
 // Learns the intervals up to `learned`: each page they wrote gets a write notice and is
@@ -689,11 +701,11 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
   NodeState& ns = self(ctx.node());
   const PageId page{static_cast<std::uint32_t>(m->words[0])};
   const std::size_t count = m->data.size() / 4;
-  std::vector<std::uint32_t> intervals(count);
-  std::memcpy(intervals.data(), m->data.data(), count * 4);
   std::vector<std::byte>& reply = ns.reply_buffer;
   reply.clear();
-  for (std::uint32_t interval : intervals) {
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint32_t interval;  // read in place: the request's buffer is only replaced below
+    std::memcpy(&interval, m->data.data() + k * 4, 4);
     const Diff& d = make_diff(ns, page, interval, &ctx);
     const std::uint32_t header[2] = {interval, static_cast<std::uint32_t>(d.encoded_bytes())};
     const auto* h = reinterpret_cast<const std::byte*>(header);
@@ -1074,10 +1086,10 @@ void Runtime::run_gc(NodeState& ns) {
     if (!ps.twin.empty() && ns.spare_twins.size() < kMaxSpareBuffers) ns.spare_twins.push_back(std::move(ps.twin));
     ps.twin = {};
     ps.twin_interval = 0;
+    for (auto& own : ps.diffs)
+      if (ns.spare_diff_buffers.size() < kMaxSpareBuffers) ns.spare_diff_buffers.push_back(std::move(own.diff).take_storage());
+    ps.diffs.clear();
   }
-  for (auto& [key, diff] : ns.diffs)
-    if (ns.spare_diff_buffers.size() < kMaxSpareBuffers) ns.spare_diff_buffers.push_back(std::move(diff).take_storage());
-  ns.diffs.clear();
   ns.diff_bytes = 0;
   ns.notice_count = 0;
 }

@@ -54,7 +54,7 @@ void Cluster::send_from_pp(Message* m) {
   m->chain.add(issued, StampPoint::Issued, Resource::PP, src.id);
   if (src.cp) {
     src.pp.compute(config_.pp.command_post);
-    src.cp->submit(Command{send_kind_, m, [this](WorkContext& ctx, Message* msg) { cp_send(ctx, msg); }});
+    src.cp->submit(send_kind_, m, [this](WorkContext& ctx, Message* msg) { cp_send(ctx, msg); });
   } else {
     const TimePoint copied = src.bus.transfer(issued + config_.pp.send_overhead, m->payload_bytes,
                                               config_.pp.copy_bandwidth);
@@ -103,22 +103,6 @@ void Cluster::attach_probe(ActivityProbe* probe) {
   }
 }
 
-void Cluster::notify_pp(WorkContext& ctx, PpHandler handler, HandlerTag tag) {
-  Node& n = node(ctx.node());
-  if (ctx.resource() == Resource::PP) {
-    handler(ctx);
-    return;
-  }
-  const Duration cost = config_.pp.notification_handler;
-  n.pp.interrupt_at(
-      ctx.now(),
-      [handler, cost](WorkContext& c) {
-        c.spend(cost);
-        handler(c);
-      },
-      tag);
-}
-
 void Cluster::set_receive_command(std::uint16_t purpose, CommandKind kind) {
   if (receive_kind_by_purpose_.size() <= purpose) receive_kind_by_purpose_.resize(purpose + 1u, receive_kind_);
   receive_kind_by_purpose_[purpose] = kind;
@@ -135,10 +119,10 @@ void Cluster::deliver(Message* m) {
   if (dst.cp) {
     const CommandKind kind =
         m->purpose < receive_kind_by_purpose_.size() ? receive_kind_by_purpose_[m->purpose] : receive_kind_;
-    dst.cp->submit(Command{kind, m, [this](WorkContext& ctx, Message* msg) {
-                             ctx.transfer(msg->wire_bytes);  // DMA into main memory
-                             receiver_(ctx, msg);
-                           }});
+    dst.cp->submit(kind, m, [this](WorkContext& ctx, Message* msg) {
+      ctx.transfer(msg->wire_bytes);  // DMA into main memory
+      receiver_(ctx, msg);
+    });
   } else {
     m->chain.add(kernel_.now(), StampPoint::PpInterrupted, Resource::PP, dst.id);
     const HandlerTag tag = m->purpose < tag_by_purpose_.size() ? tag_by_purpose_[m->purpose] : HandlerTag{};

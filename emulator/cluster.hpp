@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "emulator/command_processor.hpp"
@@ -71,7 +73,23 @@ class Cluster {
   // Runs `handler` on the PP of ctx's node. ncp2 (ctx on the CP): an interrupt raised at
   // ctx.now(); the handler first spends pp.notification_handler. treadmarks (ctx on the PP): the
   // handler runs inline in ctx.
-  void notify_pp(WorkContext& ctx, PpHandler handler, HandlerTag tag = {});
+  // `handler`: a PpHandler or any small trivially copyable callable (built in place in the PP's
+  // interrupt queue, not copied through temporaries).
+  template <class F>
+  void notify_pp(WorkContext& ctx, F&& handler, HandlerTag tag = {}) {
+    if (ctx.resource() == Resource::PP) {
+      handler(ctx);
+      return;
+    }
+    const Duration cost = config_.pp.notification_handler;
+    node(ctx.node()).pp.interrupt_at(
+        ctx.now(),
+        [handler = std::decay_t<F>(std::forward<F>(handler)), cost](WorkContext& c) {
+          c.spend(cost);
+          handler(c);
+        },
+        tag);
+  }
   // treadmarks: the nature of the interrupt handler that receives a message of `purpose`.
   void set_purpose_tag(std::uint16_t purpose, HandlerTag tag);
   // Reports every PP's and CP's activity to `probe` (nullptr: off).

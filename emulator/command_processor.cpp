@@ -8,10 +8,8 @@ CommandProcessor::CommandProcessor(Kernel& kernel, NodeId node, const CommandTab
                                    MemoryBus& bus, double dma_bandwidth)
     : kernel_(kernel), node_(node), table_(&table), bus_(&bus), dma_bandwidth_(dma_bandwidth) {}
 
-void CommandProcessor::submit(const Command& command) {
+void CommandProcessor::queued() {
   const TimePoint now = kernel_.now();
-  if (command.message) command.message->chain.add(now, StampPoint::CpQueued, Resource::CP, node_);
-  queue_.push_back({command, now});
   stats_.max_queue = std::max(stats_.max_queue, queue_.size());
   if (start_scheduled_) return;
   if (now >= free_at_) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include "emulator/ring_queue.hpp"
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "emulator/ids.hpp"
@@ -61,7 +63,19 @@ class CommandProcessor {
   CommandProcessor& operator=(const CommandProcessor&) = delete;
 
   // Puts a command at the tail of the queue, at the current time.
-  void submit(const Command& command);
+  void submit(const Command& command) { submit(command.kind, command.message, command.body); }
+  // The same, building the command in its queue slot (the hot path: no temporary Command).
+  template <class Body>
+  void submit(CommandKind kind, Message* message, Body&& body) {
+    const TimePoint now = kernel_.now();
+    if (message) message->chain.add(now, StampPoint::CpQueued, Resource::CP, node_);
+    Queued& slot = queue_.push_slot();
+    slot.command.kind = kind;
+    slot.command.message = message;
+    slot.command.body.emplace(std::forward<Body>(body));
+    slot.enqueued = now;
+    queued();
+  }
 
   [[nodiscard]] NodeId node() const { return node_; }
   [[nodiscard]] bool busy() const { return start_scheduled_ || kernel_.now() < free_at_; }
@@ -75,6 +89,7 @@ class CommandProcessor {
     Command command;
     TimePoint enqueued;
   };
+  void queued();  // after a command entered the queue: start it or schedule its start
   void start_next();
 
   Kernel& kernel_;

@@ -33,10 +33,14 @@ struct Event {
     e.time_ps = time_ps;
     e.seq = seq;
     ::new (static_cast<void*>(e.storage)) Fn(std::forward<F>(fn));
-    // Events are always invoked on a copy taken out of the queue (pop() returns by value), so
-    // the callable may schedule new events freely.
-    e.invoke = [](const Event& self) { (*std::launder(reinterpret_cast<const Fn*>(self.storage)))(); };
+    e.invoke = &invoke_stored<Fn>;
     return e;
+  }
+  // Events are always invoked on a copy taken out of the queue (pop() returns by value), so
+  // the callable may schedule new events freely.
+  template <class Fn>
+  static void invoke_stored(const Event& self) {
+    (*std::launder(reinterpret_cast<const Fn*>(self.storage)))();
   }
 
   friend bool operator<(const Event& a, const Event& b) {
@@ -80,7 +84,7 @@ class EventQueue {
     const std::uint32_t slot = take_slot(seq);
     Payload& p = payloads_[slot];
     ::new (static_cast<void*>(p.storage)) Fn(std::forward<F>(fn));
-    p.invoke = Event::make(0, 0, Fn(fn)).invoke;
+    p.invoke = &Event::invoke_stored<Fn>;
     insert_key(time_ps, seq, slot);
   }
 

@@ -20,15 +20,25 @@ class InlineFunction<R(Args...), Bytes> {
 
   template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, InlineFunction>>>
   InlineFunction(F&& fn) {  // NOLINT(google-explicit-constructor): used like std::function
+    emplace(std::forward<F>(fn));
+  }
+
+  // Replaces the callable, building it in place (no temporary InlineFunction to copy).
+  template <class F>
+  void emplace(F&& fn) {
     using Fn = std::decay_t<F>;
-    static_assert(sizeof(Fn) <= Bytes, "callable too large: capture pointers and ids only");
-    static_assert(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
-                  "callable must be trivially copyable (capture pointers and integers)");
-    static_assert(alignof(Fn) <= alignof(std::max_align_t));
-    ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(fn));
-    invoke_ = [](const std::byte* s, Args... args) -> R {
-      return (*std::launder(reinterpret_cast<const Fn*>(s)))(std::forward<Args>(args)...);
-    };
+    if constexpr (std::is_same_v<Fn, InlineFunction>) {
+      *this = fn;
+    } else {
+      static_assert(sizeof(Fn) <= Bytes, "callable too large: capture pointers and ids only");
+      static_assert(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
+                    "callable must be trivially copyable (capture pointers and integers)");
+      static_assert(alignof(Fn) <= alignof(std::max_align_t));
+      ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(fn));
+      invoke_ = [](const std::byte* s, Args... args) -> R {
+        return (*std::launder(reinterpret_cast<const Fn*>(s)))(std::forward<Args>(args)...);
+      };
+    }
   }
 
   explicit operator bool() const { return invoke_ != nullptr; }

@@ -34,9 +34,8 @@ void Processor::start(std::function<void()> body) {
   });
 }
 
-void Processor::require_own_fiber(std::string_view what) const {
-  if (!started_ || !kernel_.in_fiber() || kernel_.current_fiber() != fiber_)
-    throw std::logic_error(fmt::format("{}::{} called outside that processor's own fiber", name_, what));
+void Processor::not_own_fiber(std::string_view what) const {
+  throw std::logic_error(fmt::format("{}::{} called outside that processor's own fiber", name_, what));
 }
 
 void Processor::compute(Duration d) {
@@ -118,9 +117,8 @@ PpActivity Processor::fiber_activity() const {
   }
 }
 
-void Processor::interrupt(const InterruptHandler& handler, HandlerTag tag) {
+void Processor::raised(HandlerTag tag) {
   ++stats_.interrupts;
-  pending_.push_back({handler, tag});
   if (handlers_active_) return;  // served after the handlers before it
   handlers_active_ = true;
   const TimePoint now = kernel_.now();
@@ -135,20 +133,17 @@ void Processor::interrupt(const InterruptHandler& handler, HandlerTag tag) {
   kernel_.at(begin + interrupt_overhead_, [this] { run_handler(); });
 }
 
-void Processor::interrupt_at(TimePoint when, const InterruptHandler& handler, HandlerTag tag) {
-  if (when <= kernel_.now()) {
-    interrupt(handler, tag);
-    return;
-  }
-  std::uint32_t slot;
+std::uint32_t Processor::park_slot() {
   if (free_parked_.empty()) {
-    slot = static_cast<std::uint32_t>(parked_.size());
-    parked_.push_back({handler, tag});
-  } else {
-    slot = free_parked_.back();
-    free_parked_.pop_back();
-    parked_[slot] = {handler, tag};
+    parked_.emplace_back();
+    return static_cast<std::uint32_t>(parked_.size() - 1);
   }
+  const std::uint32_t slot = free_parked_.back();
+  free_parked_.pop_back();
+  return slot;
+}
+
+void Processor::raise_parked_at(TimePoint when, std::uint32_t slot) {
   kernel_.at(when, [this, slot] {
     interrupt(parked_[slot].handler, parked_[slot].tag);  // copies it into the queue
     free_parked_.push_back(slot);

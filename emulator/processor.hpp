@@ -8,6 +8,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "emulator/ids.hpp"
@@ -53,9 +55,27 @@ class Processor {
 
   // ---- called from events (CP, network) or other processors
   void wake();
-  void interrupt(const InterruptHandler& handler, HandlerTag tag = {});
+  // `handler`: an InterruptHandler or a small trivially copyable callable, built in place in the
+  // pending queue (or in a parking slot until `when`) rather than copied through temporaries.
+  template <class F>
+  void interrupt(F&& handler, HandlerTag tag = {}) {
+    PendingHandler& slot = pending_.push_slot();
+    slot.handler.emplace(std::forward<F>(handler));
+    slot.tag = tag;
+    raised(tag);
+  }
   // Raises the interrupt at a later time `when` (>= now) without allocating.
-  void interrupt_at(TimePoint when, const InterruptHandler& handler, HandlerTag tag = {});
+  template <class F>
+  void interrupt_at(TimePoint when, F&& handler, HandlerTag tag = {}) {
+    if (when <= kernel_.now()) {
+      interrupt(std::forward<F>(handler), tag);
+      return;
+    }
+    const std::uint32_t slot = park_slot();
+    parked_[slot].handler.emplace(std::forward<F>(handler));
+    parked_[slot].tag = tag;
+    raise_parked_at(when, slot);
+  }
 
   // ---- attribution of the PP's time (for the profiler)
   void attach_probe(ActivityProbe* probe) { probe_ = probe; }
@@ -81,7 +101,14 @@ class Processor {
   [[nodiscard]] double copy_bandwidth() const { return copy_bandwidth_; }
 
  private:
-  void require_own_fiber(std::string_view what) const;
+  void require_own_fiber(std::string_view what) const {
+    if (!started_ || !kernel_.in_fiber() || kernel_.current_fiber() != fiber_) [[unlikely]]
+      not_own_fiber(what);
+  }
+  [[noreturn]] void not_own_fiber(std::string_view what) const;
+  void raised(HandlerTag tag);  // after a handler entered pending_
+  std::uint32_t park_slot();
+  void raise_parked_at(TimePoint when, std::uint32_t slot);
   template <class Suspend>
   void block_until_woken(Suspend suspend);
   void schedule_compute_end(TimePoint end);

@@ -15,13 +15,16 @@ class RingQueue {
   [[nodiscard]] T& front() { return slots_[head_]; }
   [[nodiscard]] const T& front() const { return slots_[head_]; }
 
-  void push_back(const T& value) {
-    if (size_ == slots_.size()) grow();
-    slots_[(head_ + size_) & (slots_.size() - 1)] = value;
+  void push_back(const T& value) { push_slot() = value; }
+  // Appends a slot and returns it for the caller to fill in place (no temporary to copy).
+  [[nodiscard]] T& push_slot() {
+    if (size_ == capacity_) grow();
+    T& slot = slots_[(head_ + size_) & (capacity_ - 1)];
     ++size_;
+    return slot;
   }
   void pop_front() {
-    head_ = (head_ + 1) & (slots_.size() - 1);
+    head_ = (head_ + 1) & (capacity_ - 1);
     --size_;
   }
 
@@ -30,10 +33,12 @@ class RingQueue {
     std::vector<T> bigger(slots_.empty() ? 8 : slots_.size() * 2);
     for (std::size_t i = 0; i < size_; ++i) bigger[i] = std::move(slots_[(head_ + i) & (slots_.size() - 1)]);
     slots_ = std::move(bigger);
+    capacity_ = slots_.size();
     head_ = 0;
   }
 
   std::vector<T> slots_;
+  std::size_t capacity_ = 0;  // slots_.size(), kept apart: the vector's size is a division
   std::size_t head_ = 0;
   std::size_t size_ = 0;
 };

@@ -1,6 +1,8 @@
 #include "emulator/time.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <fmt/format.h>
 
 namespace ncp2::emu {
@@ -41,9 +43,17 @@ Duration transfer_time(std::int64_t bytes, double bytes_per_second) {
   constexpr double kMaxExact = 9.0e18;
   if (bytes_per_second >= 1.0 && bytes_per_second < kMaxExact &&
       bytes_per_second == static_cast<double>(static_cast<std::int64_t>(bytes_per_second))) {
+    constexpr std::uint64_t kPsPerSecond = 1'000'000'000'000ULL;
+    const auto bw64 = static_cast<std::uint64_t>(static_cast<std::int64_t>(bytes_per_second));
+    if (static_cast<std::uint64_t>(bytes) <= std::numeric_limits<std::uint64_t>::max() / kPsPerSecond) {
+      // Up to 18 MB the numerator fits in 64 bits: one hardware division gives quotient and
+      // remainder (the double-to-128-bit conversion below is a slow library call).
+      const std::uint64_t num = static_cast<std::uint64_t>(bytes) * kPsPerSecond;
+      return Duration{static_cast<std::int64_t>(num / bw64 + (num % bw64 != 0 ? 1 : 0))};
+    }
     // ceil(num / bw) without a 128-bit division: a double estimate, off by at most a few units,
-    // corrected exactly with integer multiplications (same result, several per message).
-    const auto bw = static_cast<Uint128>(static_cast<std::int64_t>(bytes_per_second));
+    // corrected exactly with integer multiplications.
+    const auto bw = static_cast<Uint128>(bw64);
     const Uint128 num = static_cast<Uint128>(bytes) * 1'000'000'000'000ULL;
     const double estimate = static_cast<double>(bytes) * 1e12 / bytes_per_second;
     auto q = static_cast<Uint128>(estimate > 2.0 ? estimate - 2.0 : 0.0);

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+
 #include "emulator/time.hpp"
 
 namespace ncp2::emu {
@@ -35,6 +38,22 @@ TEST(Time, TransferTimeIsTheExactCeilingForIntegralBandwidths) {
       const U128 num = static_cast<U128>(bytes) * 1'000'000'000'000ULL;
       const auto b = static_cast<U128>(static_cast<std::int64_t>(bw));
       EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>((num + b - 1) / b)) << bytes << " B at " << bw;
+    }
+  }
+}
+
+TEST(Time, TransferTimeIsExactOnBothSidesOfThe64BitLimit) {
+  // Up to 18,446,744 bytes the picosecond numerator fits in 64 bits (one hardware division);
+  // above, the 128-bit path. Both must give the exact ceiling.
+  __extension__ using U128 = unsigned __int128;
+  for (double bw : {160e6, 132e6, 7.0, 999'999'937.0}) {
+    for (std::int64_t bytes : {std::int64_t{18'446'743}, std::int64_t{18'446'744}, std::int64_t{18'446'745},
+                               std::int64_t{1'000'000'007}, std::int64_t{4'000'000'000'000}}) {
+      const U128 num = static_cast<U128>(bytes) * 1'000'000'000'000ULL;
+      const auto b = static_cast<U128>(static_cast<std::int64_t>(bw));
+      const U128 expected = (num + b - 1) / b;
+      if (expected > static_cast<U128>(std::numeric_limits<std::int64_t>::max())) continue;  // beyond a Duration
+      EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>(expected)) << bytes << " B at " << bw;
     }
   }
 }
