@@ -26,18 +26,26 @@ void CommandProcessor::queued() {
 void CommandProcessor::start_next() {
   const Queued item = queue_.front();  // copied: the body may submit more commands
   queue_.pop_front();
+  WorkContext ctx = begin_command(item.command.kind, item.command.message, item.enqueued);
+  if (item.command.body) item.command.body(ctx, item.command.message);
+  end_command(ctx, item.command.kind);
+}
+
+WorkContext CommandProcessor::begin_command(CommandKind kind, Message* message, TimePoint enqueued) {
   const TimePoint now = kernel_.now();
-  stats_.queue_wait += now - item.enqueued;
+  stats_.queue_wait += now - enqueued;
   ++stats_.commands;
-  Message* m = item.command.message;
-  if (m) m->chain.add(now, StampPoint::CpStarted, Resource::CP, node_);
+  if (message) message->chain.add(now, StampPoint::CpStarted, Resource::CP, node_);
   WorkContext ctx(now, node_, Resource::CP, *bus_, dma_bandwidth_);
-  ctx.spend(table_->cost(item.command.kind));
-  if (item.command.body) item.command.body(ctx, m);
+  ctx.spend(table_->cost(kind));
+  return ctx;
+}
+
+void CommandProcessor::end_command(const WorkContext& ctx, CommandKind kind) {
   stats_.busy += ctx.elapsed();
   free_at_ = ctx.now();
-  if (probe_) probe_->cp_span(node_, now, free_at_);
-  kernel_.trace(0xC0, static_cast<std::uint64_t>(index(node_)), static_cast<std::uint64_t>(item.command.kind));
+  if (probe_) probe_->cp_span(node_, ctx.start(), free_at_);
+  kernel_.trace(0xC0, static_cast<std::uint64_t>(index(node_)), static_cast<std::uint64_t>(kind));
   if (!queue_.empty()) {
     start_scheduled_ = true;
     kernel_.at(free_at_, [this] {

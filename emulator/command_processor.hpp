@@ -3,6 +3,7 @@
 // queue, one at a time, in arrival order. Commands come from the local PP or from the network.
 // Each command costs its configured execution time plus whatever its body spends (DMA over the
 // memory bus, further computation).
+#include <algorithm>
 #include <cstdint>
 #include "emulator/ring_queue.hpp"
 #include <string>
@@ -41,11 +42,13 @@ class CommandTable {
   std::vector<Duration> costs_;
 };
 
+using CommandBody = InlineFunction<void(WorkContext&, Message*), 32>;
+
 struct Command {
   CommandKind kind{};
   Message* message = nullptr;  // stamped CpQueued/CpStarted when present
   // Runs when the CP starts the command, after its base cost was spent; may spend more.
-  InlineFunction<void(WorkContext&, Message*), 32> body;
+  CommandBody body;
 };
 
 struct CommandProcessorStats {
@@ -64,11 +67,24 @@ class CommandProcessor {
 
   // Puts a command at the tail of the queue, at the current time.
   void submit(const Command& command) { submit(command.kind, command.message, command.body); }
-  // The same, building the command in its queue slot (the hot path: no temporary Command).
+  // The same, for a body given as any small trivially copyable callable (the hot path).
   template <class Body>
   void submit(CommandKind kind, Message* message, Body&& body) {
     const TimePoint now = kernel_.now();
     if (message) message->chain.add(now, StampPoint::CpQueued, Resource::CP, node_);
+    if (queue_.empty() && !start_scheduled_ && now >= free_at_) {
+      // An idle CP starts the command at once: the same stamps, statistics and times as a pass
+      // through the queue, without building the command in a slot and copying it back out.
+      stats_.max_queue = std::max<std::size_t>(stats_.max_queue, 1);
+      WorkContext ctx = begin_command(kind, message, now);
+      if constexpr (std::is_same_v<std::decay_t<Body>, CommandBody>) {
+        if (body) body(ctx, message);
+      } else {
+        body(ctx, message);
+      }
+      end_command(ctx, kind);
+      return;
+    }
     Queued& slot = queue_.push_slot();
     slot.command.kind = kind;
     slot.command.message = message;
@@ -91,6 +107,9 @@ class CommandProcessor {
   };
   void queued();  // after a command entered the queue: start it or schedule its start
   void start_next();
+  // A command starts now (its base cost spent in the returned context) / has finished.
+  WorkContext begin_command(CommandKind kind, Message* message, TimePoint enqueued);
+  void end_command(const WorkContext& ctx, CommandKind kind);
 
   Kernel& kernel_;
   NodeId node_;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <type_traits>
@@ -50,7 +51,10 @@ struct Event {
 
 // Heap entries are 16-byte keys; the callables live in a slot pool, so sifting moves little
 // memory. The order word packs the insertion sequence (high 40 bits, unique, so it decides ties)
-// with the payload's slot (low 24 bits).
+// with the payload's slot (low 24 bits). The pool grows by chunks and never moves a payload, so
+// the kernel runs an event's callable where it lies (pop_due / payload / release) even when the
+// callable schedules more events: no copy of the event, whose bytes were often stored a few
+// instructions earlier (a copy with wider loads would stall on store forwarding).
 class EventQueue {
  public:
   static constexpr int kSlotBits = 24;
@@ -62,12 +66,12 @@ class EventQueue {
   [[nodiscard]] std::int64_t top_time() const { return heap_.front().time_ps; }
   void reserve(std::size_t n) {
     heap_.reserve(n);
-    payloads_.reserve(n);
+    while (slots_allocated_ < n) add_chunk();
   }
 
   void push(const Event& e) {
     const std::uint32_t slot = take_slot(e.seq);
-    Payload& p = payloads_[slot];
+    Event& p = writable_payload(slot);
     p.invoke = e.invoke;
     std::memcpy(p.storage, e.storage, kEventInlineBytes);
     insert_key(e.time_ps, e.seq, slot);
@@ -82,45 +86,62 @@ class EventQueue {
     static_assert(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
                   "event callable must be trivially copyable (capture pointers and integers)");
     const std::uint32_t slot = take_slot(seq);
-    Payload& p = payloads_[slot];
+    Event& p = writable_payload(slot);
     ::new (static_cast<void*>(p.storage)) Fn(std::forward<F>(fn));
     p.invoke = &Event::invoke_stored<Fn>;
     insert_key(time_ps, seq, slot);
   }
 
-  // Removes the earliest event and returns it by value.
-  Event pop() {
+  // The earliest event, removed from the order; its payload stays in its slot until release().
+  struct Due {
+    std::int64_t time_ps;
+    std::uint64_t seq;
+    std::uint32_t slot;
+  };
+  Due pop_due() {
     const Key top = heap_.front();
     const Key last = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) sift_down_from_root(last);
-    const auto slot = static_cast<std::uint32_t>(top.order & (kMaxSlots - 1));
-    Event out;
-    out.time_ps = top.time_ps;
-    out.seq = top.order >> kSlotBits;
-    out.invoke = payloads_[slot].invoke;
-    std::memcpy(out.storage, payloads_[slot].storage, kEventInlineBytes);
-    free_.push_back(slot);
+    return {top.time_ps, top.order >> kSlotBits, static_cast<std::uint32_t>(top.order & (kMaxSlots - 1))};
+  }
+  // The stored callable of a slot (call it as `e.invoke(e)`); stays in place until release().
+  [[nodiscard]] const Event& payload(std::uint32_t slot) const {
+    return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
+  }
+  void release(std::uint32_t slot) { free_.push_back(slot); }
+
+  // Removes the earliest event and returns it by value.
+  Event pop() {
+    const Due due = pop_due();
+    Event out = payload(due.slot);
+    out.time_ps = due.time_ps;
+    out.seq = due.seq;
+    release(due.slot);
     return out;
   }
 
   void clear() {
     heap_.clear();
-    payloads_.clear();
     free_.clear();
+    slots_used_ = 0;
   }
 
  private:
   static constexpr std::size_t kArity = 4;
+  static constexpr int kChunkBits = 10;
+  static constexpr std::uint32_t kChunkSize = std::uint32_t{1} << kChunkBits;
   struct Key {
     std::int64_t time_ps;
     std::uint64_t order;
     bool operator<(const Key& o) const { return time_ps != o.time_ps ? time_ps < o.time_ps : order < o.order; }
   };
-  struct Payload {
-    void (*invoke)(const Event&) = nullptr;
-    alignas(8) std::byte storage[kEventInlineBytes]{};
-  };
+
+  [[nodiscard]] Event& writable_payload(std::uint32_t slot) { return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)]; }
+  void add_chunk() {
+    chunks_.push_back(std::make_unique<Event[]>(kChunkSize));
+    slots_allocated_ += kChunkSize;
+  }
 
   std::uint32_t take_slot(std::uint64_t seq) {
     if (seq >= kMaxSequence) throw std::length_error("event sequence number overflow (2^40 events)");
@@ -129,9 +150,9 @@ class EventQueue {
       free_.pop_back();
       return slot;
     }
-    if (payloads_.size() >= kMaxSlots) throw std::length_error("more than 2^24 pending events");
-    payloads_.emplace_back();
-    return static_cast<std::uint32_t>(payloads_.size() - 1);
+    if (slots_used_ >= kMaxSlots) throw std::length_error("more than 2^24 pending events");
+    if (slots_used_ == slots_allocated_) add_chunk();
+    return static_cast<std::uint32_t>(slots_used_++);
   }
 
   void insert_key(std::int64_t time_ps, std::uint64_t seq, std::uint32_t slot) {
@@ -169,7 +190,9 @@ class EventQueue {
   }
 
   std::vector<Key> heap_;
-  std::vector<Payload> payloads_;
+  std::vector<std::unique_ptr<Event[]>> chunks_;  // payload slots; a chunk never moves
+  std::size_t slots_allocated_ = 0;
+  std::size_t slots_used_ = 0;
   std::vector<std::uint32_t> free_;
 };
 

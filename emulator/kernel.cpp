@@ -144,14 +144,17 @@ RunResult Kernel::run(TimePoint limit) {
         }
         if (options_.on_poll) options_.on_poll();
       }
-      const Event e = queue_.pop();
-      now_ps_ = e.time_ps;
+      const EventQueue::Due due = queue_.pop_due();
+      now_ps_ = due.time_ps;
       ++events_processed_;
       if (options_.trace_hash) {
-        trace_.mix(static_cast<std::uint64_t>(e.time_ps));
-        trace_.mix(e.seq);
+        trace_.mix(static_cast<std::uint64_t>(due.time_ps));
+        trace_.mix(due.seq);
       }
+      // Run in place (the slot is reused only after release), then free the slot.
+      const Event& e = queue_.payload(due.slot);
       e.invoke(e);
+      queue_.release(due.slot);
     }
   } catch (...) {
     if (!pending_exception_) pending_exception_ = std::current_exception();
