@@ -7,7 +7,7 @@ core=(cmake ninja-build g++ pkg-config ccache
       libboost-context-dev libsqlite3-dev
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       libpfm4-dev)
-bench=(libbenchmark-dev libsimgrid-dev python3)
+bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev libgl-dev)
 
 wanted=()
