@@ -1,8 +1,13 @@
 #include "dsm/diff.hpp"
 
+#include <bit>
 #include <cstring>
-#include <type_traits>
 #include <stdexcept>
+#include <type_traits>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace ncp2::dsm {
 
@@ -74,6 +79,63 @@ void scan_runs(std::span<const std::byte> twin, std::span<const std::byte> page,
   }
 }
 
+#ifdef __SSE2__
+// The same runs as scan_runs, 16 bytes at a time (SSE2 is part of x86-64): one compare gives the
+// equality of every byte of a block, and a few shifts of its mask the equality of each word. A
+// fully rewritten page (SOR's every page, every interval) is 256 blocks instead of 1024 words.
+template <std::size_t W, class Emit>
+void scan_runs_blocks(std::span<const std::byte> twin, std::span<const std::byte> page, Emit&& emit) {
+  static_assert(W == 4 || W == 8);
+  constexpr std::size_t kBlockWords = 16 / W;
+  constexpr unsigned kWordStarts = W == 4 ? 0x1111U : 0x0101U;  // bit j*W: word j of the block
+  const std::size_t n = page.size() / W;
+  // Bit j*W set iff word j of the block at word `w` is unchanged.
+  const auto equal_words = [&](std::size_t w) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(twin.data() + w * W));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(page.data() + w * W));
+    auto bytes_equal = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, b)));
+    for (std::size_t shift = 1; shift < W; shift <<= 1) bytes_equal &= bytes_equal >> shift;
+    return bytes_equal & kWordStarts;
+  };
+  const auto word_equal = [&](std::size_t w) { return std::memcmp(twin.data() + w * W, page.data() + w * W, W) == 0; };
+  std::size_t w = 0;
+  while (w < n) {
+    // Skip unchanged words to the first changed one.
+    bool found = false;
+    while (w + kBlockWords <= n) {
+      const unsigned changed = ~equal_words(w) & kWordStarts;
+      if (changed == 0) {
+        w += kBlockWords;
+        continue;
+      }
+      w += static_cast<std::size_t>(std::countr_zero(changed)) / W;
+      found = true;
+      break;
+    }
+    if (!found) {
+      while (w < n && word_equal(w)) ++w;
+      if (w == n) return;
+    }
+    // Extend the run of changed words to the next unchanged one.
+    const std::size_t first = w++;
+    bool ended = false;
+    while (w + kBlockWords <= n) {
+      const unsigned unchanged = equal_words(w);
+      if (unchanged == 0) {
+        w += kBlockWords;
+        continue;
+      }
+      w += static_cast<std::size_t>(std::countr_zero(unchanged)) / W;
+      ended = true;
+      break;
+    }
+    if (!ended)
+      while (w < n && !word_equal(w)) ++w;
+    emit(first, w - first);
+  }
+}
+#endif
+
 }  // namespace
 
 Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size) {
@@ -99,8 +161,13 @@ Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> p
     d.words_ += count;
   };
   switch (ws) {
+#ifdef __SSE2__
+    case 4: scan_runs_blocks<4>(twin, page, emit); break;
+    case 8: scan_runs_blocks<8>(twin, page, emit); break;
+#else
     case 4: scan_runs(twin, page, ws, FixedWord<4>{}, emit); break;
     case 8: scan_runs(twin, page, ws, FixedWord<8>{}, emit); break;
+#endif
     default: scan_runs(twin, page, ws, AnyWord{ws}, emit); break;
   }
   return d;

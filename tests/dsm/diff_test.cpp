@@ -52,6 +52,73 @@ TEST(Diff, ApplyingTheDiffToTheTwinGivesThePage) {
   }
 }
 
+// The reference: runs of changed words found one word at a time, encoded as Diff documents them
+// (first word, word count, the words' bytes). The scan itself compares 16 bytes at a time.
+std::vector<std::byte> reference_encoding(const std::vector<std::byte>& twin, const std::vector<std::byte>& page,
+                                          std::size_t ws) {
+  std::vector<std::byte> out;
+  const auto put = [&](std::uint32_t v) {
+    std::byte b[4];
+    std::memcpy(b, &v, 4);
+    out.insert(out.end(), b, b + 4);
+  };
+  const std::size_t n = page.size() / ws;
+  for (std::size_t w = 0; w < n;) {
+    if (std::memcmp(&twin[w * ws], &page[w * ws], ws) == 0) {
+      ++w;
+      continue;
+    }
+    const std::size_t first = w;
+    while (w < n && std::memcmp(&twin[w * ws], &page[w * ws], ws) != 0) ++w;
+    put(static_cast<std::uint32_t>(first));
+    put(static_cast<std::uint32_t>(w - first));
+    out.insert(out.end(), page.begin() + static_cast<std::ptrdiff_t>(first * ws),
+               page.begin() + static_cast<std::ptrdiff_t>(w * ws));
+  }
+  return out;
+}
+
+TEST(Diff, RunsMatchAWordByWordScanForEveryPattern) {
+  std::mt19937 rng(11);
+  for (std::size_t ws : {4U, 8U}) {
+    for (int trial = 0; trial < 3000; ++trial) {
+      // Sizes that are and are not multiples of the 16-byte blocks, down to a single word.
+      const std::size_t words = 1 + rng() % (trial % 2 ? 40 : 1024);
+      std::vector<std::byte> twin(words * ws);
+      for (auto& b : twin) b = std::byte(rng() & 0xff);
+      auto page = twin;
+      switch (trial % 6) {
+        case 0:  // a few bytes anywhere (a changed byte changes its word only)
+          for (int k = 0; k < 5; ++k) page[rng() % page.size()] ^= std::byte{0x5a};
+          break;
+        case 1:  // every word rewritten, some bytes of a word by chance unchanged
+          for (std::size_t i = 0; i < page.size(); ++i)
+            if (i % 3 != 0) page[i] ^= std::byte(1 + rng() % 255);
+          break;
+        case 2:  // alternate words
+          for (std::size_t w = 0; w < words; w += 2) page[w * ws + rng() % ws] ^= std::byte{1};
+          break;
+        case 3: {  // one long run at a random place
+          const std::size_t a = rng() % words;
+          const std::size_t b = a + rng() % (words - a) + 1;
+          for (std::size_t w = a; w < b; ++w) page[w * ws + ws - 1] ^= std::byte{0x80};
+          break;
+        }
+        case 4:  // random words, random density
+          for (std::size_t w = 0; w < words; ++w)
+            if (rng() % 4 == 0) page[w * ws + rng() % ws] ^= std::byte{0xff};
+          break;
+        default:  // unchanged
+          break;
+      }
+      const Diff d = Diff::between(twin, page, static_cast<int>(ws));
+      const auto expected = reference_encoding(twin, page, ws);
+      ASSERT_EQ(std::vector<std::byte>(d.encoded().begin(), d.encoded().end()), expected)
+          << "word size " << ws << ", " << words << " words, pattern " << trial % 6 << ", trial " << trial;
+    }
+  }
+}
+
 TEST(Diff, DisjointDiffsCommute) {
   const auto twin = bytes(128);
   auto a = twin;
