@@ -677,7 +677,7 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
   }
 }
 
-sql::Db open_store(const std::string& path) {
+sql::Db open_ncp2_file(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) throw StoreError(fmt::format("{}: no such file", path));
@@ -692,7 +692,7 @@ sql::Db open_store(const std::string& path) {
       throw StoreError(fmt::format("{} is not an SQLite database", path));
   }
   try {
-    // Read-only: readers never change a run (and cannot leave a journal next to it).
+    // Read-only: readers never change a file (and cannot leave a journal next to it).
     sql::Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
     if (application_id != kApplicationId)
@@ -703,10 +703,25 @@ sql::Db open_store(const std::string& path) {
     if (version > kSchemaVersion)
       throw StoreError(fmt::format("{} was written by a newer version (schema {}, this tool reads up to {})", path,
                                    version, kSchemaVersion));
+    return db;
+  } catch (const sql::SqlError& e) {
+    rethrow_as_store_error(path, e);
+  }
+}
+
+std::set<std::string> table_names(const sql::Db& db) {
+  std::set<std::string> tables;
+  for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
+  return tables;
+}
+
+sql::Db open_store(const std::string& path) {
+  sql::Db db = open_ncp2_file(path);
+  try {
+    const auto version = db.integer("PRAGMA user_version");
     if (version < 1)
       throw StoreError(fmt::format("{} is not an NCP2-Carnival database (schema version {})", path, version));
-    std::set<std::string> tables;
-    for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
+    const std::set<std::string> tables = table_names(db);
     if (!tables.contains("runs") && tables.contains("counter_runs"))
       throw StoreError(fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
                                    "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",

@@ -3,6 +3,7 @@
 // and export-trace, and the GUI): open read-only after the checks that need no data page, and
 // the run's own row. Messages are those of docs/schema.md.
 #include <cstdint>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -11,8 +12,16 @@
 
 namespace ncp2::carnival {
 
-// A file, the SQLite header, our application_id, a schema version we read, every table of a run
-// (or a clear word that it is a counters file). Throws StoreError.
+// The checks every reader of one of our files makes before looking at its own tables (a run's,
+// or `ncp2 counters`'s): a file, the SQLite header, our application_id, a schema version this
+// tool reads. Returns the file open read-only; throws StoreError.
+sql::Db open_ncp2_file(const std::string& path);
+
+// The names of the file's tables.
+std::set<std::string> table_names(const sql::Db& db);
+
+// open_ncp2_file, then every table of a run (or a clear word that it is a counters file). Throws
+// StoreError.
 sql::Db open_store(const std::string& path);
 
 // The id and description of the file's first run. Throws StoreError ("contains no run").

@@ -16,6 +16,7 @@
 
 #include "carnival/counters/series.hpp"
 #include "carnival/sqlite.hpp"
+#include "carnival/store_open.hpp"
 
 #ifndef NCP2_VERSION
 #define NCP2_VERSION "unknown"
@@ -26,6 +27,7 @@ namespace ncp2::counters {
 namespace fs = std::filesystem;
 namespace sql = carnival::sql;
 using carnival::StoreError;
+using carnival::rethrow_as_store_error;
 
 namespace {
 
@@ -194,19 +196,6 @@ void write_tables(const sql::Db& db, const CounterRun& run) {
   db.exec("CREATE INDEX counter_samples_by_event ON counter_samples(run_id, event, sample)");
 }
 
-[[noreturn]] void rethrow_as_store_error(const std::string& path, const sql::SqlError& e) {
-  switch (e.code()) {
-    case SQLITE_NOTADB:
-      throw StoreError(fmt::format("{} is not an SQLite database", path));
-    case SQLITE_CORRUPT:
-    case SQLITE_IOERR:
-    case SQLITE_FORMAT:
-      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
-    default:
-      throw StoreError(e.what());
-  }
-}
-
 }  // namespace
 
 std::string check_output_path(const std::string& path, bool force) {
@@ -248,32 +237,9 @@ void write_counter_run(const std::string& path, const CounterRun& run, bool forc
 }
 
 CounterRun read_counter_run(const std::string& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) throw StoreError(fmt::format("{}: no such file", path));
-  if (fs::is_directory(status))
-    throw StoreError(fmt::format("{}: is a directory, not a database file", path));
-  {
-    std::ifstream in(path, std::ios::binary);
-    char header[16] = {};
-    in.read(header, sizeof header);
-    if (in.gcount() != sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
-      throw StoreError(fmt::format("{} is not an SQLite database", path));
-  }
+  sql::Db db = carnival::open_ncp2_file(path);
   try {
-    sql::Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
-    const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
-    if (application_id != carnival::kApplicationId)
-      throw StoreError(fmt::format(
-          "{} is not an NCP2-Carnival database (application_id {:#x}, expected {:#x})", path,
-          static_cast<std::uint32_t>(application_id), static_cast<std::uint32_t>(carnival::kApplicationId)));
-    const auto version = db.integer("PRAGMA user_version");
-    if (version > carnival::kSchemaVersion)
-      throw StoreError(fmt::format("{} was written by a newer version (schema {}, this tool reads up to {})",
-                                   path, version, carnival::kSchemaVersion));
-    std::set<std::string> tables;
-    for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();)
-      tables.insert(s.str(0));
+    const std::set<std::string> tables = carnival::table_names(db);
     for (const char* t : kTables)
       if (!tables.count(t))
         throw StoreError(fmt::format(
