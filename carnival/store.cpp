@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
+#include "carnival/file_publish.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store_open.hpp"
 
@@ -209,8 +210,11 @@ bool valid_status(std::string_view s) { return s == "complete" || s == "incomple
 
 std::string describe_errno(int e) { return std::strerror(e); }
 
-// Renames `from` over `to`; without `replace`, fails if `to` exists (atomically where the
-// file system supports RENAME_NOREPLACE).
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Publishing a written file (carnival/file_publish.hpp)
+
 void rename_into_place(const std::string& from, const std::string& to, bool replace) {
   if (!replace) {
     if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
@@ -226,8 +230,6 @@ void rename_into_place(const std::string& from, const std::string& to, bool repl
     throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, describe_errno(errno)));
 }
 
-// synchronous=OFF leaves the data in the page cache: flush it before the rename makes it visible,
-// so that a crash never leaves a half-written file under the final name.
 void sync_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw StoreError(fmt::format("{}: cannot open to sync: {}", path, describe_errno(errno)));
@@ -236,8 +238,6 @@ void sync_file(const std::string& path) {
   ::close(fd);
   if (rc != 0) throw StoreError(fmt::format("{}: cannot sync: {}", path, describe_errno(e)));
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Writing

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "carnival/counters/series.hpp"
+#include "carnival/file_publish.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store_open.hpp"
 
@@ -28,6 +29,8 @@ namespace fs = std::filesystem;
 namespace sql = carnival::sql;
 using carnival::StoreError;
 using carnival::rethrow_as_store_error;
+using carnival::rename_into_place;
+using carnival::sync_file;
 
 namespace {
 
@@ -88,31 +91,6 @@ void bind_optional(sql::Stmt& s, int i, const std::optional<double>& v) {
     s.bind(i, *v);
   else
     s.bind_null(i);
-}
-
-void sync_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw StoreError(fmt::format("{}: cannot open to sync: {}", path, std::strerror(errno)));
-  const int rc = ::fsync(fd);
-  const int e = errno;
-  ::close(fd);
-  if (rc != 0) throw StoreError(fmt::format("{}: cannot sync: {}", path, std::strerror(e)));
-}
-
-// As carnival/store.cpp: never replace an existing file unless asked, atomically where possible.
-void rename_into_place(const std::string& from, const std::string& to, bool replace) {
-  if (!replace) {
-    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
-    const int e = errno;
-    if (e == EEXIST) throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
-    if (e != EINVAL && e != ENOSYS)
-      throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, std::strerror(e)));
-    std::error_code ec;
-    if (fs::exists(to, ec))
-      throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
-  }
-  if (std::rename(from.c_str(), to.c_str()) != 0)
-    throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, std::strerror(errno)));
 }
 
 void write_tables(const sql::Db& db, const CounterRun& run) {

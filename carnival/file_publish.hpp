@@ -1,0 +1,17 @@
+#pragma once
+// How a written file becomes visible, shared by the run store and `ncp2 counters --db`: the data is
+// flushed, then the temporary file is renamed to its final name, never over an existing file
+// unless asked. A reader thus sees a complete file or none. Both throw StoreError.
+#include <string>
+
+namespace ncp2::carnival {
+
+// fsync: synchronous=OFF leaves the data in the page cache, and a crash after the rename must not
+// leave a half-written file under the final name.
+void sync_file(const std::string& path);
+
+// Renames `from` over `to`; without `replace`, fails if `to` exists (atomically where the file
+// system supports RENAME_NOREPLACE).
+void rename_into_place(const std::string& from, const std::string& to, bool replace);
+
+}  // namespace ncp2::carnival
