@@ -1,3 +1,4 @@
+#include <algorithm>
 #include "carnival/model.hpp"
 
 #include <map>
@@ -78,6 +79,26 @@ std::vector<WaitSummary> summarize(const std::vector<WaitRow>& waits) {
   out.reserve(by_key.size());
   for (auto& [key, s] : by_key) out.push_back(std::move(s));
   return out;
+}
+
+std::vector<CPWaitMapRow> cpwait_map(std::span<const WaitSummary> summary, int node) {
+  std::map<std::tuple<std::uint32_t, std::string, std::string>, CPWaitMapRow> by_key;
+  for (const auto& w : summary) {
+    if (node >= 0 && w.node != node) continue;
+    auto& r = by_key[{w.scope, w.kind, w.operation}];
+    r.scope = w.scope;
+    r.kind = w.kind;
+    r.operation = w.operation;
+    r.count += w.count;
+    r.total_ps += w.total_ps;
+    for (std::size_t i = 0; i < kWaitParts; ++i) r.parts[i] += w.parts[i];
+  }
+  std::vector<CPWaitMapRow> rows;
+  rows.reserve(by_key.size());
+  for (auto& [key, r] : by_key) rows.push_back(std::move(r));
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const CPWaitMapRow& a, const CPWaitMapRow& b) { return a.total_ps > b.total_ps; });
+  return rows;
 }
 
 }  // namespace ncp2::carnival

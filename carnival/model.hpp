@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -141,5 +142,18 @@ struct RunData {
 
 // Recomputes the summary from instance rows (used when rows are not capped, and by tests).
 std::vector<WaitSummary> summarize(const std::vector<WaitRow>& waits);
+
+// A row of the CPWait Map: where waiting time comes from, summed over the nodes.
+struct CPWaitMapRow {
+  std::uint32_t scope = 0;
+  std::string kind;  // "Wait" | "CPWait"
+  std::string operation;
+  std::uint64_t count = 0;
+  std::int64_t total_ps = 0;
+  std::array<std::int64_t, kWaitParts> parts{};
+};
+// The CPWait Map of a wait summary (of one node when `node` >= 0): one row per (scope, kind,
+// operation), largest total first, ties in that key's order. Used by `ncp2 report` and the GUI.
+std::vector<CPWaitMapRow> cpwait_map(std::span<const WaitSummary> summary, int node = -1);
 
 }  // namespace ncp2::carnival

@@ -443,39 +443,20 @@ Table cpwait_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     t.columns.push_back({"", key + "_ps", Kind::Time, Shown::DataOnly});
   }
 
-  struct Row {
-    std::uint32_t scope;
-    std::string kind, operation;
-    std::uint64_t count = 0;
-    std::int64_t total = 0;
-    std::array<std::int64_t, kWaitParts> parts{};
-  };
-  std::map<std::tuple<std::uint32_t, std::string, std::string>, Row> rows;
+  const std::vector<CPWaitMapRow> sorted = cpwait_map(d.wait_summary);
   std::int64_t grand = 0;
-  for (const auto& w : d.wait_summary) {
-    auto& r = rows[{w.scope, w.kind, w.operation}];
-    r.scope = w.scope;
-    r.kind = w.kind;
-    r.operation = w.operation;
-    r.count += w.count;
-    r.total += w.total_ps;
-    for (std::size_t i = 0; i < kWaitParts; ++i) r.parts[i] += w.parts[i];
-    grand += w.total_ps;
-  }
-  std::vector<Row> sorted;
-  for (auto& [k, r] : rows) sorted.push_back(std::move(r));
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) { return a.total > b.total; });
-  const std::int64_t largest = sorted.empty() ? 0 : sorted.front().total;
+  for (const auto& r : sorted) grand += r.total_ps;
+  const std::int64_t largest = sorted.empty() ? 0 : sorted.front().total_ps;
   std::int64_t cumulative = 0;
   const std::size_t shown = o.top == 0 ? sorted.size() : std::min(o.top, sorted.size());
   for (std::size_t k = 0; k < shown; ++k) {
     const auto& r = sorted[k];
-    cumulative += r.total;
+    cumulative += r.total_ps;
     std::vector<std::int64_t> parts(r.parts.begin(), r.parts.end());
     std::vector<Value> row = {tree.label(r.scope), std::int64_t{r.scope}, tree.name(r.scope), r.kind, r.operation,
                               r.count,
-                              draw_bar(parts, part_glyphs(), bar_length(r.total, largest, o.bar_width)), r.total,
-                              percent(r.total, grand), percent(cumulative, grand)};
+                              draw_bar(parts, part_glyphs(), bar_length(r.total_ps, largest, o.bar_width)), r.total_ps,
+                              percent(r.total_ps, grand), percent(cumulative, grand)};
     for (auto p : r.parts) row.emplace_back(p);
     t.rows.push_back(std::move(row));
   }

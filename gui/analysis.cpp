@@ -157,21 +157,11 @@ void Analysis::accumulate() {
 }
 
 void Analysis::build_cpwait() {
-  std::map<std::tuple<std::uint32_t, std::string, std::string>, CPWaitRow> rows;
   total_wait_ = 0;
-  for (const auto& w : summary_->wait_summary) {
-    if (node_filter_ >= 0 && w.node != node_filter_) continue;
-    auto& r = rows[{w.scope, w.kind, w.operation}];
-    r.scope = w.scope;
-    r.kind = w.kind;
-    r.operation = w.operation;
-    r.count += w.count;
-    r.total_ps += w.total_ps;
-    for (std::size_t i = 0; i < kWaitParts; ++i) r.parts[i] += w.parts[i];
-    total_wait_ += w.total_ps;
+  for (auto& m : carnival::cpwait_map(summary_->wait_summary, node_filter_)) {
+    total_wait_ += m.total_ps;
+    cpwait_.push_back({m.scope, std::move(m.kind), std::move(m.operation), m.count, m.total_ps, m.parts, 0, 0});
   }
-  for (auto& [key, r] : rows) cpwait_.push_back(std::move(r));
-  std::stable_sort(cpwait_.begin(), cpwait_.end(), [](const auto& a, const auto& b) { return a.total_ps > b.total_ps; });
   std::int64_t cumulative = 0;
   for (auto& r : cpwait_) {
     cumulative += r.total_ps;

@@ -21,6 +21,37 @@ using ::testing::StartsWith;
 using testing::make_fixture;
 using testing::us;
 
+// The CPWait Map's rows (shared by the report and the GUI): summed over nodes per (scope, kind,
+// operation), or one node's; largest first; every part carried.
+TEST(CPWaitMap, SumsOverNodesPerSourceLargestFirst) {
+  auto row = [](int node, std::uint32_t scope, const char* op, std::int64_t sync, std::int64_t comm) {
+    WaitSummary w;
+    w.node = node;
+    w.scope = scope;
+    w.operation = op;
+    w.kind = "Wait";
+    w.count = 2;
+    w.parts[static_cast<std::size_t>(WaitPart::SyncDelay)] = sync;
+    w.parts[static_cast<std::size_t>(WaitPart::CPComm)] = comm;
+    w.total_ps = sync + comm;
+    return w;
+  };
+  const std::vector<WaitSummary> summary = {row(0, 1, "barrier", 100, 0), row(1, 1, "barrier", 300, 0),
+                                            row(0, 2, "page fault", 0, 350), row(1, 2, "diff fetch", 0, 50)};
+  const auto all = cpwait_map(summary);
+  ASSERT_EQ(all.size(), 3U);
+  EXPECT_EQ(all[0].operation, "barrier");
+  EXPECT_EQ(all[0].total_ps, 400);
+  EXPECT_EQ(all[0].count, 4U);
+  EXPECT_EQ(all[0].parts[static_cast<std::size_t>(WaitPart::SyncDelay)], 400);
+  EXPECT_EQ(all[1].operation, "page fault");
+  EXPECT_EQ(all[2].operation, "diff fetch");
+  const auto node1 = cpwait_map(summary, 1);
+  ASSERT_EQ(node1.size(), 2U);
+  EXPECT_EQ(node1[0].total_ps, 300);
+  EXPECT_EQ(node1[1].parts[static_cast<std::size_t>(WaitPart::CPComm)], 50);
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
