@@ -81,15 +81,13 @@ Profiler::~Profiler() {
 
 std::unique_ptr<Profiler::Batch> Profiler::fresh_batch() {
   std::unique_ptr<Batch> b;
-  if (background_) {
-    const std::lock_guard lock(mutex_);
+  {
+    std::unique_lock lock(mutex_, std::defer_lock);  // spare_ is shared only with a worker
+    if (background_) lock.lock();
     if (!spare_.empty()) {
       b = std::move(spare_.back());
       spare_.pop_back();
     }
-  } else if (!spare_.empty()) {
-    b = std::move(spare_.back());
-    spare_.pop_back();
   }
   if (!b) b = std::make_unique_for_overwrite<Batch>();  // events are written before read
   b->size = 0;
