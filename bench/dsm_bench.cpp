@@ -5,8 +5,8 @@
 // The *_Copies benchmarks measure, in the same run, the real data work a miss includes (two 4 KB
 // copies for a page; a diff scan, encode and apply for a diff), so the emulator's own overhead per
 // miss is the difference: bench/dsm-overhead prints it.
-#include <algorithm>
 #include <benchmark/benchmark.h>
+#include <algorithm>
 
 #include <cstring>
 #include <vector>
@@ -23,7 +23,8 @@ using namespace ncp2;
 constexpr std::size_t kPages = 4096;
 
 struct Run {
-  explicit Run(emu::MachineKind kind, int nodes) : cfg(make(kind, nodes)), kernel(), cluster(kernel, cfg), dsm(kernel, cluster) {}
+  explicit Run(emu::MachineKind kind, int nodes)
+      : cfg(make(kind, nodes)), kernel(), cluster(kernel, cfg), dsm(kernel, cluster) {}
   static emu::MachineConfig make(emu::MachineKind kind, int nodes) {
     emu::MachineConfig c = emu::default_config(kind);
     c.machine.nodes = nodes;
@@ -68,9 +69,15 @@ void BM_RemotePageFault(benchmark::State& state) {
     r.reset();
     state.ResumeTiming();
   }
-  state.counters["per_fault"] = benchmark::Counter(static_cast<double>(faults), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_fault"] = benchmark::Counter(static_cast<double>(faults),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
-BENCHMARK(BM_RemotePageFault)->Arg(0)->Arg(1)->ArgName("treadmarks")->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RemotePageFault)
+    ->Arg(0)
+    ->Arg(1)
+    ->ArgName("treadmarks")
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_DiffFetch(benchmark::State& state) {
   const auto kind = static_cast<emu::MachineKind>(state.range(0));
@@ -106,7 +113,8 @@ void BM_DiffFetch(benchmark::State& state) {
     r.reset();
     state.ResumeTiming();
   }
-  state.counters["per_fetch"] = benchmark::Counter(static_cast<double>(fetches), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_fetch"] = benchmark::Counter(static_cast<double>(fetches),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_DiffFetch)->Arg(0)->Arg(1)->ArgName("treadmarks")->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -231,5 +239,7 @@ BENCHMARK_CAPTURE(BM_Emulation, profiling_off, false)->Unit(benchmark::kMillisec
 BENCHMARK_CAPTURE(BM_Emulation, profiling_on, true)->Unit(benchmark::kMillisecond)->UseManualTime();
 BENCHMARK_CAPTURE(BM_Workload, profiling_off, false, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Workload, profiling_on, true, 0)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_Workload, profiling_on_with_timeline, true, 1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_Workload, profiling_on_with_timeline, true, 1'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 }  // namespace

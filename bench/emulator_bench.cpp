@@ -219,7 +219,8 @@ void traffic_bench(benchmark::State& state, MachineKind kind, TrafficPattern pat
   state.counters["msgs_per_iter"] =
       benchmark::Counter(static_cast<double>(messages), benchmark::Counter::kAvgIterations);
   // Kernel events dispatched per message (including the fiber resumptions): the model's cost.
-  state.counters["events_per_msg"] = messages ? static_cast<double>(events) / static_cast<double>(messages) : 0.0;
+  state.counters["events_per_msg"] =
+      messages ? static_cast<double>(events) / static_cast<double>(messages) : 0.0;
   state.counters["sim_us_per_round"] = static_cast<double>(to_ps(simulated)) * 1e-6 / options.rounds;
 }
 
@@ -265,26 +266,35 @@ int traffic_mode(int argc, char** argv) {
     const auto eq = arg.find('=');
     const std::string_view flag = arg.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1);
-    if (flag == "--traffic") pattern_name = value;
-    else if (flag == "--machine") machine_name = value;
-    else if (flag == "--nodes") nodes = number(value, flag);
-    else if (flag == "--rounds") rounds = number(value, flag);
-    else if (flag == "--repeat") repeat = number(value, flag);
+    if (flag == "--traffic")
+      pattern_name = value;
+    else if (flag == "--machine")
+      machine_name = value;
+    else if (flag == "--nodes")
+      nodes = number(value, flag);
+    else if (flag == "--rounds")
+      rounds = number(value, flag);
+    else if (flag == "--repeat")
+      repeat = number(value, flag);
     else {
       std::fprintf(stderr, "ncp2_bench_emulator: unknown option '%s' in --traffic mode\n", argv[i]);
       return 2;
     }
   }
   TrafficOptions options;
-  if (pattern_name == "barrier") options.pattern = TrafficPattern::Barrier;
-  else if (pattern_name == "pingpong" || pattern_name == "ping-pong") options.pattern = TrafficPattern::PingPong;
+  if (pattern_name == "barrier")
+    options.pattern = TrafficPattern::Barrier;
+  else if (pattern_name == "pingpong" || pattern_name == "ping-pong")
+    options.pattern = TrafficPattern::PingPong;
   else {
     std::fprintf(stderr, "ncp2_bench_emulator: --traffic must be barrier or pingpong\n");
     return 2;
   }
   MachineKind kind;
-  if (machine_name == "ncp2") kind = MachineKind::Ncp2;
-  else if (machine_name == "treadmarks") kind = MachineKind::TreadMarks;
+  if (machine_name == "ncp2")
+    kind = MachineKind::Ncp2;
+  else if (machine_name == "treadmarks")
+    kind = MachineKind::TreadMarks;
   else {
     std::fprintf(stderr, "ncp2_bench_emulator: --machine must be ncp2 or treadmarks\n");
     return 2;
@@ -303,7 +313,8 @@ int traffic_mode(int argc, char** argv) {
     TrafficResult result = run_traffic(config, options);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (result.run.status != RunStatus::Completed) {
-      std::fprintf(stderr, "ncp2_bench_emulator: the run did not complete: %s\n", result.run.diagnosis.c_str());
+      std::fprintf(stderr, "ncp2_bench_emulator: the run did not complete: %s\n",
+                   result.run.diagnosis.c_str());
       return 1;
     }
     if (r == 0 || wall < best_wall) {
@@ -311,10 +322,11 @@ int traffic_mode(int argc, char** argv) {
       best = std::move(result);
     }
   }
-  std::printf("ours pattern=%s machine=%s nodes=%d rounds=%d messages=%llu wall_s=%.6f msgs_per_s=%.0f sim_s=%.9f\n",
-              options.pattern == TrafficPattern::Barrier ? "barrier" : "pingpong", machine_name.c_str(), nodes,
-              rounds, static_cast<unsigned long long>(best.messages), best_wall,
-              static_cast<double>(best.messages) / best_wall, static_cast<double>(to_ps(best.run.end_time)) * 1e-12);
+  std::printf(
+      "ours pattern=%s machine=%s nodes=%d rounds=%d messages=%llu wall_s=%.6f msgs_per_s=%.0f sim_s=%.9f\n",
+      options.pattern == TrafficPattern::Barrier ? "barrier" : "pingpong", machine_name.c_str(), nodes,
+      rounds, static_cast<unsigned long long>(best.messages), best_wall,
+      static_cast<double>(best.messages) / best_wall, static_cast<double>(to_ps(best.run.end_time)) * 1e-12);
   return 0;
 }
 

@@ -101,7 +101,8 @@ void generate(const Options& o) {
     w.operation = op;
     w.kind = i % 17 == 0 ? "CPWait" : "Wait";
     w.start_ps = static_cast<std::int64_t>(i) * 10'000;
-    for (std::size_t p = 0; p < kWaitParts - 1; ++p) w.parts[p] = static_cast<std::int64_t>(((i + p) % 13 + 1) * 1000);
+    for (std::size_t p = 0; p < kWaitParts - 1; ++p)
+      w.parts[p] = static_cast<std::int64_t>(((i + p) % 13 + 1) * 1000);
     const bool sync = op == std::string("barrier") || op == std::string("lock acquire");
     if (sync) {
       w.parts[kWaitParts - 1] = static_cast<std::int64_t>((i % 101 + 1) * 5000);
@@ -132,11 +133,16 @@ bool parse(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const bool has_value = i + 1 < argc;
-    if (a == "--db" && has_value) o->db = argv[++i];
-    else if (a == "--waits" && has_value) o->waits = std::stoul(argv[++i]);
-    else if (a == "--scopes" && has_value) o->scopes = std::max<std::size_t>(1, std::stoul(argv[++i]));
-    else if (a == "--repeat" && has_value) o->repeat = std::max(1, std::stoi(argv[++i]));
-    else return false;
+    if (a == "--db" && has_value)
+      o->db = argv[++i];
+    else if (a == "--waits" && has_value)
+      o->waits = std::stoul(argv[++i]);
+    else if (a == "--scopes" && has_value)
+      o->scopes = std::max<std::size_t>(1, std::stoul(argv[++i]));
+    else if (a == "--repeat" && has_value)
+      o->repeat = std::max(1, std::stoi(argv[++i]));
+    else
+      return false;
   }
   return true;
 }
@@ -186,12 +192,14 @@ int main(int argc, char** argv) {
     first_paint.push_back(ms);
     if (checked.isEmpty()) checked.wait(120'000);
     const double check_ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    std::printf("run %d: first paint %.0f ms (read and views %.0f ms, paint %.0f ms); integrity check done at %.0f ms%s\n",
-                r + 1, ms, loaded, ms - loaded, check_ms, painted.isNull() ? " (nothing painted!)" : "");
+    std::printf(
+        "run %d: first paint %.0f ms (read and views %.0f ms, paint %.0f ms); integrity check done at %.0f "
+        "ms%s\n",
+        r + 1, ms, loaded, ms - loaded, check_ms, painted.isNull() ? " (nothing painted!)" : "");
   }
   std::sort(first_paint.begin(), first_paint.end());
   const double median = first_paint[first_paint.size() / 2];
-  std::printf("first paint of %zu waits, %zu scopes: median %.0f ms over %d runs (goal < 1000 ms: %s)\n", o.waits,
-              o.scopes, median, o.repeat, median < 1000 ? "met" : "NOT met");
+  std::printf("first paint of %zu waits, %zu scopes: median %.0f ms over %d runs (goal < 1000 ms: %s)\n",
+              o.waits, o.scopes, median, o.repeat, median < 1000 ? "met" : "NOT met");
   return 0;
 }

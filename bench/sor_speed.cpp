@@ -107,8 +107,8 @@ int main(int argc, char** argv) {
           emulated.add(emulated_seconds(kind, nodes, params));
         }
         const double ratio = emulated.best / native.best;
-        fmt::print("{:<11} {:>5} {:>8.3f}..{:<8.3f} {:>8.3f}..{:<8.3f} {:>6.2f}x {}\n", emu::to_string(kind), nodes,
-                   native.best, native.worst, emulated.best, emulated.worst, ratio,
+        fmt::print("{:<11} {:>5} {:>8.3f}..{:<8.3f} {:>8.3f}..{:<8.3f} {:>6.2f}x {}\n", emu::to_string(kind),
+                   nodes, native.best, native.worst, emulated.best, emulated.worst, ratio,
                    ratio <= 1.2 ? "PASS" : "ABOVE GOAL");
       }
     }

@@ -2,12 +2,12 @@
 // SQLite's per-column cost keeps it near 1 M/s). Each iteration writes a whole store file
 // (schema, N wait rows, their summary, the indexes, the sync and the rename) to the temp directory.
 //   ncp2_bench_store --benchmark_min_time=1 --benchmark_repetitions=3
+#include <unistd.h>
 #include <array>
 #include <filesystem>
 #include <span>
-#include <vector>
 #include <string>
-#include <unistd.h>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
@@ -24,7 +24,8 @@ RunData synthetic_run(std::size_t waits) {
   d.run.workload = "synthetic";
   d.run.machine = "ncp2";
   d.run.nodes = 16;
-  d.scopes = {{0, -1, "program", "program", "bench.cpp", 1, 100}, {1, 0, "loop", "loop", "bench.cpp", 10, 50}};
+  d.scopes = {{0, -1, "program", "program", "bench.cpp", 1, 100},
+              {1, 0, "loop", "loop", "bench.cpp", 10, 50}};
   const char* operations[] = {"page fault", "diff fetch", "barrier", "lock acquire"};
   d.waits.reserve(waits);
   for (std::size_t i = 0; i < waits; ++i) {
@@ -34,7 +35,8 @@ RunData synthetic_run(std::size_t waits) {
     w.scope = static_cast<std::uint32_t>(i % 2);
     w.operation = operations[(i / 16) % 4];
     w.start_ps = static_cast<std::int64_t>(i) * 1'000'000;
-    for (std::size_t p = 0; p < kWaitParts; ++p) w.parts[p] = static_cast<std::int64_t>((i * 7 + p * 13) % 1000) * 1000;
+    for (std::size_t p = 0; p < kWaitParts; ++p)
+      w.parts[p] = static_cast<std::int64_t>((i * 7 + p * 13) % 1000) * 1000;
     for (auto p : w.parts) w.duration_ps += p;
     if (w.operation[0] == 'b' || w.operation[0] == 'l') {
       w.cause_node = static_cast<int>((i + 3) % 16);
@@ -147,7 +149,8 @@ void BM_SqliteFloor(benchmark::State& state) {
     state.ResumeTiming();
     sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
     for (int i = 0; i < kRows; ++i) {
-      for (int c = 0; c < columns; ++c) sqlite3_bind_int64(stmt, c + 1, static_cast<std::int64_t>(i) * 1000 + c);
+      for (int c = 0; c < columns; ++c)
+        sqlite3_bind_int64(stmt, c + 1, static_cast<std::int64_t>(i) * 1000 + c);
       sqlite3_step(stmt);
       sqlite3_reset(stmt);
     }
@@ -190,8 +193,9 @@ void BM_SqliteFloorRowSource(benchmark::State& state) {
     std::filesystem::remove(path);
     {
       ncp2::carnival::sql::Db db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-      db.exec("PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
-              "PRAGMA locking_mode = EXCLUSIVE");
+      db.exec(
+          "PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
+          "PRAGMA locking_mode = EXCLUSIVE");
       db.exec(create + ")");
       ncp2::carnival::sql::RowSource source(db, "floor_rows", names, floor_column);
       ncp2::carnival::sql::Stmt insert(db, "INSERT INTO t SELECT * FROM floor_rows");

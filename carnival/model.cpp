@@ -1,5 +1,5 @@
-#include <algorithm>
 #include "carnival/model.hpp"
+#include <algorithm>
 
 #include <map>
 #include <tuple>
@@ -8,13 +8,20 @@ namespace ncp2::carnival {
 
 std::string_view to_string(Category c) {
   switch (c) {
-    case Category::Comp: return "Comp";
-    case Category::Extra: return "Extra";
-    case Category::Wait: return "Wait";
-    case Category::Prste: return "Prste";
-    case Category::CPComp: return "CPComp";
-    case Category::CPWait: return "CPWait";
-    case Category::CPIdle: return "CPIdle";
+    case Category::Comp:
+      return "Comp";
+    case Category::Extra:
+      return "Extra";
+    case Category::Wait:
+      return "Wait";
+    case Category::Prste:
+      return "Prste";
+    case Category::CPComp:
+      return "CPComp";
+    case Category::CPWait:
+      return "CPWait";
+    case Category::CPIdle:
+      return "CPIdle";
   }
   return "?";
 }
@@ -27,15 +34,24 @@ std::optional<Category> category_from_string(std::string_view name) {
 
 std::string_view to_string(WaitPart p) {
   switch (p) {
-    case WaitPart::CPLWait: return "CPLWait";
-    case WaitPart::CPLComp: return "CPLComp";
-    case WaitPart::CPComm: return "CPComm";
-    case WaitPart::CPRWait: return "CPRWait";
-    case WaitPart::CPRComp: return "CPRComp";
-    case WaitPart::PPRWait: return "PPRWait";
-    case WaitPart::PPRComp: return "PPRComp";
-    case WaitPart::PPLWait: return "PPLWait";
-    case WaitPart::SyncDelay: return "SyncDelay";
+    case WaitPart::CPLWait:
+      return "CPLWait";
+    case WaitPart::CPLComp:
+      return "CPLComp";
+    case WaitPart::CPComm:
+      return "CPComm";
+    case WaitPart::CPRWait:
+      return "CPRWait";
+    case WaitPart::CPRComp:
+      return "CPRComp";
+    case WaitPart::PPRWait:
+      return "PPRWait";
+    case WaitPart::PPRComp:
+      return "PPRComp";
+    case WaitPart::PPLWait:
+      return "PPLWait";
+    case WaitPart::SyncDelay:
+      return "SyncDelay";
   }
   return "?";
 }
@@ -46,19 +62,22 @@ const std::vector<CategoryInfo>& category_catalogue() {
       {"Comp", "PP", "#0072B2", "application computation on the main processor"},
       {"Extra", "PP", "#E69F00", "coherence work: time executing TreadMarks code"},
       {"Wait", "PP", "#D55E00", "waiting for requests to be answered or for other processors"},
-      {"Prste", "PP", "#CC79A7", "servicing requests of remote nodes or of the local CP, entered by interrupt"},
+      {"Prste", "PP", "#CC79A7",
+       "servicing requests of remote nodes or of the local CP, entered by interrupt"},
       {"CPComp", "CP", "#009E73", "protocol controller executing commands from its queue"},
       {"CPWait", "CP", "#F0E442", "protocol controller waiting for its own PP"},
       {"CPIdle", "CP", "#BBBBBB", "protocol controller with no command to process"},
       {"CPLWait", "WAIT", "#88CCEE", "intervals 1 and 11: command waits in the local CP's queue"},
-      {"CPLComp", "WAIT", "#44AA99", "intervals 2 and 12: the local CP executes (treadmarks: the local PP's protocol work)"},
+      {"CPLComp", "WAIT", "#44AA99",
+       "intervals 2 and 12: the local CP executes (treadmarks: the local PP's protocol work)"},
       {"CPComm", "WAIT", "#117733", "intervals 3 and 10: transmission between the nodes"},
       {"CPRWait", "WAIT", "#DDCC77", "intervals 4 and 8: command waits in the remote CP's queue"},
       {"CPRComp", "WAIT", "#999933", "intervals 5 and 9: the remote CP executes"},
       {"PPRWait", "WAIT", "#CC6677", "interval 6: the interrupt reaches the remote PP"},
       {"PPRComp", "WAIT", "#882255", "interval 7: the remote PP's handler executes"},
       {"PPLWait", "WAIT", "#AA4499", "interval 13: the notification reaches the local PP, which resumes"},
-      {"SyncDelay", "WAIT", "#332288", "waiting for another processor (the last arrival at a barrier, the lock holder)"},
+      {"SyncDelay", "WAIT", "#332288",
+       "waiting for another processor (the last arrival at a barrier, the lock holder)"},
   };
   return catalogue;
 }

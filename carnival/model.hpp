@@ -29,7 +29,17 @@ std::optional<Category> category_from_string(std::string_view name);
 inline bool is_pp_category(Category c) { return c <= Category::Prste; }
 
 // The 8 categories of the paper's Table 1 plus synchronization delay: the parts of one wait.
-enum class WaitPart : std::uint8_t { CPLWait, CPLComp, CPComm, CPRWait, CPRComp, PPRWait, PPRComp, PPLWait, SyncDelay };
+enum class WaitPart : std::uint8_t {
+  CPLWait,
+  CPLComp,
+  CPComm,
+  CPRWait,
+  CPRComp,
+  PPRWait,
+  PPRComp,
+  PPLWait,
+  SyncDelay
+};
 inline constexpr std::size_t kWaitParts = 9;
 std::string_view to_string(WaitPart p);
 
@@ -47,15 +57,15 @@ struct RunInfo {
   std::string workload;
   std::string machine;  // "ncp2" | "treadmarks"
   int nodes = 0;
-  std::string status = "complete";  // "complete" | "incomplete" | "failed"
+  std::string status = "complete";   // "complete" | "incomplete" | "failed"
   std::int64_t virtual_time_ps = 0;  // end of the timed region (the exit barrier)
   std::string config;                // effective configuration, TOML
   std::string parameters;            // workload parameters, JSON object text
   std::uint64_t seed = 0;
-  std::string started_at;            // ISO 8601, UTC
+  std::string started_at;  // ISO 8601, UTC
   double wall_seconds = 0;
   bool verified = false;
-  std::string message;               // verification verdict or failure diagnosis
+  std::string message;  // verification verdict or failure diagnosis
 };
 
 struct NodeRow {
@@ -133,11 +143,11 @@ struct RunData {
   std::vector<SourceFile> sources;
   std::vector<Scope> scopes;
   std::vector<ProfileCell> profile;
-  std::vector<WaitRow> waits;           // possibly capped (see waits_dropped)
+  std::vector<WaitRow> waits;  // possibly capped (see waits_dropped)
   std::vector<WaitSummary> wait_summary;
-  std::uint64_t waits_dropped = 0;      // instances not stored because of the cap
+  std::uint64_t waits_dropped = 0;  // instances not stored because of the cap
   std::vector<Segment> timeline;
-  std::uint64_t timeline_dropped = 0;   // segments not stored because of the cap
+  std::uint64_t timeline_dropped = 0;  // segments not stored because of the cap
 };
 
 // Recomputes the summary from instance rows (used when rows are not capped, and by tests).

@@ -21,7 +21,9 @@ std::uint64_t cell_key(int node, std::uint32_t scope, Category category, std::ui
          (static_cast<std::uint64_t>(category) << 8) | operation;
 }
 
-std::string operation_name(std::uint8_t op) { return std::string(dsm::to_string(static_cast<dsm::Operation>(op))); }
+std::string operation_name(std::uint8_t op) {
+  return std::string(dsm::to_string(static_cast<dsm::Operation>(op)));
+}
 
 WaitPart part_of(dsm::WaitCategory c) { return static_cast<WaitPart>(static_cast<std::uint8_t>(c)); }
 
@@ -57,7 +59,12 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   cluster.attach_probe(this);
   observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { record_wait(w); });
   exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) {
-    record(Event{emu::to_ps(t), 0, {}, {}, static_cast<std::uint16_t>(emu::index(n)), emu::PpActivity::Compute,
+    record(Event{emu::to_ps(t),
+                 0,
+                 {},
+                 {},
+                 static_cast<std::uint16_t>(emu::index(n)),
+                 emu::PpActivity::Compute,
                  EventKind::Exit});
   });
 }
@@ -157,8 +164,8 @@ void Profiler::work() {
 
 void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to, emu::PpActivity activity,
                        const emu::Attribution& attribution, emu::HandlerTag tag) {
-  record(Event{emu::to_ps(from), emu::to_ps(to), attribution, tag, static_cast<std::uint16_t>(emu::index(node)),
-               activity, EventKind::PpSpan});
+  record(Event{emu::to_ps(from), emu::to_ps(to), attribution, tag,
+               static_cast<std::uint16_t>(emu::index(node)), activity, EventKind::PpSpan});
 }
 
 void Profiler::record_wait(const dsm::WaitRecord& w) {
@@ -168,14 +175,23 @@ void Profiler::record_wait(const dsm::WaitRecord& w) {
   b.waits.push_back(RecordedWait{w.start, w.end, w.object, static_cast<std::uint32_t>(b.stamps.size()),
                                  static_cast<std::uint32_t>(stamps.size()), w.node, w.operation});
   b.stamps.insert(b.stamps.end(), stamps.begin(), stamps.end());
-  record(Event{static_cast<std::int64_t>(b.waits.size() - 1), 0,
-               emu::Attribution{cluster_.pp(w.node).attribution().scope, 0, false}, {},
-               static_cast<std::uint16_t>(emu::index(w.node)), emu::PpActivity::Compute, EventKind::Wait});
+  record(Event{static_cast<std::int64_t>(b.waits.size() - 1),
+               0,
+               emu::Attribution{cluster_.pp(w.node).attribution().scope, 0, false},
+               {},
+               static_cast<std::uint16_t>(emu::index(w.node)),
+               emu::PpActivity::Compute,
+               EventKind::Wait});
 }
 
 void Profiler::cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) {
-  record(Event{emu::to_ps(from), emu::to_ps(to), cluster_.pp(node).attribution(), {},
-               static_cast<std::uint16_t>(emu::index(node)), emu::PpActivity::Compute, EventKind::CpSpan});
+  record(Event{emu::to_ps(from),
+               emu::to_ps(to),
+               cluster_.pp(node).attribution(),
+               {},
+               static_cast<std::uint16_t>(emu::index(node)),
+               emu::PpActivity::Compute,
+               EventKind::CpSpan});
 }
 
 void Profiler::stop(emu::TimePoint end) {
@@ -194,20 +210,29 @@ void Profiler::account(const Batch& batch) {
   for (const Event& e : std::span(batch.events).first(batch.size)) {
     const auto n = static_cast<std::size_t>(e.node);
     switch (e.kind) {
-      case EventKind::PpSpan: on_pp_span(n, e); break;
-      case EventKind::CpSpan: on_cp_span(n, e); break;
+      case EventKind::PpSpan:
+        on_pp_span(n, e);
+        break;
+      case EventKind::CpSpan:
+        on_cp_span(n, e);
+        break;
       case EventKind::Wait: {
         const RecordedWait& w = batch.waits[static_cast<std::size_t>(e.from)];
         on_wait(w, std::span(batch.stamps).subspan(w.first_stamp, w.stamps), e.attribution.scope);
         break;
       }
-      case EventKind::Exit: on_exit(n, e.from); break;
-      case EventKind::Stop: on_stop(e.from); break;
+      case EventKind::Exit:
+        on_exit(n, e.from);
+        break;
+      case EventKind::Stop:
+        on_stop(e.from);
+        break;
     }
   }
 }
 
-void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps) {
+void Profiler::add(int node, std::uint32_t scope, Category category, std::uint8_t operation,
+                   std::int64_t ps) {
   if (ps <= 0) return;
   const std::uint64_t key = cell_key(node, scope, category, operation);
   auto& slot = cell_cache_[(key * 0x9E3779B97F4A7C15ULL) >> 55];
@@ -223,7 +248,8 @@ void Profiler::add_segment(int node, bool cp, Category category, std::uint8_t op
     ++timeline_dropped_;
     return;
   }
-  timeline_.push_back(CompactSegment{from, to, scope, static_cast<std::uint16_t>(node), category, operation, cp});
+  timeline_.push_back(
+      CompactSegment{from, to, scope, static_cast<std::uint16_t>(node), category, operation, cp});
 }
 
 void Profiler::on_exit(std::size_t node, std::int64_t when_ps) {
@@ -421,7 +447,8 @@ RunData Profiler::finish(RunInfo info) {
   if (!stopped_)
     for (const auto& t : nodes_) end = std::max(end, t.finish_ps);
   if (d.run.virtual_time_ps == 0) d.run.virtual_time_ps = end;
-  for (std::size_t n = 0; n < nodes_.size(); ++n) d.nodes.push_back({static_cast<int>(n), nodes_[n].finish_ps});
+  for (std::size_t n = 0; n < nodes_.size(); ++n)
+    d.nodes.push_back({static_cast<int>(n), nodes_[n].finish_ps});
 
   std::set<std::uint32_t> used{0};
   for (const auto& [key, cell] : cells_) {
@@ -438,9 +465,11 @@ RunData Profiler::finish(RunInfo info) {
   if (has_cp_)
     for (std::size_t n = 0; n < nodes_.size(); ++n)
       if (end > nodes_[n].cp_busy_ps)
-        d.profile.push_back({static_cast<int>(n), 0, Category::CPIdle, operation_name(0), end - nodes_[n].cp_busy_ps, 1});
+        d.profile.push_back(
+            {static_cast<int>(n), 0, Category::CPIdle, operation_name(0), end - nodes_[n].cp_busy_ps, 1});
   std::sort(d.profile.begin(), d.profile.end(), [](const ProfileCell& a, const ProfileCell& b) {
-    return std::tie(a.node, a.scope, a.category, a.operation) < std::tie(b.node, b.scope, b.category, b.operation);
+    return std::tie(a.node, a.scope, a.category, a.operation) <
+           std::tie(b.node, b.scope, b.category, b.operation);
   });
 
   d.waits.reserve(waits_.size());
@@ -469,7 +498,8 @@ RunData Profiler::finish(RunInfo info) {
   });
   d.timeline.reserve(timeline_.size());
   for (const auto& s : timeline_)
-    d.timeline.push_back(Segment{s.node, s.cp, s.category, operation_name(s.operation), s.scope, s.from, s.to});
+    d.timeline.push_back(
+        Segment{s.node, s.cp, s.category, operation_name(s.operation), s.scope, s.from, s.to});
   d.timeline_dropped = timeline_dropped_;
 
   // Scopes: the sites seen in this run, their line ranges from the stored source, nested by range.

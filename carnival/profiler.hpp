@@ -33,8 +33,8 @@
 namespace ncp2::carnival {
 
 struct ProfilerOptions {
-  std::size_t max_wait_rows = 5'000'000;   // instance rows kept (the summary is always complete)
-  std::size_t max_timeline = 1'000'000;    // timeline segments kept (0: no timeline)
+  std::size_t max_wait_rows = 5'000'000;  // instance rows kept (the summary is always complete)
+  std::size_t max_timeline = 1'000'000;   // timeline segments kept (0: no timeline)
   // Account on a second host thread (when the host has more than one core); false: on the
   // emulation thread, batch by batch. The results are identical.
   bool background = true;
@@ -95,9 +95,9 @@ class Profiler final : public emu::ActivityProbe {
     batch_->events[batch_->size++] = e;
     if (batch_->size == batch_->events.size()) hand_over();
   }
-  void hand_over();      // the current batch to the worker (or accounted here, without a worker)
-  void drain();          // hand over, wait until all is accounted, rethrow the worker's error
-  void work();           // the worker thread's loop
+  void hand_over();  // the current batch to the worker (or accounted here, without a worker)
+  void drain();      // hand over, wait until all is accounted, rethrow the worker's error
+  void work();       // the worker thread's loop
   void account(const Batch& batch);
   std::unique_ptr<Batch> fresh_batch();
 
@@ -106,7 +106,7 @@ class Profiler final : public emu::ActivityProbe {
   std::thread worker_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::unique_ptr<Batch>> queue_;  // handed over, not yet accounted
+  std::deque<std::unique_ptr<Batch>> queue_;   // handed over, not yet accounted
   std::vector<std::unique_ptr<Batch>> spare_;  // accounted, for reuse
   bool busy_ = false;                          // the worker is accounting a batch
   bool quit_ = false;
@@ -131,10 +131,10 @@ class Profiler final : public emu::ActivityProbe {
     bool exited = false;
   };
   struct NodeTrack {
-    std::int64_t finish_ps = 0;        // end of the last counted PP span
+    std::int64_t finish_ps = 0;  // end of the last counted PP span
     std::int64_t cp_busy_ps = 0;
-    std::int64_t cp_last_end = 0;      // for CPIdle stretches in the timeline
-    std::int64_t exit_from = -1;       // a Finished span waiting to be confirmed by later activity
+    std::int64_t cp_last_end = 0;  // for CPIdle stretches in the timeline
+    std::int64_t exit_from = -1;   // a Finished span waiting to be confirmed by later activity
     std::int64_t exit_to = -1;
     std::vector<std::pair<std::int64_t, std::int64_t>> service_in_wait;  // Prste spans in the current wait
   };
@@ -182,7 +182,7 @@ class Profiler final : public emu::ActivityProbe {
   std::vector<bool> exited_;
   std::vector<CompactWait> waits_;
   std::unordered_map<std::uint64_t, WaitSummary> summary_;  // complete even when rows are capped
-  std::vector<dsm::WaitSegment> segments_;                 // scratch for fold_wait
+  std::vector<dsm::WaitSegment> segments_;                  // scratch for fold_wait
   std::uint64_t waits_dropped_ = 0;
   struct CompactSegment {  // converted to Segment (with its operation's name) by finish()
     std::int64_t from;

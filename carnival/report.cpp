@@ -18,11 +18,16 @@ using nlohmann::json;
 
 std::string_view to_string(ReportView v) {
   switch (v) {
-    case ReportView::Scopes: return "scopes";
-    case ReportView::Nodes: return "nodes";
-    case ReportView::CPWait: return "cpwait";
-    case ReportView::Causes: return "causes";
-    case ReportView::Waits: return "waits";
+    case ReportView::Scopes:
+      return "scopes";
+    case ReportView::Nodes:
+      return "nodes";
+    case ReportView::CPWait:
+      return "cpwait";
+    case ReportView::Causes:
+      return "causes";
+    case ReportView::Waits:
+      return "waits";
   }
   return "?";
 }
@@ -65,28 +70,44 @@ std::string format_ps(std::int64_t ps) {
 
 std::string_view category_glyph(Category c) {
   switch (c) {
-    case Category::Comp: return "█";
-    case Category::Extra: return "▓";
-    case Category::Wait: return "▒";
-    case Category::Prste: return "░";
-    case Category::CPComp: return "█";
-    case Category::CPWait: return "▒";
-    case Category::CPIdle: return "░";
+    case Category::Comp:
+      return "█";
+    case Category::Extra:
+      return "▓";
+    case Category::Wait:
+      return "▒";
+    case Category::Prste:
+      return "░";
+    case Category::CPComp:
+      return "█";
+    case Category::CPWait:
+      return "▒";
+    case Category::CPIdle:
+      return "░";
   }
   return "?";
 }
 
 std::string_view part_glyph(WaitPart p) {
   switch (p) {
-    case WaitPart::CPLWait: return "░";
-    case WaitPart::CPLComp: return "▒";
-    case WaitPart::CPComm: return "▓";
-    case WaitPart::CPRWait: return "▚";
-    case WaitPart::CPRComp: return "▞";
-    case WaitPart::PPRWait: return "▄";
-    case WaitPart::PPRComp: return "▀";
-    case WaitPart::PPLWait: return "▐";
-    case WaitPart::SyncDelay: return "█";
+    case WaitPart::CPLWait:
+      return "░";
+    case WaitPart::CPLComp:
+      return "▒";
+    case WaitPart::CPComm:
+      return "▓";
+    case WaitPart::CPRWait:
+      return "▚";
+    case WaitPart::CPRComp:
+      return "▞";
+    case WaitPart::PPRWait:
+      return "▄";
+    case WaitPart::PPRComp:
+      return "▀";
+    case WaitPart::PPLWait:
+      return "▐";
+    case WaitPart::SyncDelay:
+      return "█";
   }
   return "?";
 }
@@ -102,7 +123,8 @@ std::string draw_bar(const std::vector<std::int64_t>& values, const std::vector<
   std::vector<std::pair<long double, std::size_t>> remainders;
   std::size_t used = 0;
   for (std::size_t i = 0; i < values.size(); ++i) {
-    const long double exact = static_cast<long double>(length) * static_cast<long double>(std::max<std::int64_t>(values[i], 0)) / sum;
+    const long double exact = static_cast<long double>(length) *
+                              static_cast<long double>(std::max<std::int64_t>(values[i], 0)) / sum;
     cells[i] = static_cast<std::size_t>(std::floor(exact));
     used += cells[i];
     remainders.emplace_back(exact - static_cast<long double>(cells[i]), i);
@@ -289,16 +311,12 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
   Table t;
   t.view = ReportView::Scopes;
   t.title = "Scopes: PP time summed over the nodes (inclusive, exclusive), split by category";
-  t.columns = {{"Scope", "", Kind::Text, Shown::TextOnly},
-               {"", "scope_id", Kind::Count, Shown::DataOnly},
-               {"", "parent_id", Kind::Count, Shown::DataOnly},
-               {"", "depth", Kind::Count, Shown::DataOnly},
-               {"", "scope", Kind::Text, Shown::DataOnly},
-               {"Location", "location", Kind::Text},
-               {"Inclusive", "inclusive_ps", Kind::Time},
-               {"%", "inclusive_percent", Kind::Percent},
-               {"Exclusive", "exclusive_ps", Kind::Time},
-               {"%", "exclusive_percent", Kind::Percent}};
+  t.columns = {
+      {"Scope", "", Kind::Text, Shown::TextOnly},      {"", "scope_id", Kind::Count, Shown::DataOnly},
+      {"", "parent_id", Kind::Count, Shown::DataOnly}, {"", "depth", Kind::Count, Shown::DataOnly},
+      {"", "scope", Kind::Text, Shown::DataOnly},      {"Location", "location", Kind::Text},
+      {"Inclusive", "inclusive_ps", Kind::Time},       {"%", "inclusive_percent", Kind::Percent},
+      {"Exclusive", "exclusive_ps", Kind::Time},       {"%", "exclusive_percent", Kind::Percent}};
   for (auto& c : category_columns()) t.columns.push_back(std::move(c));
   t.columns.push_back({"Profile", "", Kind::Bar, Shown::TextOnly});
 
@@ -340,7 +358,7 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
       id = parent_of[static_cast<std::uint32_t>(id)];
 
   std::function<void(std::uint32_t, std::int64_t, int)> emit = [&](std::uint32_t id, std::int64_t parent,
-                                                                    int depth) {
+                                                                   int depth) {
     if (!shown.contains(id)) return;
     const auto& inc = inclusive[id];
     const auto& exc = exclusive[id];
@@ -362,9 +380,10 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
   for (auto r : by_time(tree.roots())) emit(r, -1, 0);
 
   t.legend.push_back(pp_legend() + "  (length: share of the total PP time)");
-  t.notes.push_back(fmt::format("total PP time {} over {} node(s); children sorted by inclusive time; "
-                                "category columns are inclusive",
-                                format_ps(total_pp), d.run.nodes));
+  t.notes.push_back(
+      fmt::format("total PP time {} over {} node(s); children sorted by inclusive time; "
+                  "category columns are inclusive",
+                  format_ps(total_pp), d.run.nodes));
   if (shown.size() < all.size())
     t.notes.push_back(fmt::format("{} more scope(s) not shown; see --top", all.size() - shown.size()));
   t.extra["total_pp_ps"] = total_pp;
@@ -378,7 +397,9 @@ Table nodes_view(const RunData& d, const ReportOptions& o) {
   Table t;
   t.view = ReportView::Nodes;
   t.title = "Nodes: finish time and time per category";
-  t.columns = {{"Node", "node", Kind::Count}, {"Finish", "finish_ps", Kind::Time}, {"vs mean", "vs_mean_percent", Kind::Delta}};
+  t.columns = {{"Node", "node", Kind::Count},
+               {"Finish", "finish_ps", Kind::Time},
+               {"vs mean", "vs_mean_percent", Kind::Delta}};
   for (auto& c : category_columns()) t.columns.push_back(std::move(c));
   t.columns.push_back({"PP profile", "", Kind::Bar, Shown::TextOnly});
 
@@ -393,24 +414,27 @@ Table nodes_view(const RunData& d, const ReportOptions& o) {
   for (const auto& [node, ct] : times) max_pp = std::max(max_pp, pp_total(ct));
   long double finish_sum = 0;
   for (const auto& [node, f] : finish) finish_sum += f;
-  const double mean = finish.empty() ? 0.0 : static_cast<double>(finish_sum / static_cast<long double>(finish.size()));
+  const double mean =
+      finish.empty() ? 0.0 : static_cast<double>(finish_sum / static_cast<long double>(finish.size()));
 
   for (const auto& [node, ct] : times) {
     const auto f = finish.contains(node) ? finish[node] : 0;
-    std::vector<Value> row = {std::int64_t{node}, f, mean > 0 ? 100.0 * (static_cast<double>(f) / mean - 1.0) : 0.0};
+    std::vector<Value> row = {std::int64_t{node}, f,
+                              mean > 0 ? 100.0 * (static_cast<double>(f) / mean - 1.0) : 0.0};
     for (std::size_t i = 0; i < kCategories; ++i) row.emplace_back(ct[i]);
     row.emplace_back(draw_bar(pp_values(ct), pp_glyphs(), bar_length(pp_total(ct), max_pp, o.bar_width)));
     t.rows.push_back(std::move(row));
   }
   t.legend.push_back(pp_legend() + "  (length: node's PP time against the busiest node's)");
   if (!finish.empty()) {
-    const auto [lo, hi] = std::minmax_element(finish.begin(), finish.end(),
-                                              [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto [lo, hi] = std::minmax_element(
+        finish.begin(), finish.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
     const double imbalance = mean > 0 ? 100.0 * (static_cast<double>(hi->second) / mean - 1.0) : 0.0;
-    t.notes.push_back(fmt::format("imbalance {:.1f}% (slowest node's finish over the mean): slowest node {} at {}, "
-                                  "mean {}, fastest node {} at {}",
-                                  imbalance, hi->first, format_ps(hi->second), format_ps(std::llround(mean)),
-                                  lo->first, format_ps(lo->second)));
+    t.notes.push_back(
+        fmt::format("imbalance {:.1f}% (slowest node's finish over the mean): slowest node {} at {}, "
+                    "mean {}, fastest node {} at {}",
+                    imbalance, hi->first, format_ps(hi->second), format_ps(std::llround(mean)), lo->first,
+                    format_ps(lo->second)));
     t.extra["imbalance"] = {{"percent", imbalance},
                             {"slowest_node", hi->first},
                             {"slowest_finish_ps", hi->second},
@@ -439,7 +463,8 @@ Table cpwait_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
                {"Cum. %", "cumulative_percent", Kind::Percent}};
   for (std::size_t i = 0; i < kWaitParts; ++i) {
     std::string key;
-    for (char ch : to_string(static_cast<WaitPart>(i))) key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (char ch : to_string(static_cast<WaitPart>(i)))
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     t.columns.push_back({"", key + "_ps", Kind::Time, Shown::DataOnly});
   }
 
@@ -453,10 +478,16 @@ Table cpwait_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     const auto& r = sorted[k];
     cumulative += r.total_ps;
     std::vector<std::int64_t> parts(r.parts.begin(), r.parts.end());
-    std::vector<Value> row = {tree.label(r.scope), std::int64_t{r.scope}, tree.name(r.scope), r.kind, r.operation,
+    std::vector<Value> row = {tree.label(r.scope),
+                              std::int64_t{r.scope},
+                              tree.name(r.scope),
+                              r.kind,
+                              r.operation,
                               r.count,
-                              draw_bar(parts, part_glyphs(), bar_length(r.total_ps, largest, o.bar_width)), r.total_ps,
-                              percent(r.total_ps, grand), percent(cumulative, grand)};
+                              draw_bar(parts, part_glyphs(), bar_length(r.total_ps, largest, o.bar_width)),
+                              r.total_ps,
+                              percent(r.total_ps, grand),
+                              percent(cumulative, grand)};
     for (auto p : r.parts) row.emplace_back(p);
     t.rows.push_back(std::move(row));
   }
@@ -514,12 +545,14 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
 
   std::vector<Row> sorted;
   for (auto& [k, r] : rows) sorted.push_back(std::move(r));
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Row& a, const Row& b) { return a.delay > b.delay; });
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Row& a, const Row& b) { return a.delay > b.delay; });
   const std::size_t shown = o.top == 0 ? sorted.size() : std::min(o.top, sorted.size());
   for (std::size_t k = 0; k < shown; ++k) {
     const auto& r = sorted[k];
     std::vector<std::pair<std::string, std::int64_t>> ops(r.operations.begin(), r.operations.end());
-    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    std::stable_sort(ops.begin(), ops.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
     std::string op_list;
     for (const auto& [name, delay] : ops) op_list += (op_list.empty() ? "" : ", ") + name;
     t.rows.push_back({r.node >= 0 ? fmt::format("{}", r.node) : std::string("unknown"), std::int64_t{r.node},
@@ -527,12 +560,15 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
                       percent(r.delay, stored), static_cast<std::int64_t>(r.waits),
                       static_cast<std::int64_t>(r.waiters.size()), op_list});
   }
-  t.notes.push_back(fmt::format("total synchronization delay {} in the stored wait instances", format_ps(stored)));
+  t.notes.push_back(
+      fmt::format("total synchronization delay {} in the stored wait instances", format_ps(stored)));
   if (d.waits_dropped > 0)
-    t.notes.push_back(fmt::format(
-        "wait instances were capped: {} stored, {} not stored; the causes come from the stored instances, which "
-        "hold {} of the {} synchronization delay in the (complete) summary ({:.1f}%)",
-        d.waits.size(), d.waits_dropped, format_ps(stored), format_ps(summary_total), percent(stored, summary_total)));
+    t.notes.push_back(
+        fmt::format("wait instances were capped: {} stored, {} not stored; the causes come from the stored "
+                    "instances, which "
+                    "hold {} of the {} synchronization delay in the (complete) summary ({:.1f}%)",
+                    d.waits.size(), d.waits_dropped, format_ps(stored), format_ps(summary_total),
+                    percent(stored, summary_total)));
   if (shown < sorted.size())
     t.notes.push_back(fmt::format("{} more cause(s) not shown; see --top", sorted.size() - shown));
   t.extra["sync_delay_stored_ps"] = stored;
@@ -565,7 +601,8 @@ Table waits_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
                {"Object", "object", Kind::Count}};
   for (std::size_t i = 0; i < kWaitParts; ++i) {
     std::string key;
-    for (char ch : to_string(static_cast<WaitPart>(i))) key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    for (char ch : to_string(static_cast<WaitPart>(i)))
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     t.columns.push_back({"", key + "_ps", Kind::Time, Shown::DataOnly});
   }
   std::vector<const WaitRow*> sorted;
@@ -575,7 +612,8 @@ Table waits_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
   auto larger = [](const WaitRow* a, const WaitRow* b) {
     return a->duration_ps != b->duration_ps ? a->duration_ps > b->duration_ps : a->id < b->id;
   };
-  std::partial_sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(shown), sorted.end(), larger);
+  std::partial_sort(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(shown), sorted.end(),
+                    larger);
   const std::int64_t largest = sorted.empty() ? 0 : sorted.front()->duration_ps;
   constexpr auto kSync = static_cast<std::size_t>(WaitPart::SyncDelay);
   for (std::size_t k = 0; k < shown; ++k) {
@@ -605,9 +643,10 @@ Table waits_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
   }
   t.legend.push_back(parts_legend() + "  (length: duration against the largest wait's)");
   if (d.waits_dropped > 0)
-    t.notes.push_back(fmt::format("wait instances were capped: {} stored, {} not stored (the largest may be among "
-                                  "those not stored)",
-                                  d.waits.size(), d.waits_dropped));
+    t.notes.push_back(
+        fmt::format("wait instances were capped: {} stored, {} not stored (the largest may be among "
+                    "those not stored)",
+                    d.waits.size(), d.waits_dropped));
   if (shown < sorted.size())
     t.notes.push_back(fmt::format("{} more wait(s) not shown; see --top", sorted.size() - shown));
   t.extra["stored"] = d.waits.size();
@@ -652,7 +691,9 @@ json to_json(const Value& v, Kind kind) {
   return i;
 }
 
-bool right_aligned(Kind k) { return k == Kind::Time || k == Kind::Count || k == Kind::Percent || k == Kind::Delta; }
+bool right_aligned(Kind k) {
+  return k == Kind::Time || k == Kind::Count || k == Kind::Percent || k == Kind::Delta;
+}
 
 std::string pad(const std::string& s, std::size_t width, bool right) {
   const std::size_t w = display_width(s);
@@ -680,7 +721,8 @@ void render_text(const Table& t, std::string& out) {
     for (std::size_t k = 0; k < cols.size(); ++k) {
       const auto c = cols[k];
       const bool last = k + 1 == cols.size();
-      std::string cell = pad(r[c], last && !right_aligned(t.columns[c].kind) ? 0 : width[c], right_aligned(t.columns[c].kind));
+      std::string cell = pad(r[c], last && !right_aligned(t.columns[c].kind) ? 0 : width[c],
+                             right_aligned(t.columns[c].kind));
       s += (k ? "  " : "") + cell;
     }
     while (!s.empty() && s.back() == ' ') s.pop_back();
@@ -705,9 +747,12 @@ void render_text(const Table& t, std::string& out) {
 std::string markdown_cell(std::string s) {
   std::string out;
   for (char ch : s) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n') out += ' ';
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else if (ch == '\n')
+      out += ' ';
+    else
+      out += ch;
   }
   // Leading spaces (the scope tree's indentation) survive as no-break spaces.
   std::size_t lead = 0;
@@ -772,7 +817,8 @@ json table_json(const Table& t) {
   for (const auto& row : t.rows) {
     json r = json::object();
     for (std::size_t c = 0; c < t.columns.size(); ++c)
-      if (shown_in(t.columns[c], ReportFormat::Json)) r[t.columns[c].key] = to_json(row[c], t.columns[c].kind);
+      if (shown_in(t.columns[c], ReportFormat::Json))
+        r[t.columns[c].key] = to_json(row[c], t.columns[c].kind);
     rows.push_back(std::move(r));
   }
   json j = t.extra;
@@ -793,13 +839,20 @@ json run_json(const RunData& d) {
   const auto& r = d.run;
   json parameters = json::parse(r.parameters, nullptr, false);
   if (parameters.is_discarded()) parameters = r.parameters;
-  return {{"workload", r.workload},         {"machine", r.machine},
-          {"nodes", r.nodes},               {"status", r.status},
-          {"virtual_time_ps", r.virtual_time_ps}, {"parameters", parameters},
-          {"seed", r.seed},                 {"started_at", r.started_at},
-          {"wall_seconds", r.wall_seconds}, {"verified", r.verified},
-          {"message", r.message},           {"waits_stored", d.waits.size()},
-          {"waits_dropped", d.waits_dropped}, {"timeline_dropped", d.timeline_dropped}};
+  return {{"workload", r.workload},
+          {"machine", r.machine},
+          {"nodes", r.nodes},
+          {"status", r.status},
+          {"virtual_time_ps", r.virtual_time_ps},
+          {"parameters", parameters},
+          {"seed", r.seed},
+          {"started_at", r.started_at},
+          {"wall_seconds", r.wall_seconds},
+          {"verified", r.verified},
+          {"message", r.message},
+          {"waits_stored", d.waits.size()},
+          {"waits_dropped", d.waits_dropped},
+          {"timeline_dropped", d.timeline_dropped}};
 }
 
 std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d) {
@@ -824,11 +877,21 @@ std::string render_report(const RunData& d, const ReportOptions& o) {
   std::vector<Table> tables;
   for (auto v : o.views) {
     switch (v) {
-      case ReportView::Scopes: tables.push_back(scopes_view(d, tree, o)); break;
-      case ReportView::Nodes: tables.push_back(nodes_view(d, o)); break;
-      case ReportView::CPWait: tables.push_back(cpwait_view(d, tree, o)); break;
-      case ReportView::Causes: tables.push_back(causes_view(d, tree, o)); break;
-      case ReportView::Waits: tables.push_back(waits_view(d, tree, o)); break;
+      case ReportView::Scopes:
+        tables.push_back(scopes_view(d, tree, o));
+        break;
+      case ReportView::Nodes:
+        tables.push_back(nodes_view(d, o));
+        break;
+      case ReportView::CPWait:
+        tables.push_back(cpwait_view(d, tree, o));
+        break;
+      case ReportView::Causes:
+        tables.push_back(causes_view(d, tree, o));
+        break;
+      case ReportView::Waits:
+        tables.push_back(waits_view(d, tree, o));
+        break;
     }
   }
   std::string out;
@@ -841,7 +904,8 @@ std::string render_report(const RunData& d, const ReportOptions& o) {
     case ReportFormat::Markdown:
       out += fmt::format("# CARNIVAL report: {}\n\n", d.run.workload);
       if (const auto w = status_warning(d.run); !w.empty()) out += "> **" + w + "**\n\n";
-      for (const auto& [key, value] : header_lines(d)) out += fmt::format("- **{}**: {}\n", key, markdown_cell(value));
+      for (const auto& [key, value] : header_lines(d))
+        out += fmt::format("- **{}**: {}\n", key, markdown_cell(value));
       for (const auto& t : tables) render_markdown(t, out);
       break;
     case ReportFormat::Csv:

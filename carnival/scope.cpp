@@ -78,8 +78,10 @@ int scope_end_line(std::string_view text, int line, int column) {
       ++i;
     } else if (c == '"' || c == '\'') {
       for (++i; i < text.size() && text[i] != c; ++i) {
-        if (text[i] == '\\') ++i;
-        else if (text[i] == '\n') ++current_line;
+        if (text[i] == '\\')
+          ++i;
+        else if (text[i] == '\n')
+          ++current_line;
       }
     } else if (c == '{') {
       open.push_back(i);

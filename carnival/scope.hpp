@@ -49,9 +49,9 @@ class ScopeGuard {
 
 #define CARNIVAL_CONCAT_INNER(a, b) a##b
 #define CARNIVAL_CONCAT(a, b) CARNIVAL_CONCAT_INNER(a, b)
-#define CARNIVAL_SCOPE_KIND(process, name, kind)                                                    \
-  static const ::ncp2::carnival::ScopeSite CARNIVAL_CONCAT(carnival_site_, __LINE__){name, kind};   \
-  const ::ncp2::carnival::ScopeGuard CARNIVAL_CONCAT(carnival_scope_, __LINE__) {                   \
-    process, CARNIVAL_CONCAT(carnival_site_, __LINE__)                                              \
+#define CARNIVAL_SCOPE_KIND(process, name, kind)                                                  \
+  static const ::ncp2::carnival::ScopeSite CARNIVAL_CONCAT(carnival_site_, __LINE__){name, kind}; \
+  const ::ncp2::carnival::ScopeGuard CARNIVAL_CONCAT(carnival_scope_, __LINE__) {                 \
+    process, CARNIVAL_CONCAT(carnival_site_, __LINE__)                                            \
   }
 #define CARNIVAL_SCOPE(process, name) CARNIVAL_SCOPE_KIND(process, name, "block")

@@ -26,7 +26,8 @@ void Db::exec(const std::string& sql) const {
   if (const int rc = sqlite3_exec(db_.get(), sql.c_str(), nullptr, nullptr, &error); rc != SQLITE_OK) {
     const std::string message = error ? error : sqlite3_errstr(rc);
     sqlite3_free(error);
-    throw SqlError(fmt::format("{}: {}: {}", path_, message, sql.substr(0, sql.find('\n'))), rc & 0xff, message);
+    throw SqlError(fmt::format("{}: {}: {}", path_, message, sql.substr(0, sql.find('\n'))), rc & 0xff,
+                   message);
   }
 }
 
@@ -41,8 +42,8 @@ std::string Db::text(const std::string& sql) const {
 }
 
 Stmt::Stmt(const Db& db, std::string_view sql) : db_(&db) {
-  if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT, &stmt_,
-                         nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v3(db.get(), sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                         &stmt_, nullptr) != SQLITE_OK)
     db.fail(fmt::format("cannot prepare '{}'", sql.substr(0, 60)));
 }
 

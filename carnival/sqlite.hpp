@@ -68,7 +68,9 @@ class Stmt {
   void bind(int i, int v) { check_bind(sqlite3_bind_int(stmt_, i, v)); }
   void bind(int i, std::uint32_t v) { check_bind(sqlite3_bind_int64(stmt_, i, v)); }
   // Stored as the same 64 bits, signed (SQLite integers are signed): read back with as_u64().
-  void bind(int i, std::uint64_t v) { check_bind(sqlite3_bind_int64(stmt_, i, static_cast<std::int64_t>(v))); }
+  void bind(int i, std::uint64_t v) {
+    check_bind(sqlite3_bind_int64(stmt_, i, static_cast<std::int64_t>(v)));
+  }
   void bind(int i, double v) { check_bind(sqlite3_bind_double(stmt_, i, v)); }
   void bind(int i, bool v) { check_bind(sqlite3_bind_int(stmt_, i, v ? 1 : 0)); }
   // The text must outlive the step (it is not copied).

@@ -1,12 +1,12 @@
 #include "carnival/store.hpp"
 
+#include <unistd.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <unistd.h>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -51,17 +51,39 @@ void wait_row_column(const void* rows, std::size_t index, int column, sqlite3_co
   const WaitRow& w = static_cast<const WaitRow*>(rows)[index];
   constexpr int kFirstPart = 7;
   switch (column) {
-    case 0: sqlite3_result_int64(out, static_cast<std::int64_t>(w.id)); return;
-    case 1: sqlite3_result_int64(out, w.node); return;
-    case 2: sqlite3_result_int64(out, w.scope); return;
-    case 3: result_text(out, w.operation); return;
-    case 4: result_text(out, w.kind); return;
-    case 5: sqlite3_result_int64(out, w.start_ps); return;
-    case 6: sqlite3_result_int64(out, w.duration_ps); return;
-    case kFirstPart + static_cast<int>(kWaitParts): result_optional(out, w.cause_node); return;
-    case kFirstPart + static_cast<int>(kWaitParts) + 1: result_optional(out, w.cause_scope); return;
-    case kFirstPart + static_cast<int>(kWaitParts) + 2: sqlite3_result_int64(out, static_cast<std::int64_t>(w.object)); return;
-    case kFirstPart + static_cast<int>(kWaitParts) + 3: result_optional(out, w.remote_node); return;
+    case 0:
+      sqlite3_result_int64(out, static_cast<std::int64_t>(w.id));
+      return;
+    case 1:
+      sqlite3_result_int64(out, w.node);
+      return;
+    case 2:
+      sqlite3_result_int64(out, w.scope);
+      return;
+    case 3:
+      result_text(out, w.operation);
+      return;
+    case 4:
+      result_text(out, w.kind);
+      return;
+    case 5:
+      sqlite3_result_int64(out, w.start_ps);
+      return;
+    case 6:
+      sqlite3_result_int64(out, w.duration_ps);
+      return;
+    case kFirstPart + static_cast<int>(kWaitParts):
+      result_optional(out, w.cause_node);
+      return;
+    case kFirstPart + static_cast<int>(kWaitParts) + 1:
+      result_optional(out, w.cause_scope);
+      return;
+    case kFirstPart + static_cast<int>(kWaitParts) + 2:
+      sqlite3_result_int64(out, static_cast<std::int64_t>(w.object));
+      return;
+    case kFirstPart + static_cast<int>(kWaitParts) + 3:
+      result_optional(out, w.remote_node);
+      return;
     default:
       if (column >= kFirstPart && column < kFirstPart + static_cast<int>(kWaitParts)) {
         sqlite3_result_int64(out, w.parts[static_cast<std::size_t>(column - kFirstPart)]);
@@ -72,8 +94,8 @@ void wait_row_column(const void* rows, std::size_t index, int column, sqlite3_co
 }
 
 // The tables every store has (read_run checks them to recognise foreign files).
-constexpr const char* kTables[] = {"meta",    "runs",    "nodes", "categories",   "sources",
-                                   "scopes",  "profile", "waits", "wait_summary", "timeline"};
+constexpr const char* kTables[] = {"meta",   "runs",    "nodes", "categories",   "sources",
+                                   "scopes", "profile", "waits", "wait_summary", "timeline"};
 
 // docs/schema.md describes every column. Times are integer picoseconds.
 constexpr const char* kSchema = R"sql(
@@ -219,12 +241,12 @@ void rename_into_place(const std::string& from, const std::string& to, bool repl
   if (!replace) {
     if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
     const int e = errno;
-    if (e == EEXIST)
-      throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
+    if (e == EEXIST) throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
     if (e != EINVAL && e != ENOSYS)
       throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, describe_errno(e)));
     std::error_code ec;
-    if (fs::exists(to, ec)) throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
+    if (fs::exists(to, ec))
+      throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
   }
   if (std::rename(from.c_str(), to.c_str()) != 0)
     throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, describe_errno(errno)));
@@ -252,7 +274,8 @@ struct RunWriter::Statements {
         source(db, "INSERT INTO sources VALUES (?1, ?2, ?3)"),
         node(db, "INSERT INTO nodes VALUES (?1, ?2, ?3)"),
         summary(db,
-                "INSERT INTO wait_summary VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+                "INSERT INTO wait_summary VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+                "?14, ?15, "
                 "?16)"),
         meta(db, "INSERT OR REPLACE INTO meta VALUES (?1, ?2)") {}
   sql::RowSource wait_rows;  // registered before the statement that reads it is prepared
@@ -285,7 +308,8 @@ void RunWriter::open(const std::string& path, const RunInfo& info, const WriteOp
   fs::remove(temp_path_, ec);  // a leftover of this very process
 
   try {
-    db_ = std::make_unique<sql::Db>(temp_path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+    db_ = std::make_unique<sql::Db>(temp_path_,
+                                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
     // The file only becomes visible under its name once complete (or deliberately aborted), so
     // durability during the writing is not needed: no sync, the journal in memory.
     db_->exec(fmt::format(
@@ -315,16 +339,18 @@ void RunWriter::open(const std::string& path, const RunInfo& info, const WriteOp
           {"timeline_dropped", "0"},
           {"max_wait_rows",
            options.max_wait_rows == kUnlimited ? "unlimited" : std::to_string(options.max_wait_rows)},
-          {"max_timeline_rows",
-           options.max_timeline_rows == kUnlimited ? "unlimited" : std::to_string(options.max_timeline_rows)}}) {
+          {"max_timeline_rows", options.max_timeline_rows == kUnlimited
+                                    ? "unlimited"
+                                    : std::to_string(options.max_timeline_rows)}}) {
       st_->meta.bind(1, key);
       st_->meta.bind(2, value);
       st_->meta.run();
     }
     // The run row comes first and says 'incomplete' until finish() sets the final status last.
-    sql::Stmt run(*db_, fmt::format("INSERT INTO runs (id, {}) VALUES ({}, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-                                    "?10, ?11, ?12)",
-                                    kRunColumns, run_id_));
+    sql::Stmt run(*db_,
+                  fmt::format("INSERT INTO runs (id, {}) VALUES ({}, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+                              "?10, ?11, ?12)",
+                              kRunColumns, run_id_));
     bind_run(run, info, "incomplete", info.message);
     run.run();
     db_->exec("COMMIT; BEGIN");
@@ -397,14 +423,15 @@ void RunWriter::append_waits(std::span<const WaitRow> waits) {
 
 void RunWriter::insert_waits(std::span<const WaitRow> waits) {
   const std::uint64_t room =
-      options_.max_wait_rows == kUnlimited ? waits.size()
-                                           : options_.max_wait_rows - std::min<std::uint64_t>(options_.max_wait_rows,
-                                                                                              waits_written_);
+      options_.max_wait_rows == kUnlimited
+          ? waits.size()
+          : options_.max_wait_rows - std::min<std::uint64_t>(options_.max_wait_rows, waits_written_);
   const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(room, waits.size()));
   waits_dropped_ += waits.size() - n;
   // One statement step per transaction's worth of rows: SQLite reads them from the span itself.
   for (std::size_t i = 0; i < n;) {
-    const std::size_t batch = std::min(n - i, kRowsPerTransaction - std::min(kRowsPerTransaction, rows_in_transaction_));
+    const std::size_t batch =
+        std::min(n - i, kRowsPerTransaction - std::min(kRowsPerTransaction, rows_in_transaction_));
     if (batch == 0) {
       db_->exec("COMMIT; BEGIN");
       rows_in_transaction_ = 0;
@@ -445,8 +472,8 @@ void RunWriter::append_timeline(std::span<const Segment> segments) {
       continue;
     }
     if (g.cp == is_pp_category(g.category))
-      throw StoreError(fmt::format("{}: timeline segment of node {} on the {} has the category {}", path_, g.node,
-                                   g.cp ? "CP" : "PP", to_string(g.category)));
+      throw StoreError(fmt::format("{}: timeline segment of node {} on the {} has the category {}", path_,
+                                   g.node, g.cp ? "CP" : "PP", to_string(g.category)));
     s.bind(1, run_id_);
     s.bind(2, g.node);
     s.bind(3, g.cp ? "CP" : "PP");
@@ -541,9 +568,10 @@ void RunWriter::close_and_rename(std::string_view status, std::string_view messa
   // Last: the final status (and the run's final description).
   {
     const std::string message_text(message);
-    sql::Stmt run(*db_, fmt::format("UPDATE runs SET ({}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
-                                    "WHERE id = {}",
-                                    kRunColumns, run_id_));
+    sql::Stmt run(*db_,
+                  fmt::format("UPDATE runs SET ({}) = (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) "
+                              "WHERE id = {}",
+                              kRunColumns, run_id_));
     bind_run(run, info ? *info : info_, status, message_text);
     run.run();
   }
@@ -570,8 +598,8 @@ void write_run(const std::string& path, const RunData& data, const WriteOptions&
     throw StoreError(
         fmt::format("{}: run status '{}' is not one of complete, incomplete, failed", path, data.run.status));
   if (data.wait_summary.empty() && data.waits_dropped > 0)
-    throw StoreError(fmt::format("{}: {} waits were dropped but no wait summary is given", path,
-                                 data.waits_dropped));
+    throw StoreError(
+        fmt::format("{}: {} waits were dropped but no wait summary is given", path, data.waits_dropped));
   RunWriter writer;
   writer.open(path, data.run, options);
   writer.finish(data);
@@ -601,19 +629,22 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
     d.nodes.push_back({s->i32(0), s->i64(1)});
   for (auto s = query("SELECT file, text FROM sources WHERE run_id = ?1 ORDER BY rowid"); s->step();)
     d.sources.push_back({s->str(0), s->str(1)});
-  for (auto s = query("SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes WHERE run_id = ?1 "
-                      "ORDER BY rowid");
+  for (auto s =
+           query("SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes WHERE run_id = ?1 "
+                 "ORDER BY rowid");
        s->step();)
-    d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3), s->str(4),
-                        s->i32(5), s->i32(6)});
-  for (auto s = query("SELECT node, scope_id, category, operation, time_ps, count FROM profile WHERE run_id = ?1 "
-                      "ORDER BY rowid");
+    d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3),
+                        s->str(4), s->i32(5), s->i32(6)});
+  for (auto s =
+           query("SELECT node, scope_id, category, operation, time_ps, count FROM profile WHERE run_id = ?1 "
+                 "ORDER BY rowid");
        s->step();)
-    d.profile.push_back({s->i32(0), static_cast<std::uint32_t>(s->i64(1)), category(s->str(2)), s->str(3), s->i64(4),
-                         s->u64(5)});
-  for (auto s = query("SELECT id, node, scope_id, operation, kind, start_ps, duration_ps, cplwait_ps, cplcomp_ps, "
-                      "cpcomm_ps, cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps, "
-                      "cause_node, cause_scope_id, object, remote_node FROM waits WHERE run_id = ?1 ORDER BY rowid");
+    d.profile.push_back({s->i32(0), static_cast<std::uint32_t>(s->i64(1)), category(s->str(2)), s->str(3),
+                         s->i64(4), s->u64(5)});
+  for (auto s = query(
+           "SELECT id, node, scope_id, operation, kind, start_ps, duration_ps, cplwait_ps, cplcomp_ps, "
+           "cpcomm_ps, cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps, "
+           "cause_node, cause_scope_id, object, remote_node FROM waits WHERE run_id = ?1 ORDER BY rowid");
        s->step();) {
     WaitRow w;
     w.id = s->u64(0);
@@ -630,9 +661,10 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
     w.remote_node = static_cast<int>(s->optional(19));
     d.waits.push_back(std::move(w));
   }
-  for (auto s = query("SELECT node, scope_id, operation, kind, count, total_ps, cplwait_ps, cplcomp_ps, cpcomm_ps, "
-                      "cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps FROM wait_summary "
-                      "WHERE run_id = ?1 ORDER BY rowid");
+  for (auto s = query(
+           "SELECT node, scope_id, operation, kind, count, total_ps, cplwait_ps, cplcomp_ps, cpcomm_ps, "
+           "cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps FROM wait_summary "
+           "WHERE run_id = ?1 ORDER BY rowid");
        s->step();) {
     WaitSummary w;
     w.node = s->i32(0);
@@ -668,12 +700,14 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
 
 [[noreturn]] void rethrow_as_store_error(const std::string& path, const sql::SqlError& e) {
   switch (e.code()) {
-    case SQLITE_NOTADB: throw StoreError(fmt::format("{} is not an SQLite database", path));
+    case SQLITE_NOTADB:
+      throw StoreError(fmt::format("{} is not an SQLite database", path));
     case SQLITE_CORRUPT:
     case SQLITE_IOERR:
     case SQLITE_FORMAT:
       throw StoreError(fmt::format("{} is corrupt (truncated or damaged): {}", path, e.detail()));
-    default: throw StoreError(e.what());
+    default:
+      throw StoreError(e.what());
   }
 }
 
@@ -681,7 +715,8 @@ sql::Db open_ncp2_file(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (!fs::exists(status)) throw StoreError(fmt::format("{}: no such file", path));
-  if (fs::is_directory(status)) throw StoreError(fmt::format("{}: is a directory, not a database file", path));
+  if (fs::is_directory(status))
+    throw StoreError(fmt::format("{}: is a directory, not a database file", path));
   {
     // The 16-byte header of every SQLite 3 file: "SQLite format 3\0".
     std::ifstream in(path, std::ios::binary);
@@ -696,13 +731,13 @@ sql::Db open_ncp2_file(const std::string& path) {
     sql::Db db(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
     const auto application_id = static_cast<std::int32_t>(db.integer("PRAGMA application_id"));
     if (application_id != kApplicationId)
-      throw StoreError(fmt::format("{} is not an NCP2-Carnival database (application_id {:#x}, expected {:#x})", path,
-                                   static_cast<std::uint32_t>(application_id),
-                                   static_cast<std::uint32_t>(kApplicationId)));
+      throw StoreError(fmt::format(
+          "{} is not an NCP2-Carnival database (application_id {:#x}, expected {:#x})", path,
+          static_cast<std::uint32_t>(application_id), static_cast<std::uint32_t>(kApplicationId)));
     const auto version = db.integer("PRAGMA user_version");
     if (version > kSchemaVersion)
-      throw StoreError(fmt::format("{} was written by a newer version (schema {}, this tool reads up to {})", path,
-                                   version, kSchemaVersion));
+      throw StoreError(fmt::format("{} was written by a newer version (schema {}, this tool reads up to {})",
+                                   path, version, kSchemaVersion));
     return db;
   } catch (const sql::SqlError& e) {
     rethrow_as_store_error(path, e);
@@ -711,7 +746,8 @@ sql::Db open_ncp2_file(const std::string& path) {
 
 std::set<std::string> table_names(const sql::Db& db) {
   std::set<std::string> tables;
-  for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();) tables.insert(s.str(0));
+  for (sql::Stmt s(db, "SELECT name FROM sqlite_master WHERE type = 'table'"); s.step();)
+    tables.insert(s.str(0));
   return tables;
 }
 
@@ -723,9 +759,10 @@ sql::Db open_store(const std::string& path) {
       throw StoreError(fmt::format("{} is not an NCP2-Carnival database (schema version {})", path, version));
     const std::set<std::string> tables = table_names(db);
     if (!tables.contains("runs") && tables.contains("counter_runs"))
-      throw StoreError(fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
-                                   "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",
-                                   path));
+      throw StoreError(
+          fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
+                      "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",
+                      path));
     for (const char* t : kTables)
       if (!tables.contains(t))
         throw StoreError(fmt::format("{} is not an NCP2-Carnival database (no table '{}')", path, t));

@@ -35,8 +35,8 @@ inline constexpr std::int32_t kApplicationId = 0x4E435032;
 inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
 
 struct WriteOptions {
-  bool force = false;                    // replace an existing file
-  std::size_t max_wait_rows = kUnlimited;  // cap on `waits` rows; `wait_summary` stays complete
+  bool force = false;                          // replace an existing file
+  std::size_t max_wait_rows = kUnlimited;      // cap on `waits` rows; `wait_summary` stays complete
   std::size_t max_timeline_rows = kUnlimited;  // cap on `timeline` rows
 };
 
@@ -93,7 +93,8 @@ class RunWriter {
 
  private:
   struct Statements;
-  using SummaryKey = std::tuple<int, std::uint32_t, std::string, std::string>;  // node, scope, operation, kind
+  using SummaryKey =
+      std::tuple<int, std::uint32_t, std::string, std::string>;  // node, scope, operation, kind
 
   void check_open(std::string_view what) const;
   void maybe_commit();

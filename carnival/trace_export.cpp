@@ -1,10 +1,11 @@
 #include "carnival/trace_export.hpp"
 
+#include <unistd.h>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <climits>
 #include <cstdint>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -13,7 +14,6 @@
 #include <ostream>
 #include <set>
 #include <stdexcept>
-#include <unistd.h>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,7 +23,8 @@ namespace ncp2::carnival {
 
 std::string trace_microseconds(std::int64_t ps) {
   const bool negative = ps < 0;
-  const std::uint64_t a = negative ? static_cast<std::uint64_t>(-(ps + 1)) + 1 : static_cast<std::uint64_t>(ps);
+  const std::uint64_t a =
+      negative ? static_cast<std::uint64_t>(-(ps + 1)) + 1 : static_cast<std::uint64_t>(ps);
   return fmt::format("{}{}.{:06}", negative ? "-" : "", a / 1'000'000, a % 1'000'000);
 }
 
@@ -44,7 +45,9 @@ class EventWriter {
     first_ = false;
     out_ << '{' << body << '}';
   }
-  void end(const std::string& other_data) { out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data << "}\n"; }
+  void end(const std::string& other_data) {
+    out_ << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":" << other_data << "}\n";
+  }
 
  private:
   std::ostream& out_;
@@ -79,13 +82,15 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
   for (int n : nodes) {
     const int pid = trace_pid(n);
     w.event(fmt::format(R"("ph":"M","pid":{},"name":"process_name","args":{{"name":"node {}"}})", pid, n));
-    w.event(fmt::format(R"("ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}})", pid, n));
+    w.event(
+        fmt::format(R"("ph":"M","pid":{},"name":"process_sort_index","args":{{"sort_index":{}}})", pid, n));
     for (bool cp : {false, true}) {
       const int tid = trace_tid(n, cp);
-      w.event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}})", pid, tid,
-                          cp ? "CP" : "PP"));
-      w.event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}})", pid,
-                          tid, cp ? 1 : 0));
+      w.event(fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_name","args":{{"name":"{}"}})", pid,
+                          tid, cp ? "CP" : "PP"));
+      w.event(
+          fmt::format(R"("ph":"M","pid":{},"tid":{},"name":"thread_sort_index","args":{{"sort_index":{}}})",
+                      pid, tid, cp ? 1 : 0));
     }
     counts.metadata += 6;
   }
@@ -105,20 +110,22 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
   }
 
   for (const auto& g : d.timeline) {
-    const std::string head = fmt::format(R"("ph":"X","pid":{},"tid":{},"name":"{}","cat":"{}")", trace_pid(g.node),
-                                         trace_tid(g.node, g.cp), to_string(g.category), g.cp ? "CP" : "PP");
+    const std::string head =
+        fmt::format(R"("ph":"X","pid":{},"tid":{},"name":"{}","cat":"{}")", trace_pid(g.node),
+                    trace_tid(g.node, g.cp), to_string(g.category), g.cp ? "CP" : "PP");
     const std::string args = fmt::format(R"("args":{{"operation":{},"scope":{}}})", quoted(g.operation),
                                          quoted(scope_label(scopes, g.scope)));
     std::int64_t from = g.start_ps;
     auto emit = [&](std::int64_t to) {
-      w.event(fmt::format(R"({},"ts":{},"dur":{},{})", head, trace_microseconds(from), trace_microseconds(to - from),
-                          args));
+      w.event(fmt::format(R"({},"ts":{},"dur":{},{})", head, trace_microseconds(from),
+                          trace_microseconds(to - from), args));
       ++counts.segments;
       from = to;
     };
     if (auto it = boundaries.find({g.node, g.cp}); it != boundaries.end()) {
       const auto& b = it->second;
-      for (auto p = std::upper_bound(b.begin(), b.end(), g.start_ps); p != b.end() && *p < g.end_ps; ++p) emit(*p);
+      for (auto p = std::upper_bound(b.begin(), b.end(), g.start_ps); p != b.end() && *p < g.end_ps; ++p)
+        emit(*p);
     }
     emit(g.end_ps);
   }
@@ -148,16 +155,17 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
   for (const auto& x : d.waits) {
     const bool cp = x.kind == "CPWait";
     const int pid = trace_pid(x.node), tid = trace_tid(x.node, cp);
-    std::string args = fmt::format(R"("id":{},"kind":{},"operation":{},"scope":{},"duration_ps":{})", x.id,
-                                   quoted(x.kind), quoted(x.operation), quoted(scope_label(scopes, x.scope)),
-                                   x.duration_ps);
+    std::string args =
+        fmt::format(R"("id":{},"kind":{},"operation":{},"scope":{},"duration_ps":{})", x.id, quoted(x.kind),
+                    quoted(x.operation), quoted(scope_label(scopes, x.scope)), x.duration_ps);
     for (std::size_t i = 0; i < kWaitParts; ++i) args += fmt::format(R"(,"{}":{})", kPartKeys[i], x.parts[i]);
     if (x.cause_node >= 0) args += fmt::format(R"(,"cause_node":{})", x.cause_node);
-    if (x.cause_scope >= 0) args += fmt::format(R"(,"cause_scope":{})", quoted(scope_label(scopes, x.cause_scope)));
+    if (x.cause_scope >= 0)
+      args += fmt::format(R"(,"cause_scope":{})", quoted(scope_label(scopes, x.cause_scope)));
     if (x.remote_node >= 0) args += fmt::format(R"(,"remote_node":{})", x.remote_node);
     args += fmt::format(R"(,"object":{})", x.object);
-    w.event(fmt::format(R"("ph":"X","pid":{},"tid":{},"name":{},"cat":"wait","ts":{},"dur":{},"args":{{{}}})", pid,
-                        tid, quoted(x.operation + " wait"), trace_microseconds(x.start_ps),
+    w.event(fmt::format(R"("ph":"X","pid":{},"tid":{},"name":{},"cat":"wait","ts":{},"dur":{},"args":{{{}}})",
+                        pid, tid, quoted(x.operation + " wait"), trace_microseconds(x.start_ps),
                         trace_microseconds(x.duration_ps), args));
     ++counts.waits;
 
@@ -175,15 +183,15 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
     const int rpid = trace_pid(x.remote_node), rtid = trace_tid(x.remote_node, remote_on_cp);
     const std::int64_t back = std::max(x.start_ps, end - 1);  // inside the wait's slice
     const std::uint64_t request = flow_id++, reply = flow_id++;
-    w.event(fmt::format(R"("ph":"s","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})", request, pid,
-                        tid, trace_microseconds(x.start_ps)));
+    w.event(fmt::format(R"("ph":"s","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})",
+                        request, pid, tid, trace_microseconds(x.start_ps)));
     // The request binds to the remote's next slice from its arrival (the command that serves it).
-    w.event(fmt::format(R"("ph":"f","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})", request,
-                        rpid, rtid, trace_microseconds(arrival)));
-    w.event(fmt::format(R"("ph":"s","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply, rpid,
-                        rtid, trace_microseconds(departure)));
-    w.event(fmt::format(R"("ph":"f","bp":"e","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply,
-                        pid, tid, trace_microseconds(back)));
+    w.event(fmt::format(R"("ph":"f","id":{},"name":"request","cat":"flow","pid":{},"tid":{},"ts":{})",
+                        request, rpid, rtid, trace_microseconds(arrival)));
+    w.event(fmt::format(R"("ph":"s","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})", reply,
+                        rpid, rtid, trace_microseconds(departure)));
+    w.event(fmt::format(R"("ph":"f","bp":"e","id":{},"name":"reply","cat":"flow","pid":{},"tid":{},"ts":{})",
+                        reply, pid, tid, trace_microseconds(back)));
     counts.flows += 4;
   }
 

@@ -15,9 +15,9 @@ namespace ncp2::carnival {
 struct TraceCounts {
   std::size_t processes = 0;  // nodes (each with a process_name and 2 thread_name events)
   std::size_t metadata = 0;   // "ph":"M" events
-  std::size_t segments = 0;   // "X" slices from the timeline (segments crossing a wait's boundary split there)
-  std::size_t waits = 0;      // "X" slices of waits
-  std::size_t flows = 0;      // "s" and "f" events (4 per wait served by another node)
+  std::size_t segments = 0;  // "X" slices from the timeline (segments crossing a wait's boundary split there)
+  std::size_t waits = 0;     // "X" slices of waits
+  std::size_t flows = 0;     // "s" and "f" events (4 per wait served by another node)
   [[nodiscard]] std::size_t events() const { return metadata + segments + waits + flows; }
 };
 

@@ -44,8 +44,11 @@ nlohmann::json follower_json(const timing::FollowerReport& f) {
   j["error_ns"] = f.error_ns();
   j["drift_error_ppm"] = e.drift_ppm - f.injected.drift_ppm;
   j["within_bound"] = f.within_bound();
-  j["rtt_ns"] = {{"min", e.second.rtt.min}, {"mode", e.second.rtt.mode}, {"mean", e.second.rtt.mean},
-                 {"max", e.second.rtt.max}, {"max_before_filter", e.second.rtt.max_all}};
+  j["rtt_ns"] = {{"min", e.second.rtt.min},
+                 {"mode", e.second.rtt.mode},
+                 {"mean", e.second.rtt.mean},
+                 {"max", e.second.rtt.max},
+                 {"max_before_filter", e.second.rtt.max_all}};
   j["kept"] = e.first.kept + e.second.kept;
   j["discarded"] = e.first.discarded + e.second.discarded;
   j["used"] = e.first.used + e.second.used;
@@ -81,24 +84,27 @@ int run(ClocksyncOptions o) {
     if (!report.error.empty()) j["error"] = report.error;
     fmt::print("{}\n", j.dump(2));
   } else {
-    fmt::print("master 0, {} follower(s), transport {}, {} exchanges per burst, re-synchronized after {} ms\n",
-               report.followers.size(), timing::to_string(report.transport), o.run.exchanges, o.interval_ms);
+    fmt::print(
+        "master 0, {} follower(s), transport {}, {} exchanges per burst, re-synchronized after {} ms\n",
+        report.followers.size(), timing::to_string(report.transport), o.run.exchanges, o.interval_ms);
     fmt::print("clock: {}\n", report.clock);
-    fmt::print("{:>3} {:>14} {:>10} {:>10} {:>14} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>11}\n", "id", "offset ns",
-               "bound ns", "error ns", "true offset", "drift ppm", "+- ppm", "true drift", "rtt min", "rtt mode",
-               "rtt mean", "kept/disc.");
+    fmt::print("{:>3} {:>14} {:>10} {:>10} {:>14} {:>10} {:>9} {:>10} {:>9} {:>9} {:>9} {:>11}\n", "id",
+               "offset ns", "bound ns", "error ns", "true offset", "drift ppm", "+- ppm", "true drift",
+               "rtt min", "rtt mode", "rtt mean", "kept/disc.");
     for (const auto& f : report.followers) {
       if (!f.ok) {
         fmt::print("{:>3} failed: {}\n", f.id, f.error);
         continue;
       }
       const auto& e = f.estimate;
-      fmt::print("{:>3} {:>14.1f} {:>10.1f} {:>10.1f} {:>14.1f} {:>10.3f} {:>9.3f} {:>10.3f} {:>9.0f} {:>9.0f} {:>9.0f} "
-                 "{:>5}/{:<5}{}\n",
-                 f.id, e.offset_ns, e.offset_bound_ns, f.error_ns(), f.true_offset_ns, e.drift_ppm, e.drift_bound_ppm,
-                 f.injected.drift_ppm,
-                 e.second.rtt.min, e.second.rtt.mode, e.second.rtt.mean, e.first.kept + e.second.kept,
-                 e.first.discarded + e.second.discarded, f.within_bound() ? "" : "  ERROR BEYOND THE BOUND");
+      fmt::print(
+          "{:>3} {:>14.1f} {:>10.1f} {:>10.1f} {:>14.1f} {:>10.3f} {:>9.3f} {:>10.3f} {:>9.0f} {:>9.0f} "
+          "{:>9.0f} "
+          "{:>5}/{:<5}{}\n",
+          f.id, e.offset_ns, e.offset_bound_ns, f.error_ns(), f.true_offset_ns, e.drift_ppm,
+          e.drift_bound_ppm, f.injected.drift_ppm, e.second.rtt.min, e.second.rtt.mode, e.second.rtt.mean,
+          e.first.kept + e.second.kept, e.first.discarded + e.second.discarded,
+          f.within_bound() ? "" : "  ERROR BEYOND THE BOUND");
     }
   }
   if (!report.error.empty()) fmt::print(stderr, "ncp2: clocksync: {}\n", report.error);
@@ -112,11 +118,14 @@ int run(ClocksyncOptions o) {
 }  // namespace
 
 Subcommand add_clocksync_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("clocksync",
-                                 "Synchronize the clocks of N real processes on this machine (one master) by round "
-                                 "trips; with injected offsets/drift, show the real error beside the bound");
+  auto* cmd =
+      app.add_subcommand("clocksync",
+                         "Synchronize the clocks of N real processes on this machine (one master) by round "
+                         "trips; with injected offsets/drift, show the real error beside the bound");
   auto o = std::make_shared<ClocksyncOptions>();
-  cmd->add_option("--procs", o->run.procs, "processes, the master included")->check(CLI::Range(2, 64))->capture_default_str();
+  cmd->add_option("--procs", o->run.procs, "processes, the master included")
+      ->check(CLI::Range(2, 64))
+      ->capture_default_str();
   cmd->add_option("--exchanges", o->run.exchanges, "round trips per burst (two bursts per follower)")
       ->check(CLI::Range(1, 100'000))
       ->capture_default_str();
@@ -126,7 +135,8 @@ Subcommand add_clocksync_command(CLI::App& app) {
   cmd->add_option("--inject-offset-us", o->run.inject_offset_us,
                   "shift follower k's clock by (-1)^(k+1) k X microseconds")
       ->check(CLI::Range(-1e9, 1e9));
-  cmd->add_option("--inject-drift-ppm", o->run.inject_drift_ppm, "skew follower k's clock by (-1)^(k+1) k Y ppm")
+  cmd->add_option("--inject-drift-ppm", o->run.inject_drift_ppm,
+                  "skew follower k's clock by (-1)^(k+1) k Y ppm")
       ->check(CLI::Range(-1000.0, 1000.0));
   cmd->add_option("--interval-ms", o->interval_ms, "time between the two bursts (the drift's baseline)")
       ->check(CLI::Range(1.0, 60'000.0))

@@ -19,22 +19,23 @@ Subcommand add_config_command(CLI::App& app) {
   cmd->add_flag("--keys", *keys, "list every key with its type, default and meaning");
   cmd->add_flag("--markdown", *markdown, "with --keys: a Markdown table (used by docs/configuration.md)");
   return {cmd, [options, keys, markdown] {
-    if (*keys) {
-      if (*markdown) {
-        fmt::print("| key | type | default (ncp2) | meaning | source of the default |\n");
-        fmt::print("|---|---|---|---|---|\n");
-        for (const auto& k : emu::config_keys())
-          fmt::print("| `{}` | {} | `{}` | {} | {} |\n", k.key, k.type, k.ncp2_default, k.description, k.source);
-      } else {
-        for (const auto& k : emu::config_keys())
-          fmt::print("{:<36} {:<12} {:<14} {}\n", k.key, k.type, k.ncp2_default, k.description);
-      }
-      return kExitOk;
-    }
-    const emu::MachineConfig config = load_machine_config(*options);
-    fmt::print("# effective configuration (ncp2 config)\n{}", emu::to_toml(config));
-    return kExitOk;
-  }};
+            if (*keys) {
+              if (*markdown) {
+                fmt::print("| key | type | default (ncp2) | meaning | source of the default |\n");
+                fmt::print("|---|---|---|---|---|\n");
+                for (const auto& k : emu::config_keys())
+                  fmt::print("| `{}` | {} | `{}` | {} | {} |\n", k.key, k.type, k.ncp2_default, k.description,
+                             k.source);
+              } else {
+                for (const auto& k : emu::config_keys())
+                  fmt::print("{:<36} {:<12} {:<14} {}\n", k.key, k.type, k.ncp2_default, k.description);
+              }
+              return kExitOk;
+            }
+            const emu::MachineConfig config = load_machine_config(*options);
+            fmt::print("# effective configuration (ncp2 config)\n{}", emu::to_toml(config));
+            return kExitOk;
+          }};
 }
 
 }  // namespace ncp2::cli

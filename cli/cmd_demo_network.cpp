@@ -55,32 +55,38 @@ void print_result(const emu::MachineConfig& config, const DemoOptions& o, const 
 }  // namespace
 
 Subcommand add_demo_network_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand(
-      "demo-network", "Built-in demonstration: nodes exchange messages through their CPs; prints each "
-                      "message's time-stamp chain");
+  auto* cmd =
+      app.add_subcommand("demo-network",
+                         "Built-in demonstration: nodes exchange messages through their CPs; prints each "
+                         "message's time-stamp chain");
   auto o = std::make_shared<DemoOptions>();
   add_machine_options(*cmd, o->machine);
   cmd->add_option("--pattern", o->pattern, "barrier (N-1 arrivals at node 0, then N-1 releases) or ping-pong")
       ->check(CLI::IsMember({"barrier", "ping-pong"}))
       ->capture_default_str();
-  cmd->add_option("--rounds", o->rounds, "repetitions of the pattern")->check(CLI::Range(1, 1'000'000))->capture_default_str();
-  cmd->add_option("--bytes", o->bytes, "payload bytes per message")->check(CLI::Range(0u, 1u << 24))->capture_default_str();
+  cmd->add_option("--rounds", o->rounds, "repetitions of the pattern")
+      ->check(CLI::Range(1, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--bytes", o->bytes, "payload bytes per message")
+      ->check(CLI::Range(0u, 1u << 24))
+      ->capture_default_str();
   cmd->add_flag("--summary", o->summary_only, "print only the per-node summary, not every message");
   return {cmd, [o] {
-    const emu::MachineConfig config = load_machine_config(o->machine);
-    emu::TrafficOptions t;
-    t.pattern = o->pattern == "barrier" ? emu::TrafficPattern::Barrier : emu::TrafficPattern::PingPong;
-    t.rounds = o->rounds;
-    t.payload_bytes = o->bytes;
-    t.record_messages = !o->summary_only;
-    const emu::TrafficResult r = emu::run_traffic(config, t);
-    print_result(config, *o, r);
-    if (r.run.status != emu::RunStatus::Completed) {
-      fmt::print(stderr, "ncp2: {}\n", r.run.diagnosis);
-      return kExitFailure;
-    }
-    return kExitOk;
-  }};
+            const emu::MachineConfig config = load_machine_config(o->machine);
+            emu::TrafficOptions t;
+            t.pattern =
+                o->pattern == "barrier" ? emu::TrafficPattern::Barrier : emu::TrafficPattern::PingPong;
+            t.rounds = o->rounds;
+            t.payload_bytes = o->bytes;
+            t.record_messages = !o->summary_only;
+            const emu::TrafficResult r = emu::run_traffic(config, t);
+            print_result(config, *o, r);
+            if (r.run.status != emu::RunStatus::Completed) {
+              fmt::print(stderr, "ncp2: {}\n", r.run.diagnosis);
+              return kExitFailure;
+            }
+            return kExitOk;
+          }};
 }
 
 }  // namespace ncp2::cli

@@ -32,9 +32,10 @@ int export_trace(const ExportCommand& o) {
                data.run.status);
   try {
     const auto counts = carnival::export_trace(data, o.out);
-    fmt::print("{}: {} events ({} nodes, {} timeline slices, {} waits, {} flow events); open it in "
-               "https://ui.perfetto.dev\n",
-               o.out, counts.events(), counts.processes, counts.segments, counts.waits, counts.flows);
+    fmt::print(
+        "{}: {} events ({} nodes, {} timeline slices, {} waits, {} flow events); open it in "
+        "https://ui.perfetto.dev\n",
+        o.out, counts.events(), counts.processes, counts.segments, counts.waits, counts.flows);
     if (data.timeline_dropped > 0)
       fmt::print(stderr, "ncp2: note: {} timeline segments were not stored (cap)\n", data.timeline_dropped);
   } catch (const std::exception& e) {
@@ -47,9 +48,10 @@ int export_trace(const ExportCommand& o) {
 }  // namespace
 
 Subcommand add_export_trace_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("export-trace",
-                                 "Write a stored run as Chrome trace-event JSON (Perfetto UI, chrome://tracing): "
-                                 "a process per node, PP and CP threads, waits with flow arrows");
+  auto* cmd =
+      app.add_subcommand("export-trace",
+                         "Write a stored run as Chrome trace-event JSON (Perfetto UI, chrome://tracing): "
+                         "a process per node, PP and CP threads, waits with flow arrows");
   auto o = std::make_shared<ExportCommand>();
   cmd->add_option("file", o->file, "the run's database (SQLite)")->required()->type_name("FILE");
   cmd->add_option("out", o->out, "the JSON file to write (atomically)")->required()->type_name("OUT.json");

@@ -44,8 +44,8 @@ int report(const ReportCommand& o) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
   }
-  if (data.run.status != "complete" && (options.format == carnival::ReportFormat::Csv ||
-                                        options.format == carnival::ReportFormat::Json))
+  if (data.run.status != "complete" &&
+      (options.format == carnival::ReportFormat::Csv || options.format == carnival::ReportFormat::Json))
     fmt::print(stderr, "ncp2: warning: {} holds a run with status '{}': the results are partial\n", o.file,
                data.run.status);
   const std::string text = carnival::render_report(data, options);
@@ -60,7 +60,9 @@ Subcommand add_report_command(CLI::App& app) {
                                  "Report on a run stored by `ncp2 run --db`: scope tree, nodes, CPWait Map, "
                                  "causes of synchronization delay, largest waits");
   auto o = std::make_shared<ReportCommand>();
-  cmd->add_option("file", o->file, "the run's database (SQLite, docs/schema.md)")->required()->type_name("FILE");
+  cmd->add_option("file", o->file, "the run's database (SQLite, docs/schema.md)")
+      ->required()
+      ->type_name("FILE");
   cmd->add_option("--view", o->views,
                   "what to show (repeatable or comma-separated): scopes, nodes, cpwait, causes, waits, all "
                   "(default: all)")
@@ -70,7 +72,9 @@ Subcommand add_report_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "text (Unicode bars), markdown, csv (raw picoseconds) or json")
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}))
       ->capture_default_str();
-  cmd->add_option("--top", o->top, "rows of the scopes (the hottest), cpwait, causes and waits views (0: all)")->capture_default_str();
+  cmd->add_option("--top", o->top,
+                  "rows of the scopes (the hottest), cpwait, causes and waits views (0: all)")
+      ->capture_default_str();
   return {cmd, [o] { return report(*o); }};
 }
 

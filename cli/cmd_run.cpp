@@ -17,12 +17,12 @@
 
 #include <fmt/format.h>
 
-#include "cli/commands.hpp"
-#include "cli/machine_options.hpp"
-#include "cli/time_model_options.hpp"
 #include "carnival/counters/events.hpp"
 #include "carnival/counters/scope_counters.hpp"
 #include "carnival/store.hpp"
+#include "cli/commands.hpp"
+#include "cli/machine_options.hpp"
+#include "cli/time_model_options.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
 #include "workloads/registry.hpp"
@@ -63,17 +63,18 @@ class ProgressLine {
     if (!on_) return;
     std::string line;
     if (previous_ && previous_->virtual_ps > 0) {
-      const double fraction = std::min(1.0, static_cast<double>(emu::to_ps(p.now)) /
-                                                static_cast<double>(previous_->virtual_ps));
+      const double fraction =
+          std::min(1.0, static_cast<double>(emu::to_ps(p.now)) / static_cast<double>(previous_->virtual_ps));
       constexpr int kWidth = 30;
       const int filled = static_cast<int>(fraction * kWidth);
-      line = fmt::format("[{}{}] {:3.0f}%  virtual {} of ~{}  barriers {}/{}  {:.1f} s", std::string(filled, '#'),
-                         std::string(kWidth - filled, '.'), fraction * 100, emu::format_time(p.now),
+      line = fmt::format("[{}{}] {:3.0f}%  virtual {} of ~{}  barriers {}/{}  {:.1f} s",
+                         std::string(filled, '#'), std::string(kWidth - filled, '.'), fraction * 100,
+                         emu::format_time(p.now),
                          emu::format_time(emu::kTimeZero + emu::picoseconds(previous_->virtual_ps)),
                          p.barrier_episodes, previous_->barrier_episodes, p.wall_seconds);
     } else {
-      line = fmt::format("virtual {}  barriers {}  events {}  {:.1f} s", emu::format_time(p.now), p.barrier_episodes,
-                         p.events, p.wall_seconds);
+      line = fmt::format("virtual {}  barriers {}  events {}  {:.1f} s", emu::format_time(p.now),
+                         p.barrier_episodes, p.events, p.wall_seconds);
     }
     if (terminal_) {
       fmt::print(stderr, "\r\033[K{}", line);
@@ -130,10 +131,13 @@ std::string utc_now_iso() {
 
 std::string store_status(workloads::RunStatus s) {
   switch (s) {
-    case workloads::RunStatus::Completed: return "complete";
+    case workloads::RunStatus::Completed:
+      return "complete";
     case workloads::RunStatus::Stopped:
-    case workloads::RunStatus::TimeLimit: return "incomplete";
-    default: return "failed";
+    case workloads::RunStatus::TimeLimit:
+      return "incomplete";
+    default:
+      return "failed";
   }
 }
 
@@ -148,11 +152,13 @@ bool write_database(const RunOptions& o, const emu::MachineConfig& config, const
   data.run.status = store_status(outcome.status);
   data.run.config = emu::to_toml(config);
   nlohmann::json p = nlohmann::json::object();
-  for (const auto& [name, value] : params.values()) std::visit([&p, &name](const auto& v) { p[name] = v; }, value);
+  for (const auto& [name, value] : params.values())
+    std::visit([&p, &name](const auto& v) { p[name] = v; }, value);
   data.run.parameters = p.dump();
   data.run.started_at = started_at;
   data.run.verified = outcome.verified;
-  data.run.message = outcome.status == workloads::RunStatus::Completed ? outcome.verification : outcome.diagnosis;
+  data.run.message =
+      outcome.status == workloads::RunStatus::Completed ? outcome.verification : outcome.diagnosis;
   if (outcome.status == workloads::RunStatus::Stopped) data.run.message = "interrupted by a signal";
   carnival::WriteOptions w;
   w.force = o.force;
@@ -163,10 +169,11 @@ bool write_database(const RunOptions& o, const emu::MachineConfig& config, const
     fmt::print(stderr, "ncp2: cannot write the database: {}\n", e.what());
     return false;
   }
-  fmt::print("database  {} ({} profile cells, {} wait instances{}); open it with: carnival {}  or: ncp2 report {}\n",
-             o.db, data.profile.size(), data.waits.size(),
-             data.waits_dropped ? fmt::format(", {} more summarized only", data.waits_dropped) : std::string(),
-             o.db, o.db);
+  fmt::print(
+      "database  {} ({} profile cells, {} wait instances{}); open it with: carnival {}  or: ncp2 report {}\n",
+      o.db, data.profile.size(), data.waits.size(),
+      data.waits_dropped ? fmt::format(", {} more summarized only", data.waits_dropped) : std::string(), o.db,
+      o.db);
   return true;
 }
 
@@ -189,7 +196,8 @@ void print_speedup(const workloads::RunOutcome& o, const std::optional<workloads
                    bool deterministic, bool history_enabled) {
   if (!o.ok() || o.nodes == 1) return;
   if (one_node && o.timed_end > emu::kTimeZero) {
-    const double speedup = static_cast<double>(one_node->virtual_ps) / static_cast<double>(emu::to_ps(o.timed_end));
+    const double speedup =
+        static_cast<double>(one_node->virtual_ps) / static_cast<double>(emu::to_ps(o.timed_end));
     fmt::print("speedup   {:.2f} on {} nodes (1 node: {} virtual; efficiency {:.0f}%)\n", speedup, o.nodes,
                emu::format_time(emu::kTimeZero + emu::picoseconds(one_node->virtual_ps)),
                100.0 * speedup / o.nodes);
@@ -282,17 +290,19 @@ int run(const RunOptions& o) {
     base_options.stop_flag = &g_stop;
     ProgressLine base_line(show_progress, terminal, std::nullopt);  // no 1-node run known: no total
     base_options.progress = [&base_line](const workloads::RunProgress& p) { base_line.update(p); };
-    const workloads::RunOutcome base = workloads::run_workload(single, *workload, params, o.seed, base_options);
+    const workloads::RunOutcome base =
+        workloads::run_workload(single, *workload, params, o.seed, base_options);
     base_line.finish();
     if (base.ok()) {
-      one_node = workloads::HistoryEntry{key, 1, emu::to_ps(base.timed_end), base.barrier_episodes, base.events,
-                                         base.wall_seconds};
+      one_node = workloads::HistoryEntry{
+          key, 1, emu::to_ps(base.timed_end), base.barrier_episodes, base.events, base.wall_seconds};
       history.record(*one_node);
     } else if (base.status == workloads::RunStatus::Stopped) {
       fmt::print(stderr, "ncp2: interrupted while measuring the baseline; nothing was run or stored\n");
       return kExitFailure;
     } else {
-      fmt::print(stderr, "ncp2: the 1-node baseline did not complete ({}): {}\n", workloads::to_string(base.status),
+      fmt::print(stderr, "ncp2: the 1-node baseline did not complete ({}): {}\n",
+                 workloads::to_string(base.status),
                  base.diagnosis.empty() ? base.verification : base.diagnosis);
     }
   }
@@ -301,11 +311,16 @@ int run(const RunOptions& o) {
   run_options.progress_interval = std::chrono::milliseconds(terminal ? 200 : 1000);  // a log: fewer lines
   run_options.progress = [&progress](const workloads::RunProgress& p) { progress.update(p); };
   const std::string started_at = utc_now_iso();
-  const workloads::RunOutcome outcome = workloads::run_workload(config, *workload, params, o.seed, run_options);
+  const workloads::RunOutcome outcome =
+      workloads::run_workload(config, *workload, params, o.seed, run_options);
   progress.finish();
   if (outcome.ok()) {
-    const workloads::HistoryEntry entry{key, outcome.nodes, emu::to_ps(outcome.timed_end), outcome.barrier_episodes,
-                                        outcome.events, outcome.wall_seconds};
+    const workloads::HistoryEntry entry{key,
+                                        outcome.nodes,
+                                        emu::to_ps(outcome.timed_end),
+                                        outcome.barrier_episodes,
+                                        outcome.events,
+                                        outcome.wall_seconds};
     history.record(entry);
     if (outcome.nodes == 1) one_node = entry;
   }
@@ -334,9 +349,11 @@ int run(const RunOptions& o) {
       std::string counted;
       for (const auto& e : scope_meter->events())
         if (e.available) counted += (counted.empty() ? "" : ", ") + e.name;
-      fmt::print("counters  per scope in {} (table scope_counters): {}\n", o.db, counted.empty() ? "none" : counted);
+      fmt::print("counters  per scope in {} (table scope_counters): {}\n", o.db,
+                 counted.empty() ? "none" : counted);
       for (const auto& e : scope_meter->events())
-        if (!e.available) fmt::print(stderr, "ncp2: --scope-counters: {} not counted: {}\n", e.name, e.reason);
+        if (!e.available)
+          fmt::print(stderr, "ncp2: --scope-counters: {} not counted: {}\n", e.name, e.reason);
     } catch (const std::exception& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
       stored = false;
@@ -380,8 +397,7 @@ Subcommand add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--max-timeline", o->max_timeline, "with --db: keep at most N timeline segments (0: none)")
       ->capture_default_str();
-  cmd->add_option("--progress", o->progress,
-                  "progress line on stderr: auto (on a terminal), always, never")
+  cmd->add_option("--progress", o->progress, "progress line on stderr: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
   cmd->add_flag("--baseline", o->baseline,

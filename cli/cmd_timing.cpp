@@ -27,7 +27,8 @@ struct TimingOptions {
 };
 
 nlohmann::json to_json(const timing::Summary& s) {
-  return {{"min", s.min}, {"median", s.median}, {"mean", s.mean}, {"p99", s.p99}, {"max", s.max}, {"count", s.count}};
+  return {{"min", s.min}, {"median", s.median}, {"mean", s.mean},
+          {"p99", s.p99}, {"max", s.max},       {"count", s.count}};
 }
 
 int run(const TimingOptions& o) {
@@ -49,7 +50,8 @@ int run(const TimingOptions& o) {
   const auto measured = timing::measure_sources(sources, reference, m);
   timing::TimestampCost stamp;
   if (tsc_readable) stamp = timing::measure_timestamp_cost(reference);
-  const double probe_ns = reference.to_ns(static_cast<double>(timing::MeasuredTimeModel::measure_probe_ticks(reference)));
+  const double probe_ns =
+      reference.to_ns(static_cast<double>(timing::MeasuredTimeModel::measure_probe_ticks(reference)));
 
   if (o.json) {
     nlohmann::json j;
@@ -72,74 +74,89 @@ int run(const TimingOptions& o) {
       if (s.declared_resolution_ns > 0) e["declared_resolution_ns"] = s.declared_resolution_ns;
       j["sources"].push_back(std::move(e));
     }
-    j["tsc"] = {{"readable", tsc_readable},
-                {"invariant", tsc.invariant()},
-                {"cpuid_invariant", tsc.cpuid_invariant},
-                {"constant_tsc", tsc.constant_tsc},
-                {"nonstop_tsc", tsc.nonstop_tsc},
-                {"hypervisor", tsc.hypervisor},
-                {"frequency_hz", tsc_readable ? nlohmann::json(calibration.frequency_hz) : nlohmann::json(nullptr)},
-                {"calibration_interval_s", calibration.interval_s},
-                {"t_get_ns", calibration.t_get_ns},
-                {"t_d_ns", calibration.t_d_ns},
-                {"error_bound_ppm", tsc_readable ? nlohmann::json(calibration.error_bound_ppm) : nlohmann::json(nullptr)},
-                {"used_by_project", choice.use_tsc},
-                {"reason", choice.reason}};
+    j["tsc"] = {
+        {"readable", tsc_readable},
+        {"invariant", tsc.invariant()},
+        {"cpuid_invariant", tsc.cpuid_invariant},
+        {"constant_tsc", tsc.constant_tsc},
+        {"nonstop_tsc", tsc.nonstop_tsc},
+        {"hypervisor", tsc.hypervisor},
+        {"frequency_hz", tsc_readable ? nlohmann::json(calibration.frequency_hz) : nlohmann::json(nullptr)},
+        {"calibration_interval_s", calibration.interval_s},
+        {"t_get_ns", calibration.t_get_ns},
+        {"t_d_ns", calibration.t_d_ns},
+        {"error_bound_ppm",
+         tsc_readable ? nlohmann::json(calibration.error_bound_ppm) : nlohmann::json(nullptr)},
+        {"used_by_project", choice.use_tsc},
+        {"reason", choice.reason}};
     j["cpu"] = tsc.cpu_model;
     j["clocksource"] = {{"current", clocksource.current}, {"available", clocksource.available}};
-    j["timestamp_read"] = {{"project_ns", stamp.project_ns}, {"bare_rdtsc_ns", stamp.bare_rdtsc_ns}, {"ratio", stamp.ratio()}};
+    j["timestamp_read"] = {
+        {"project_ns", stamp.project_ns}, {"bare_rdtsc_ns", stamp.bare_rdtsc_ns}, {"ratio", stamp.ratio()}};
     j["measured_model_probe_ns"] = probe_ns;
     fmt::print("{}\n", j.dump(2));
     return kExitOk;
   }
 
   fmt::print("cpu          {}\n", tsc.cpu_model.empty() ? "unknown" : tsc.cpu_model);
-  fmt::print("clocksource  {} (available: {})\n", clocksource.current.empty() ? clocksource.reason : clocksource.current,
+  fmt::print("clocksource  {} (available: {})\n",
+             clocksource.current.empty() ? clocksource.reason : clocksource.current,
              fmt::join(clocksource.available, " "));
   fmt::print("TSC          {}, {} (CPUID invariant bit {}, constant_tsc {}, nonstop_tsc {}{})\n",
              tsc_readable ? "readable" : timing::rdtsc_unavailable_reason(tsc),
              tsc.invariant() ? "invariant" : "NOT invariant", tsc.cpuid_invariant ? "set" : "clear",
-             tsc.constant_tsc ? "yes" : "no", tsc.nonstop_tsc ? "yes" : "no", tsc.hypervisor ? ", under a hypervisor" : "");
+             tsc.constant_tsc ? "yes" : "no", tsc.nonstop_tsc ? "yes" : "no",
+             tsc.hypervisor ? ", under a hypervisor" : "");
   if (tsc_readable)
-    fmt::print("calibration  {:.6f} MHz over {:.3f} s against CLOCK_MONOTONIC_RAW; t_get {:.0f} ns, t_d {:.1f} ns; "
-               "error bound (2 t_get + t_d)/dt = {:.3f} ppm\n",
-               calibration.frequency_hz / 1e6, calibration.interval_s, calibration.t_get_ns, calibration.t_d_ns,
-               calibration.error_bound_ppm);
-  fmt::print("project      time stamps from {}{}\n", reference.describe(), choice.use_tsc ? "" : "; " + choice.reason);
-  fmt::print("\ncost of one read ({} samples; cold: {} samples, private caches' data evicted)\n", o.samples, o.cold);
-  fmt::print("{:<30} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>11}\n", "source", "min ns", "median", "mean", "p99",
-             "max", "cycles", "cold med", "resolution");
+    fmt::print(
+        "calibration  {:.6f} MHz over {:.3f} s against CLOCK_MONOTONIC_RAW; t_get {:.0f} ns, t_d {:.1f} ns; "
+        "error bound (2 t_get + t_d)/dt = {:.3f} ppm\n",
+        calibration.frequency_hz / 1e6, calibration.interval_s, calibration.t_get_ns, calibration.t_d_ns,
+        calibration.error_bound_ppm);
+  fmt::print("project      time stamps from {}{}\n", reference.describe(),
+             choice.use_tsc ? "" : "; " + choice.reason);
+  fmt::print("\ncost of one read ({} samples; cold: {} samples, private caches' data evicted)\n", o.samples,
+             o.cold);
+  fmt::print("{:<30} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>10} {:>11}\n", "source", "min ns", "median",
+             "mean", "p99", "max", "cycles", "cold med", "resolution");
   for (const auto& s : measured) {
     if (!s.available) {
       fmt::print("{:<30} unavailable: {}\n", s.name, s.reason);
       continue;
     }
     fmt::print("{:<30} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>9.1f} {:>9.0f} {:>10.1f} {:>8.1f} ns\n", s.name,
-               s.overhead_ns.min, s.overhead_ns.median, s.overhead_ns.mean, s.overhead_ns.p99, s.overhead_ns.max,
-               s.overhead_cycles.median, s.cold_overhead_ns.median, s.resolution_ns);
+               s.overhead_ns.min, s.overhead_ns.median, s.overhead_ns.mean, s.overhead_ns.p99,
+               s.overhead_ns.max, s.overhead_cycles.median, s.cold_overhead_ns.median, s.resolution_ns);
     if (!s.note.empty()) fmt::print("{:<30} note: {}\n", "", s.note);
   }
   if (tsc_readable)
     fmt::print("\ntime stamp   project read {:.2f} ns, bare rdtsc {:.2f} ns: ratio {:.2f} (goal <= 1.2)\n",
                stamp.project_ns, stamp.bare_rdtsc_ns, stamp.ratio());
   fmt::print("measured     probe cost of the measured time model: {:.1f} ns per stretch\n", probe_ns);
-  fmt::print("\npapers (SPEC §4): PII-266 gettimeofday 402 cycles, RDTSC 25; P4-2400 cache-cold gettimeofday 7876 "
-             "cycles, RDTSC 2828 (~1.18 us);\n  Xeon E5405 max/min/avg us: gettimeofday 0.98/0.67/0.79, HPET "
-             "0.99/0.51/0.52, TSC 0.61/0.06/0.07; HPET resolution ~0.55 us (docs/timing.md)\n");
+  fmt::print(
+      "\npapers (SPEC §4): PII-266 gettimeofday 402 cycles, RDTSC 25; P4-2400 cache-cold gettimeofday 7876 "
+      "cycles, RDTSC 2828 (~1.18 us);\n  Xeon E5405 max/min/avg us: gettimeofday 0.98/0.67/0.79, HPET "
+      "0.99/0.51/0.52, TSC 0.61/0.06/0.07; HPET resolution ~0.55 us (docs/timing.md)\n");
   return kExitOk;
 }
 
 }  // namespace
 
 Subcommand add_timing_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("timing",
-                                 "Host time sources: cost of one read, resolution, availability; TSC invariance and "
-                                 "calibration with its error bound (the papers' tables, on this machine)");
+  auto* cmd =
+      app.add_subcommand("timing",
+                         "Host time sources: cost of one read, resolution, availability; TSC invariance and "
+                         "calibration with its error bound (the papers' tables, on this machine)");
   auto o = std::make_shared<TimingOptions>();
   cmd->add_flag("--json", o->json, "print JSON (sources, tsc, clocksource, timestamp_read)");
-  cmd->add_option("--samples", o->samples, "reads per source")->check(CLI::Range(10, 10'000'000))->capture_default_str();
-  cmd->add_option("--cold", o->cold, "cache-cold reads per source")->check(CLI::Range(0, 100'000))->capture_default_str();
-  cmd->add_option("--calibrate", o->calibrate_s, "TSC calibration interval in seconds (1 ppm needs ~10 s in the papers)")
+  cmd->add_option("--samples", o->samples, "reads per source")
+      ->check(CLI::Range(10, 10'000'000))
+      ->capture_default_str();
+  cmd->add_option("--cold", o->cold, "cache-cold reads per source")
+      ->check(CLI::Range(0, 100'000))
+      ->capture_default_str();
+  cmd->add_option("--calibrate", o->calibrate_s,
+                  "TSC calibration interval in seconds (1 ppm needs ~10 s in the papers)")
       ->check(CLI::Range(0.001, 600.0))
       ->capture_default_str();
   return {cmd, [o] { return run(*o); }};

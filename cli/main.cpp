@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
@@ -14,9 +14,10 @@
 
 int main(int argc, char** argv) {
   using namespace ncp2::cli;
-  CLI::App app{"ncp2 — emulator of the NCP2 parallel machine running the TreadMarks DSM, "
-               "with the CARNIVAL cause-and-effect profiler.\n"
-               "Exit codes: 0 success, 1 run-time failure, 2 usage or configuration error."};
+  CLI::App app{
+      "ncp2 — emulator of the NCP2 parallel machine running the TreadMarks DSM, "
+      "with the CARNIVAL cause-and-effect profiler.\n"
+      "Exit codes: 0 success, 1 run-time failure, 2 usage or configuration error."};
   app.require_subcommand(1);
   app.set_version_flag("--version", "ncp2 0.1.0");
 
@@ -28,9 +29,9 @@ int main(int argc, char** argv) {
   for (auto&& sub : {add_timing_command(app), add_clocksync_command(app)}) runners[sub.app] = sub.run;
 
   // A mistyped command deserves better than "a subcommand is required".
-  if (argc > 1 && argv[1][0] != '-' && runners.end() == std::find_if(runners.begin(), runners.end(), [&](const auto& r) {
-        return r.first->get_name() == argv[1];
-      })) {
+  if (argc > 1 && argv[1][0] != '-' &&
+      runners.end() == std::find_if(runners.begin(), runners.end(),
+                                    [&](const auto& r) { return r.first->get_name() == argv[1]; })) {
     std::string known;
     for (const auto& [sub, run] : runners) known += (known.empty() ? "" : ", ") + sub->get_name();
     fmt::print(stderr, "ncp2: unknown command '{}' (commands: {}); see ncp2 --help\n", argv[1], known);

@@ -26,7 +26,8 @@ struct TimeModelSetup {
 };
 // Calibrates the host clock briefly when the measured model is asked for. Throws
 // std::invalid_argument for options that do not fit together or cannot be honoured here.
-[[nodiscard]] TimeModelSetup make_time_model(const TimeModelOptions& options, const emu::MachineConfig& config);
+[[nodiscard]] TimeModelSetup make_time_model(const TimeModelOptions& options,
+                                             const emu::MachineConfig& config);
 
 // One line on what the measured model charged in the run.
 void print_measured_summary(const timing::MeasuredTimeModel& meter);

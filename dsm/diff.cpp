@@ -97,7 +97,9 @@ void scan_runs_blocks(std::span<const std::byte> twin, std::span<const std::byte
     for (std::size_t shift = 1; shift < W; shift <<= 1) bytes_equal &= bytes_equal >> shift;
     return bytes_equal & kWordStarts;
   };
-  const auto word_equal = [&](std::size_t w) { return std::memcmp(twin.data() + w * W, page.data() + w * W, W) == 0; };
+  const auto word_equal = [&](std::size_t w) {
+    return std::memcmp(twin.data() + w * W, page.data() + w * W, W) == 0;
+  };
   std::size_t w = 0;
   while (w < n) {
     // Skip unchanged words to the first changed one.
@@ -145,7 +147,8 @@ Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> p
 Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size,
                    std::vector<std::byte> storage) {
   if (twin.size() != page.size() || word_size <= 0 || page.size() % static_cast<std::size_t>(word_size) != 0)
-    throw std::invalid_argument("Diff::between: page and twin must have the same size, a multiple of the word");
+    throw std::invalid_argument(
+        "Diff::between: page and twin must have the same size, a multiple of the word");
   Diff d;
   d.word_size_ = word_size;
   storage.clear();
@@ -162,13 +165,23 @@ Diff Diff::between(std::span<const std::byte> twin, std::span<const std::byte> p
   };
   switch (ws) {
 #ifdef __SSE2__
-    case 4: scan_runs_blocks<4>(twin, page, emit); break;
-    case 8: scan_runs_blocks<8>(twin, page, emit); break;
+    case 4:
+      scan_runs_blocks<4>(twin, page, emit);
+      break;
+    case 8:
+      scan_runs_blocks<8>(twin, page, emit);
+      break;
 #else
-    case 4: scan_runs(twin, page, ws, FixedWord<4>{}, emit); break;
-    case 8: scan_runs(twin, page, ws, FixedWord<8>{}, emit); break;
+    case 4:
+      scan_runs(twin, page, ws, FixedWord<4>{}, emit);
+      break;
+    case 8:
+      scan_runs(twin, page, ws, FixedWord<8>{}, emit);
+      break;
 #endif
-    default: scan_runs(twin, page, ws, AnyWord{ws}, emit); break;
+    default:
+      scan_runs(twin, page, ws, AnyWord{ws}, emit);
+      break;
   }
   return d;
 }
@@ -186,7 +199,8 @@ std::size_t Diff::count_words(std::span<const std::byte> encoded, int word_size)
   return words;
 }
 
-std::size_t Diff::apply_encoded(std::span<const std::byte> encoded, std::span<std::byte> page, int word_size) {
+std::size_t Diff::apply_encoded(std::span<const std::byte> encoded, std::span<std::byte> page,
+                                int word_size) {
   const auto ws = static_cast<std::size_t>(word_size);
   std::size_t at = 0;
   std::size_t words = 0;

@@ -35,7 +35,8 @@ class Diff {
   static Diff decode(std::span<const std::byte> bytes, int word_size);
   // Applies an encoded diff straight from a buffer; returns the number of words written.
   static std::size_t count_words(std::span<const std::byte> encoded, int word_size);
-  static std::size_t apply_encoded(std::span<const std::byte> encoded, std::span<std::byte> page, int word_size);
+  static std::size_t apply_encoded(std::span<const std::byte> encoded, std::span<std::byte> page,
+                                   int word_size);
 
  private:
   std::vector<std::byte> encoded_;

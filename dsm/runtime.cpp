@@ -20,31 +20,50 @@ using emu::WorkContext;
 
 std::string_view to_string(Operation op) {
   switch (op) {
-    case Operation::None: return "none";
-    case Operation::PageFault: return "page fault";
-    case Operation::DiffFetch: return "diff fetch";
-    case Operation::WriteFault: return "write fault";
-    case Operation::LockAcquire: return "lock acquire";
-    case Operation::LockRelease: return "lock release";
-    case Operation::Barrier: return "barrier";
-    case Operation::GarbageCollection: return "garbage collection";
-    case Operation::Exit: return "exit";
+    case Operation::None:
+      return "none";
+    case Operation::PageFault:
+      return "page fault";
+    case Operation::DiffFetch:
+      return "diff fetch";
+    case Operation::WriteFault:
+      return "write fault";
+    case Operation::LockAcquire:
+      return "lock acquire";
+    case Operation::LockRelease:
+      return "lock release";
+    case Operation::Barrier:
+      return "barrier";
+    case Operation::GarbageCollection:
+      return "garbage collection";
+    case Operation::Exit:
+      return "exit";
   }
   return "?";
 }
 
 std::string_view purpose_name(std::uint16_t purpose) {
   switch (purpose) {
-    case kPageRequest: return "page_request";
-    case kPageReply: return "page_reply";
-    case kDiffRequest: return "diff_request";
-    case kDiffReply: return "diff_reply";
-    case kLockRequest: return "lock_request";
-    case kLockForward: return "lock_forward";
-    case kLockGrant: return "lock_grant";
-    case kBarrierArrival: return "barrier_arrival";
-    case kBarrierRelease: return "barrier_release";
-    default: return "other";
+    case kPageRequest:
+      return "page_request";
+    case kPageReply:
+      return "page_reply";
+    case kDiffRequest:
+      return "diff_request";
+    case kDiffReply:
+      return "diff_reply";
+    case kLockRequest:
+      return "lock_request";
+    case kLockForward:
+      return "lock_forward";
+    case kLockGrant:
+      return "lock_grant";
+    case kBarrierArrival:
+      return "barrier_arrival";
+    case kBarrierRelease:
+      return "barrier_release";
+    default:
+      return "other";
   }
 }
 
@@ -117,9 +136,9 @@ std::string barrier_name(std::uint32_t id) {
 }  // namespace
 
 struct Runtime::PageState {
-  bool held = false;                  // this node has a copy (possibly stale)
-  std::vector<std::byte> twin;        // pre-write copy (ncp2: stands for the CP's write log)
-  std::uint32_t twin_interval = 0;    // own interval whose writes the twin separates; 0: none
+  bool held = false;                // this node has a copy (possibly stale)
+  std::vector<std::byte> twin;      // pre-write copy (ncp2: stands for the CP's write log)
+  std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
   std::vector<std::pair<NodeId, std::uint32_t>> notices;  // (writer, interval) not yet applied
   struct OwnDiff {
     std::uint32_t interval = 0;
@@ -166,11 +185,11 @@ struct Runtime::NodeState {
   emu::StampChain chain;
   int outstanding = 0;
   std::vector<ReceivedDiff> received;
-  std::vector<std::byte> receive_buffer;  // the received diffs' bytes, capacity reused
-  std::vector<std::byte> reply_buffer;    // a diff reply under construction, capacity reused
-  std::vector<std::vector<std::byte>> spare_twins;  // twin buffers to reuse
+  std::vector<std::byte> receive_buffer;                   // the received diffs' bytes, capacity reused
+  std::vector<std::byte> reply_buffer;                     // a diff reply under construction, capacity reused
+  std::vector<std::vector<std::byte>> spare_twins;         // twin buffers to reuse
   std::vector<std::vector<std::byte>> spare_diff_buffers;  // diff encodings discarded by a GC, to reuse
-  std::vector<Message*> fanout;  // requests a LOCAL_*_REQUEST command sends (ncp2)
+  std::vector<Message*> fanout;                            // requests a LOCAL_*_REQUEST command sends (ncp2)
   bool release_gc = false;
 
   bool exited = false;
@@ -219,7 +238,9 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
   }
   // What each incoming message is for the PP that handles it (treadmarks): a service to another
   // node (Prste), or the answer to its own wait.
-  auto tag = [](bool service, Operation op) { return emu::HandlerTag{service, static_cast<std::uint8_t>(op)}; };
+  auto tag = [](bool service, Operation op) {
+    return emu::HandlerTag{service, static_cast<std::uint8_t>(op)};
+  };
   cluster.set_purpose_tag(kPageRequest, tag(true, Operation::PageFault));
   cluster.set_purpose_tag(kPageReply, tag(false, Operation::PageFault));
   cluster.set_purpose_tag(kDiffRequest, tag(true, Operation::DiffFetch));
@@ -235,9 +256,13 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
 Runtime::~Runtime() = default;
 
 Process& Runtime::process(NodeId n) { return *processes_.at(static_cast<std::size_t>(emu::index(n))); }
-const NodeStats& Runtime::stats(NodeId n) const { return nodes_.at(static_cast<std::size_t>(emu::index(n)))->stats; }
+const NodeStats& Runtime::stats(NodeId n) const {
+  return nodes_.at(static_cast<std::size_t>(emu::index(n)))->stats;
+}
 Runtime::NodeState& Runtime::self(NodeId n) { return *nodes_[static_cast<std::size_t>(emu::index(n))]; }
-emu::TimePoint Runtime::exit_time(NodeId n) const { return nodes_.at(static_cast<std::size_t>(emu::index(n)))->exit_time; }
+emu::TimePoint Runtime::exit_time(NodeId n) const {
+  return nodes_.at(static_cast<std::size_t>(emu::index(n)))->exit_time;
+}
 
 emu::TimePoint Runtime::timed_end() const {
   emu::TimePoint end = emu::kTimeZero;
@@ -245,7 +270,9 @@ emu::TimePoint Runtime::timed_end() const {
   return end;
 }
 
-NodeId Runtime::lock_manager(LockId lock) const { return emu::node_id(static_cast<int>(raw(lock) % nodes_.size())); }
+NodeId Runtime::lock_manager(LockId lock) const {
+  return emu::node_id(static_cast<int>(raw(lock) % nodes_.size()));
+}
 
 const RegionInfo& Runtime::region_of(PageId page) const { return regions_[page_region_[raw(page)]]; }
 
@@ -257,12 +284,18 @@ std::span<std::byte> Runtime::page_bytes(NodeId n, PageId page) {
   return {self(n).regions[r].data.get() + local * page_size_, page_size_};
 }
 
-std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).regions.at(region).data.get(); }
-const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) { return self(n).regions.at(region).access.data(); }
+std::byte* Runtime::region_data(NodeId n, std::uint32_t region) {
+  return self(n).regions.at(region).data.get();
+}
+const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
+  return self(n).regions.at(region).access.data();
+}
 
-std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size) {
+std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t count,
+                                std::size_t element_size) {
   NodeState& ns = self(n);
-  if (count == 0) throw DsmError(fmt::format("node {}: shared array '{}' of zero elements", emu::index(n), name));
+  if (count == 0)
+    throw DsmError(fmt::format("node {}: shared array '{}' of zero elements", emu::index(n), name));
   if (element_size == 0 || page_size_ % element_size != 0)
     throw DsmError(fmt::format("node {}: shared array '{}': element size {} must divide the page size {}",
                                emu::index(n), name, element_size, page_size_));
@@ -272,7 +305,8 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
     if (r.name != name || r.count != count || r.element_size != element_size)
       throw DsmError(fmt::format(
           "allocation mismatch: node {} allocates '{}' ({} x {} B) as its allocation #{}, which node(s) "
-          "before it allocated as '{}' ({} x {} B); every process must allocate the same arrays in the same order",
+          "before it allocated as '{}' ({} x {} B); every process must allocate the same arrays in the same "
+          "order",
           emu::index(n), name, count, element_size, k, r.name, r.count, r.element_size));
     return k;
   }
@@ -289,8 +323,9 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   const Access home_access = nodes_.size() == 1 ? Access::Write : Access::Read;
   for (auto& node : nodes_) {
     const bool home = node->id == r.home;
-    node->regions.push_back({zeroed(bytes), std::vector<std::uint8_t>(r.pages, static_cast<std::uint8_t>(
-                                                                                    home ? home_access : Access::None))});
+    node->regions.push_back(
+        {zeroed(bytes),
+         std::vector<std::uint8_t>(r.pages, static_cast<std::uint8_t>(home ? home_access : Access::None))});
     node->pages.resize(node->pages.size() + r.pages);
     for (std::uint32_t p = 0; p < r.pages; ++p) node->pages[r.first_page + p].held = home;
   }
@@ -432,9 +467,12 @@ std::string Runtime::describe_wait(const void* node_state) {
       return fmt::format("diffs of page {} of '{}' from {} writer(s)", raw(page), rt.region_of(page).name,
                          ns.wait_requests);
     }
-    case Operation::LockAcquire: return fmt::format("lock {}", ns.wait_object);
-    case Operation::Barrier: return barrier_name(static_cast<std::uint32_t>(ns.wait_object));
-    default: return std::string(to_string(ns.wait_op));
+    case Operation::LockAcquire:
+      return fmt::format("lock {}", ns.wait_object);
+    case Operation::Barrier:
+      return barrier_name(static_cast<std::uint32_t>(ns.wait_object));
+    default:
+      return std::string(to_string(ns.wait_op));
   }
 }
 
@@ -485,7 +523,8 @@ void Runtime::emit_wait(NodeState& ns) {
 // keep its chain and tell the PP, which resumes.
 void Runtime::finish_wait(WorkContext& ctx, NodeState& ns, Message* reply) {
   const Resource where = ctx.resource();
-  reply->chain.add(ctx.now(), where == Resource::CP ? StampPoint::CpFinished : StampPoint::PpHandlerEnd, where, ns.id);
+  reply->chain.add(ctx.now(), where == Resource::CP ? StampPoint::CpFinished : StampPoint::PpHandlerEnd,
+                   where, ns.id);
   if (where == Resource::CP) reply->chain.add(ctx.now(), StampPoint::PpInterrupted, Resource::PP, ns.id);
   ns.chain = reply->chain;
   const bool by_interrupt = where == Resource::CP;
@@ -502,17 +541,34 @@ void Runtime::finish_wait(WorkContext& ctx, NodeState& ns, Message* reply) {
 
 void Runtime::on_message(WorkContext& ctx, Message* m) {
   switch (m->purpose) {
-    case kPageRequest: serve_page_request(ctx, m); break;
-    case kPageReply: receive_page(ctx, m); break;
-    case kDiffRequest: serve_diff_request(ctx, m); break;
-    case kDiffReply: receive_diffs(ctx, m); break;
+    case kPageRequest:
+      serve_page_request(ctx, m);
+      break;
+    case kPageReply:
+      receive_page(ctx, m);
+      break;
+    case kDiffRequest:
+      serve_diff_request(ctx, m);
+      break;
+    case kDiffReply:
+      receive_diffs(ctx, m);
+      break;
     case kLockRequest:
-    case kLockForward: on_lock_request(ctx, m); break;
-    case kLockGrant: receive_grant(ctx, m); break;
-    case kBarrierArrival: on_barrier_arrival(ctx, m); break;
-    case kBarrierRelease: receive_release(ctx, m); break;
+    case kLockForward:
+      on_lock_request(ctx, m);
+      break;
+    case kLockGrant:
+      receive_grant(ctx, m);
+      break;
+    case kBarrierArrival:
+      on_barrier_arrival(ctx, m);
+      break;
+    case kBarrierRelease:
+      receive_release(ctx, m);
+      break;
     default:
-      throw std::logic_error(fmt::format("node {}: message of unknown purpose {}", emu::index(ctx.node()), m->purpose));
+      throw std::logic_error(
+          fmt::format("node {}: message of unknown purpose {}", emu::index(ctx.node()), m->purpose));
   }
 }
 
@@ -564,10 +620,13 @@ const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interva
   }
   Diff d = Diff::between(ps.twin, page_bytes(ns.id, page), config_.memory.word_size, std::move(storage));
   if (!cluster_.has_cp()) {
-    const auto words = static_cast<std::int64_t>(page_size_ / static_cast<std::size_t>(config_.memory.word_size));
+    const auto words =
+        static_cast<std::int64_t>(page_size_ / static_cast<std::size_t>(config_.memory.word_size));
     const emu::Duration cost = config_.dsm.diff_scan_per_word * words;
-    if (ctx) ctx->spend(cost);
-    else ns.pp->compute(cost);
+    if (ctx)
+      ctx->spend(cost);
+    else
+      ns.pp->compute(cost);
   }
   ps.twin.clear();
   ns.spare_twins.push_back(std::move(ps.twin));
@@ -601,8 +660,10 @@ void Runtime::apply_intervals(NodeState& ns, const VectorTime& learned, WorkCont
   ns.notice_count += notices;
   ns.stats.write_notices += notices;
   const emu::Duration cost = config_.dsm.per_write_notice * static_cast<std::int64_t>(notices);
-  if (ctx) ctx->spend(cost);
-  else ns.pp->compute(cost);
+  if (ctx)
+    ctx->spend(cost);
+  else
+    ns.pp->compute(cost);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -654,7 +715,8 @@ void Runtime::serve_page_request(WorkContext& ctx, Message* m) {
   m->payload_bytes = static_cast<std::uint32_t>(page_size_ + 8);
   send_from_handler(ctx, m);
   // The home's PP is told who now has a copy (off the requester's path).
-  cluster_.notify_pp(ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::PageFault)});
+  cluster_.notify_pp(
+      ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::PageFault)});
 }
 
 void Runtime::receive_page(WorkContext& ctx, Message* m) {
@@ -718,7 +780,8 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
   m->payload_bytes = static_cast<std::uint32_t>(8 + m->data.size());
   send_from_handler(ctx, m);
   // The writer's PP learns who asked.
-  cluster_.notify_pp(ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::DiffFetch)});
+  cluster_.notify_pp(
+      ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::DiffFetch)});
 }
 
 void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
@@ -734,7 +797,8 @@ void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
     const std::size_t offset = ns.receive_buffer.size();
     ns.receive_buffer.insert(ns.receive_buffer.end(), m->data.begin() + static_cast<std::ptrdiff_t>(at),
                              m->data.begin() + static_cast<std::ptrdiff_t>(at + header[1]));
-    words += Diff::count_words(std::span<const std::byte>(m->data.data() + at, header[1]), config_.memory.word_size);
+    words += Diff::count_words(std::span<const std::byte>(m->data.data() + at, header[1]),
+                               config_.memory.word_size);
     at += header[1];
     ns.received.push_back({writer, header[0], offset, header[1]});
   }
@@ -782,7 +846,8 @@ void Runtime::begin_write(NodeState& ns, PageId page) {
     ++ns.stats.twins;
     if (software) {
       const emu::TimePoint now = kernel_.now();
-      const emu::TimePoint copied = ns.pp->bus().transfer(now, static_cast<std::int64_t>(page_size_), config_.pp.copy_bandwidth);
+      const emu::TimePoint copied =
+          ns.pp->bus().transfer(now, static_cast<std::int64_t>(page_size_), config_.pp.copy_bandwidth);
       ns.pp->compute(copied - now);
     }
   }
@@ -799,11 +864,13 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
   const MeasuredEntry measured(*this, n);
   NodeState& ns = self(n);
   if (raw(lock) >= kMaxLocks)
-    throw DsmError(fmt::format("node {}: lock id {} is out of range (0..{})", emu::index(n), raw(lock), kMaxLocks - 1));
+    throw DsmError(
+        fmt::format("node {}: lock id {} is out of range (0..{})", emu::index(n), raw(lock), kMaxLocks - 1));
   auto [it, fresh] = ns.locks.try_emplace(raw(lock));
   auto& ls = it->second;
   if (fresh) ls.token = lock_manager(lock) == n;
-  if (ls.held) throw DsmError(fmt::format("node {} acquires lock {} which it already holds", emu::index(n), raw(lock)));
+  if (ls.held)
+    throw DsmError(fmt::format("node {} acquires lock {} which it already holds", emu::index(n), raw(lock)));
   OperationScope op(*ns.pp, Operation::LockAcquire);
   ns.pp->compute(config_.dsm.protocol_handler);
   ++ns.stats.lock_acquires;
@@ -823,7 +890,9 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
     // The manager requests: it forwards to the last requester itself (one message saved).
     auto [tail, added] = lock_tail_.try_emplace(raw(lock), manager);
     const NodeId previous = tail->second;
-    if (previous == n) throw std::logic_error(fmt::format("lock {}: manager {} is its own predecessor", raw(lock), emu::index(n)));
+    if (previous == n)
+      throw std::logic_error(
+          fmt::format("lock {}: manager {} is its own predecessor", raw(lock), emu::index(n)));
     tail->second = n;
     m->destination = previous;
     m->purpose = kLockForward;
@@ -859,14 +928,16 @@ void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
     return;
   }
   if (ls.has_next)
-    throw std::logic_error(fmt::format("lock {}: node {} already has a successor", raw(lock), emu::index(here.id)));
+    throw std::logic_error(
+        fmt::format("lock {}: node {} already has a successor", raw(lock), emu::index(here.id)));
   ls.has_next = true;
   ls.next = requester;
   ls.next_request = m;
   // From here the requester waits for this node to release: synchronization delay, caused here.
   // Stamped when the command (or handler) starts, so that a release in the middle of it still
   // comes after this stamp.
-  m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id, here.pp->attribution().scope);
+  m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id,
+               here.pp->attribution().scope);
 }
 
 // `holder` passes lock `lock` to `to`, answering `request` with the intervals `to` has not seen.
@@ -875,11 +946,14 @@ void Runtime::grant_lock(WorkContext* ctx, NodeState& holder, LockId lock, NodeI
   request->source = holder.id;
   request->destination = to;
   request->purpose = kLockGrant;
-  request->payload_bytes = static_cast<std::uint32_t>(8 + 4 * holder.vt.size() + intervals_bytes(requester_vt, holder.vt));
+  request->payload_bytes =
+      static_cast<std::uint32_t>(8 + 4 * holder.vt.size() + intervals_bytes(requester_vt, holder.vt));
   encode_vt(request->data, holder.vt);
   (void)lock;
-  if (ctx) send_from_handler(*ctx, request);
-  else send_from_fiber(holder, request);
+  if (ctx)
+    send_from_handler(*ctx, request);
+  else
+    send_from_fiber(holder, request);
 }
 
 void Runtime::receive_grant(WorkContext& ctx, Message* m) {
@@ -910,7 +984,8 @@ void Runtime::lock_release(NodeId n, LockId lock) {
     ls.token = false;
     Message* request = ls.next_request;
     ls.next_request = nullptr;
-    request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id, ns.pp->attribution().scope);
+    request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id,
+                       ns.pp->attribution().scope);
     grant_lock(nullptr, ns, lock, ls.next, request);
   }
 }
@@ -941,7 +1016,8 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
     ns.chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
     record_arrival(nullptr, ns.id, barrier, ns.vt, usage, nullptr);
   } else {
-    Message* m = new_message(ns.id, manager, kBarrierArrival, 16 + 4 * ns.vt.size() + intervals_bytes(last_seen, ns.vt));
+    Message* m = new_message(ns.id, manager, kBarrierArrival,
+                             16 + 4 * ns.vt.size() + intervals_bytes(last_seen, ns.vt));
     m->words[0] = raw(barrier);
     m->words[1] = usage;
     encode_vt(m->data, ns.vt);
@@ -979,14 +1055,16 @@ void Runtime::record_arrival(WorkContext* ctx, NodeId from, BarrierId barrier, c
   if (b.arrived == 0) {
     b.id = barrier;
   } else if (b.id != barrier) {
-    throw DsmError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}", emu::index(from),
-                               barrier_name(raw(barrier)), b.arrived, barrier_name(raw(b.id))));
+    throw DsmError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}",
+                               emu::index(from), barrier_name(raw(barrier)), b.arrived,
+                               barrier_name(raw(b.id))));
   }
   ++b.arrived;
   merge_into(b.merged, vt);
   b.arrival_vt[static_cast<std::size_t>(emu::index(from))] = vt;
   b.waiting[static_cast<std::size_t>(emu::index(from))] = m;
-  if (usage > static_cast<std::size_t>(config_.dsm.gc_threshold_kb) * 1024 && raw(barrier) < kMaxBarriers) b.gc = true;
+  if (usage > static_cast<std::size_t>(config_.dsm.gc_threshold_kb) * 1024 && raw(barrier) < kMaxBarriers)
+    b.gc = true;
   b.last = from;
   if (m) m->chain.add(ctx->now(), StampPoint::PpHandlerEnd, Resource::PP, ctx->node());
   if (b.arrived == nodes()) release_barrier(ctx);
@@ -1031,8 +1109,10 @@ void Runtime::release_barrier(WorkContext* ctx) {
                                                   intervals_bytes(seen[static_cast<std::size_t>(j)], merged));
     m->words[1] = gc ? 1 : 0;
     encode_vt(m->data, merged);
-    if (ctx) send_from_handler(*ctx, m);
-    else send_from_fiber(mgr, m);
+    if (ctx)
+      send_from_handler(*ctx, m);
+    else
+      send_from_fiber(mgr, m);
   }
   // The manager itself continues when this handler ends (or at once if it arrived last).
   mgr.release_gc = gc;
@@ -1083,11 +1163,13 @@ void Runtime::run_gc(NodeState& ns) {
   constexpr std::size_t kMaxSpareBuffers = 1024;
   for (auto& ps : ns.pages) {
     ps.notices.clear();
-    if (!ps.twin.empty() && ns.spare_twins.size() < kMaxSpareBuffers) ns.spare_twins.push_back(std::move(ps.twin));
+    if (!ps.twin.empty() && ns.spare_twins.size() < kMaxSpareBuffers)
+      ns.spare_twins.push_back(std::move(ps.twin));
     ps.twin = {};
     ps.twin_interval = 0;
     for (auto& own : ps.diffs)
-      if (ns.spare_diff_buffers.size() < kMaxSpareBuffers) ns.spare_diff_buffers.push_back(std::move(own.diff).take_storage());
+      if (ns.spare_diff_buffers.size() < kMaxSpareBuffers)
+        ns.spare_diff_buffers.push_back(std::move(own.diff).take_storage());
     ps.diffs.clear();
   }
   ns.diff_bytes = 0;

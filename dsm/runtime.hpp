@@ -52,7 +52,7 @@ struct NodeStats {
 struct WaitRecord {
   NodeId node{};
   Operation operation = Operation::None;
-  std::uint64_t object = 0;  // page, lock or barrier id
+  std::uint64_t object = 0;    // page, lock or barrier id
   std::uint32_t requests = 1;  // requests sent (a diff fetch asks each concurrent writer)
   emu::TimePoint start;
   emu::TimePoint end;
@@ -200,15 +200,15 @@ class Runtime {
   std::vector<std::unique_ptr<NodeState>> nodes_;
   std::vector<std::unique_ptr<Process>> processes_;
   std::vector<RegionInfo> regions_;
-  std::vector<std::uint32_t> page_region_;                  // global page -> region
-  std::vector<std::vector<IntervalRecord>> intervals_;      // [owner][index - 1]
+  std::vector<std::uint32_t> page_region_;              // global page -> region
+  std::vector<std::vector<IntervalRecord>> intervals_;  // [owner][index - 1]
   // Where a node without a copy of a page asks for it: initially the region's home (node 0);
   // after each garbage collection, the page's last writer (see run_gc). Every node computes the
   // same from the intervals it has seen, so it is kept once.
   std::vector<NodeId> page_home_;
-  std::vector<std::uint32_t> gc_from_;  // [owner]: intervals before this index are collected
-  std::uint64_t gc_generation_ = 0;     // garbage collections whose page homes are computed
-  std::unordered_map<std::uint32_t, NodeId> lock_tail_;     // manager's view: last requester
+  std::vector<std::uint32_t> gc_from_;                   // [owner]: intervals before this index are collected
+  std::uint64_t gc_generation_ = 0;                      // garbage collections whose page homes are computed
+  std::unordered_map<std::uint32_t, NodeId> lock_tail_;  // manager's view: last requester
   struct BarrierManager {
     std::uint64_t episodes = 0;
     int arrived = 0;

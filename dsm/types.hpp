@@ -23,15 +23,15 @@ inline constexpr std::uint32_t kMaxBarriers = 1024;
 
 // The DSM operation a processor is in when it waits (SPEC §3.1's fourth dimension).
 enum class Operation : std::uint8_t {
-  None,         // application code
-  PageFault,    // fetching a page never held
-  DiffFetch,    // fetching the diffs of an invalidated page
-  WriteFault,   // first write to a page in an interval (twin)
+  None,        // application code
+  PageFault,   // fetching a page never held
+  DiffFetch,   // fetching the diffs of an invalidated page
+  WriteFault,  // first write to a page in an interval (twin)
   LockAcquire,
   LockRelease,
   Barrier,
   GarbageCollection,
-  Exit,         // a PP that left the workload, still serving requests
+  Exit,  // a PP that left the workload, still serving requests
 };
 std::string_view to_string(Operation op);
 

@@ -12,15 +12,24 @@ using emu::StampPoint;
 
 std::string_view to_string(WaitCategory c) {
   switch (c) {
-    case WaitCategory::CPLWait: return "CPLWait";
-    case WaitCategory::CPLComp: return "CPLComp";
-    case WaitCategory::CPComm: return "CPComm";
-    case WaitCategory::CPRWait: return "CPRWait";
-    case WaitCategory::CPRComp: return "CPRComp";
-    case WaitCategory::PPRWait: return "PPRWait";
-    case WaitCategory::PPRComp: return "PPRComp";
-    case WaitCategory::PPLWait: return "PPLWait";
-    case WaitCategory::SyncDelay: return "SyncDelay";
+    case WaitCategory::CPLWait:
+      return "CPLWait";
+    case WaitCategory::CPLComp:
+      return "CPLComp";
+    case WaitCategory::CPComm:
+      return "CPComm";
+    case WaitCategory::CPRWait:
+      return "CPRWait";
+    case WaitCategory::CPRComp:
+      return "CPRComp";
+    case WaitCategory::PPRWait:
+      return "PPRWait";
+    case WaitCategory::PPRComp:
+      return "PPRComp";
+    case WaitCategory::PPLWait:
+      return "PPLWait";
+    case WaitCategory::SyncDelay:
+      return "SyncDelay";
   }
   return "?";
 }
@@ -32,16 +41,21 @@ WaitCategory category(const Stamp& a, const Stamp& b, emu::NodeId waiter, bool h
   const bool local = b.node == waiter;
   const bool from_local = a.node == waiter;
   switch (b.point) {
-    case StampPoint::SyncDelayEnd: return WaitCategory::SyncDelay;
-    case StampPoint::CpStarted: return local ? WaitCategory::CPLWait : WaitCategory::CPRWait;
-    case StampPoint::CpFinished: return local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
+    case StampPoint::SyncDelayEnd:
+      return WaitCategory::SyncDelay;
+    case StampPoint::CpStarted:
+      return local ? WaitCategory::CPLWait : WaitCategory::CPRWait;
+    case StampPoint::CpFinished:
+      return local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
     case StampPoint::Injected:
       if (a.point == StampPoint::CpFinished) return WaitCategory::CPComm;  // waiting for the link
-      return local ? WaitCategory::CPLComp : WaitCategory::PPRComp;       // a PP's software send path
-    case StampPoint::Delivered: return WaitCategory::CPComm;
+      return local ? WaitCategory::CPLComp : WaitCategory::PPRComp;        // a PP's software send path
+    case StampPoint::Delivered:
+      return WaitCategory::CPComm;
     case StampPoint::CpQueued:
       if (a.point == StampPoint::Delivered) return WaitCategory::CPComm;
-      if (a.resource == Resource::PP) return local ? WaitCategory::CPLWait : WaitCategory::PPRComp;  // PP posts
+      if (a.resource == Resource::PP)
+        return local ? WaitCategory::CPLWait : WaitCategory::PPRComp;  // PP posts
       return local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
     case StampPoint::PpInterrupted:
       if (a.point == StampPoint::Delivered) return WaitCategory::CPComm;
@@ -52,8 +66,10 @@ WaitCategory category(const Stamp& a, const Stamp& b, emu::NodeId waiter, bool h
     case StampPoint::PpHandlerEnd:
       if (local) return has_cp ? WaitCategory::PPLWait : WaitCategory::CPLComp;
       return WaitCategory::PPRComp;
-    case StampPoint::PpResumed: return WaitCategory::PPLWait;
-    case StampPoint::Issued: return local ? WaitCategory::CPLComp : WaitCategory::PPRComp;
+    case StampPoint::PpResumed:
+      return WaitCategory::PPLWait;
+    case StampPoint::Issued:
+      return local ? WaitCategory::CPLComp : WaitCategory::PPRComp;
     case StampPoint::SyncDelayBegin:
     case StampPoint::WaitBegin:
       // Whatever ran up to here, by where the previous stamp is.
@@ -67,15 +83,24 @@ WaitCategory category(const Stamp& a, const Stamp& b, emu::NodeId waiter, bool h
 // remote side (out), at the remote side (before or after its PP), or back home.
 int interval_of(WaitCategory c, bool returned, bool remote_pp_seen, bool from_remote) {
   switch (c) {
-    case WaitCategory::CPLWait: return returned ? 11 : 1;
-    case WaitCategory::CPLComp: return returned ? 12 : 2;
-    case WaitCategory::CPComm: return returned || from_remote ? 10 : 3;
-    case WaitCategory::CPRWait: return remote_pp_seen ? 8 : 4;
-    case WaitCategory::CPRComp: return remote_pp_seen ? 9 : 5;
-    case WaitCategory::PPRWait: return 6;
-    case WaitCategory::PPRComp: return 7;
-    case WaitCategory::PPLWait: return 13;
-    case WaitCategory::SyncDelay: return 0;
+    case WaitCategory::CPLWait:
+      return returned ? 11 : 1;
+    case WaitCategory::CPLComp:
+      return returned ? 12 : 2;
+    case WaitCategory::CPComm:
+      return returned || from_remote ? 10 : 3;
+    case WaitCategory::CPRWait:
+      return remote_pp_seen ? 8 : 4;
+    case WaitCategory::CPRComp:
+      return remote_pp_seen ? 9 : 5;
+    case WaitCategory::PPRWait:
+      return 6;
+    case WaitCategory::PPRComp:
+      return 7;
+    case WaitCategory::PPLWait:
+      return 13;
+    case WaitCategory::SyncDelay:
+      return 0;
   }
   return 0;
 }
@@ -98,7 +123,8 @@ WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, 
     const emu::Duration gap = b.time - a.time;
     if (gap < emu::Duration{0})
       throw std::logic_error(fmt::format("wait chain of node {} goes back in time at stamp {} ({} after {})",
-                                         emu::index(waiter), i, emu::to_string(b.point), emu::to_string(a.point)));
+                                         emu::index(waiter), i, emu::to_string(b.point),
+                                         emu::to_string(a.point)));
     WaitCategory c;
     if (b.point == StampPoint::SyncDelayBegin) {
       in_sync = true;
@@ -117,12 +143,15 @@ WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, 
     if (segments && gap > emu::Duration{0}) segments->push_back({a.time, b.time, c});
     if (!sync_stamp && out.remote < 0 && b.node != waiter) out.remote = emu::index(b.node);
     if (!sync_stamp) {
-      if (b.node != waiter) remote_seen = true;
-      else if (remote_seen && b.point != StampPoint::WaitBegin) returned = true;
+      if (b.node != waiter)
+        remote_seen = true;
+      else if (remote_seen && b.point != StampPoint::WaitBegin)
+        returned = true;
       if (b.node != waiter && b.resource == Resource::PP) remote_pp_seen = true;
     }
     out.by_category[static_cast<std::size_t>(c)] += gap;
-    out.by_interval[static_cast<std::size_t>(interval_of(c, returned, remote_pp_seen, a.node != waiter))] += gap;
+    out.by_interval[static_cast<std::size_t>(interval_of(c, returned, remote_pp_seen, a.node != waiter))] +=
+        gap;
     out.total += gap;
   }
   out.by_interval[0] = emu::Duration{0};

@@ -34,10 +34,12 @@ struct WaitBreakdown {
   std::array<emu::Duration, 14> by_interval{};  // [1..13]; [0] unused
   emu::Duration total{0};
   bool has_cause = false;
-  emu::NodeId cause{};  // the processor that made this one wait (with SyncDelay)
+  emu::NodeId cause{};            // the processor that made this one wait (with SyncDelay)
   std::uint32_t cause_scope = 0;  // the scope it was executing then
   int remote = -1;                // the first other node on the path (who served the request)
-  [[nodiscard]] emu::Duration operator[](WaitCategory c) const { return by_category[static_cast<std::size_t>(c)]; }
+  [[nodiscard]] emu::Duration operator[](WaitCategory c) const {
+    return by_category[static_cast<std::size_t>(c)];
+  }
 };
 
 // `waiter` is the node that waited, `has_cp` the machine kind. The chain runs from its WaitBegin

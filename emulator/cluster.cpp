@@ -11,7 +11,8 @@ Node::Node(Kernel& kernel, NodeId node, const MachineConfig& config, const Comma
       bus(config.memory.bus_bandwidth),
       pp(kernel, node, fmt::format("node {} PP", index(node)), config.pp.interrupt_overhead, bus,
          config.pp.copy_bandwidth) {
-  if (config.has_cp()) cp = std::make_unique<CommandProcessor>(kernel, node, commands, bus, config.cp.dma_bandwidth);
+  if (config.has_cp())
+    cp = std::make_unique<CommandProcessor>(kernel, node, commands, bus, config.cp.dma_bandwidth);
 }
 
 Cluster::Cluster(Kernel& kernel, const MachineConfig& config)
@@ -56,8 +57,8 @@ void Cluster::send_from_pp(Message* m) {
     src.pp.compute(config_.pp.command_post);
     src.cp->submit(send_kind_, m, [this](WorkContext& ctx, Message* msg) { cp_send(ctx, msg); });
   } else {
-    const TimePoint copied = src.bus.transfer(issued + config_.pp.send_overhead, m->payload_bytes,
-                                              config_.pp.copy_bandwidth);
+    const TimePoint copied =
+        src.bus.transfer(issued + config_.pp.send_overhead, m->payload_bytes, config_.pp.copy_bandwidth);
     src.pp.compute(copied - issued);
     network_.send(m, kernel_.now());
   }
@@ -104,13 +105,15 @@ void Cluster::attach_probe(ActivityProbe* probe) {
 }
 
 void Cluster::set_receive_command(std::uint16_t purpose, CommandKind kind) {
-  if (receive_kind_by_purpose_.size() <= purpose) receive_kind_by_purpose_.resize(purpose + 1u, receive_kind_);
+  if (receive_kind_by_purpose_.size() <= purpose)
+    receive_kind_by_purpose_.resize(purpose + 1u, receive_kind_);
   receive_kind_by_purpose_[purpose] = kind;
 }
 
 CommandKind Cluster::command(std::string_view name) const {
   for (std::size_t i = 0; i < commands_.size(); ++i)
-    if (commands_.name(CommandKind{static_cast<std::uint16_t>(i)}) == name) return CommandKind{static_cast<std::uint16_t>(i)};
+    if (commands_.name(CommandKind{static_cast<std::uint16_t>(i)}) == name)
+      return CommandKind{static_cast<std::uint16_t>(i)};
   throw ConfigError(fmt::format("no CP command '{}' is configured (key cp.command_cost.{})", name, name));
 }
 

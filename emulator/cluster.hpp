@@ -82,13 +82,14 @@ class Cluster {
       return;
     }
     const Duration cost = config_.pp.notification_handler;
-    node(ctx.node()).pp.interrupt_at(
-        ctx.now(),
-        [handler = std::decay_t<F>(std::forward<F>(handler)), cost](WorkContext& c) {
-          c.spend(cost);
-          handler(c);
-        },
-        tag);
+    node(ctx.node())
+        .pp.interrupt_at(
+            ctx.now(),
+            [handler = std::decay_t<F>(std::forward<F>(handler)), cost](WorkContext& c) {
+              c.spend(cost);
+              handler(c);
+            },
+            tag);
   }
   // treadmarks: the nature of the interrupt handler that receives a message of `purpose`.
   void set_purpose_tag(std::uint16_t purpose, HandlerTag tag);

@@ -4,8 +4,8 @@
 
 namespace ncp2::emu {
 
-CommandProcessor::CommandProcessor(Kernel& kernel, NodeId node, const CommandTable& table,
-                                   MemoryBus& bus, double dma_bandwidth)
+CommandProcessor::CommandProcessor(Kernel& kernel, NodeId node, const CommandTable& table, MemoryBus& bus,
+                                   double dma_bandwidth)
     : kernel_(kernel), node_(node), table_(&table), bus_(&bus), dma_bandwidth_(dma_bandwidth) {}
 
 void CommandProcessor::queued() {

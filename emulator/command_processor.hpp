@@ -5,11 +5,11 @@
 // memory bus, further computation).
 #include <algorithm>
 #include <cstdint>
-#include "emulator/ring_queue.hpp"
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include "emulator/ring_queue.hpp"
 
 #include "emulator/ids.hpp"
 #include "emulator/inline_function.hpp"

@@ -21,10 +21,14 @@ std::string_view to_string(MachineKind k) { return k == MachineKind::Ncp2 ? "ncp
 
 std::string_view to_string(Topology t) {
   switch (t) {
-    case Topology::Auto: return "auto";
-    case Topology::Star: return "star";
-    case Topology::Tree: return "tree";
-    case Topology::Chain: return "chain";
+    case Topology::Auto:
+      return "auto";
+    case Topology::Star:
+      return "star";
+    case Topology::Tree:
+      return "tree";
+    case Topology::Chain:
+      return "chain";
   }
   return "auto";
 }
@@ -32,8 +36,8 @@ std::string_view to_string(Topology t) {
 Duration CpConfig::cost_of(std::string_view command) const {
   auto it = command_cost.find(command);
   if (it == command_cost.end())
-    throw ConfigError(fmt::format("no cost configured for CP command '{}' (key cp.command_cost.{})",
-                                  command, command));
+    throw ConfigError(
+        fmt::format("no cost configured for CP command '{}' (key cp.command_cost.{})", command, command));
   return it->second;
 }
 
@@ -77,12 +81,18 @@ Duration parse_duration(std::string_view text) {
   auto [value, unit] = *parsed;
   if (value < 0) throw ConfigError(fmt::format("duration '{}' is negative", text));
   double scale = 0;
-  if (unit == "ps") scale = 1;
-  else if (unit == "ns") scale = 1e3;
-  else if (unit == "us" || unit == "µs") scale = 1e6;
-  else if (unit == "ms") scale = 1e9;
-  else if (unit == "s") scale = 1e12;
-  else if (unit.empty() && value == 0) scale = 1;
+  if (unit == "ps")
+    scale = 1;
+  else if (unit == "ns")
+    scale = 1e3;
+  else if (unit == "us" || unit == "µs")
+    scale = 1e6;
+  else if (unit == "ms")
+    scale = 1e9;
+  else if (unit == "s")
+    scale = 1e12;
+  else if (unit.empty() && value == 0)
+    scale = 1;
   else if (unit.empty())
     throw ConfigError(fmt::format("duration '{}' needs a unit: ps, ns, us, ms or s", text));
   else
@@ -96,18 +106,22 @@ double parse_bandwidth(std::string_view text) {
   auto parsed = split_number(text);
   if (!parsed) throw ConfigError(fmt::format("'{}' is not a bandwidth (write e.g. \"160 MB/s\")", text));
   auto [value, unit] = *parsed;
-  struct U { std::string_view name; double bytes_per_s; };
+  struct U {
+    std::string_view name;
+    double bytes_per_s;
+  };
   static constexpr U units[] = {
-      {"B/s", 1},         {"kB/s", 1e3},        {"KB/s", 1e3},         {"MB/s", 1e6},
-      {"GB/s", 1e9},      {"KiB/s", 1024.0},    {"MiB/s", 1048576.0},  {"GiB/s", 1073741824.0},
-      {"bit/s", 1 / 8.0}, {"kbit/s", 1e3 / 8},  {"Mbit/s", 1e6 / 8},   {"Gbit/s", 1e9 / 8},
-      {"Mb/s", 1e6 / 8},  {"Gb/s", 1e9 / 8},    {"Mbps", 1e6 / 8},     {"Gbps", 1e9 / 8}};
+      {"B/s", 1},         {"kB/s", 1e3},       {"KB/s", 1e3},        {"MB/s", 1e6},
+      {"GB/s", 1e9},      {"KiB/s", 1024.0},   {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+      {"bit/s", 1 / 8.0}, {"kbit/s", 1e3 / 8}, {"Mbit/s", 1e6 / 8},  {"Gbit/s", 1e9 / 8},
+      {"Mb/s", 1e6 / 8},  {"Gb/s", 1e9 / 8},   {"Mbps", 1e6 / 8},    {"Gbps", 1e9 / 8}};
   for (const auto& u : units)
     if (unit == u.name) return value * u.bytes_per_s;
-  if (unit.empty())
-    throw ConfigError(fmt::format("bandwidth '{}' needs a unit, e.g. MB/s or Gbit/s", text));
-  throw ConfigError(fmt::format("unknown bandwidth unit '{}' in '{}' (B/s, kB/s, MB/s, GB/s, "
-                                "MiB/s, bit/s, Mbit/s, Gbit/s)", unit, text));
+  if (unit.empty()) throw ConfigError(fmt::format("bandwidth '{}' needs a unit, e.g. MB/s or Gbit/s", text));
+  throw ConfigError(
+      fmt::format("unknown bandwidth unit '{}' in '{}' (B/s, kB/s, MB/s, GB/s, "
+                  "MiB/s, bit/s, Mbit/s, Gbit/s)",
+                  unit, text));
 }
 
 std::string format_bandwidth(double bps) {
@@ -144,11 +158,16 @@ struct Key {
 
 std::string_view kind_name(Kind k) {
   switch (k) {
-    case Kind::Integer: return "integer";
-    case Kind::Real: return "number";
-    case Kind::DurationKind: return "duration";
-    case Kind::Bandwidth: return "bandwidth";
-    case Kind::Choice: return "choice";
+    case Kind::Integer:
+      return "integer";
+    case Kind::Real:
+      return "number";
+    case Kind::DurationKind:
+      return "duration";
+    case Kind::Bandwidth:
+      return "bandwidth";
+    case Kind::Choice:
+      return "choice";
   }
   return "?";
 }
@@ -156,11 +175,14 @@ std::string_view kind_name(Kind k) {
 std::string quoted(std::string_view s) { return fmt::format("\"{}\"", s); }
 
 constexpr std::string_view kSpec = "SPEC §1 (NCP2 paper, seed 004)";
-constexpr std::string_view kAssumed =
-    "assumption: typical of mid-1990s hardware; the papers give no value";
+constexpr std::string_view kAssumed = "assumption: typical of mid-1990s hardware; the papers give no value";
 
 // The CP commands of the NCP2 flows (SPEC §2). The DSM layer looks costs up by these names.
-struct CommandDefault { std::string_view name; std::int64_t ns; std::string_view what; };
+struct CommandDefault {
+  std::string_view name;
+  std::int64_t ns;
+  std::string_view what;
+};
 constexpr CommandDefault kCommandDefaults[] = {
     {"send_message", 1000, "SEND_MESSAGE: build and inject a protocol message"},
     {"receive_message", 1000, "RECEIVE_MESSAGE: accept a message from the network"},
@@ -179,12 +201,21 @@ const std::vector<Key>& registry() {
   static const std::vector<Key> keys = [] {
     std::vector<Key> k;
     auto integer = [&](std::string name, auto ref, std::string desc, std::string_view src) {
-      k.push_back({std::move(name), Kind::Integer, std::move(desc), std::string(src), {},
-                   [ref](MachineConfig& c, const Value& v) { ref(c) = static_cast<int>(v.integer); },
-                   [ref](const MachineConfig& c) { return fmt::format("{}", ref(const_cast<MachineConfig&>(c))); }});
+      k.push_back(
+          {std::move(name),
+           Kind::Integer,
+           std::move(desc),
+           std::string(src),
+           {},
+           [ref](MachineConfig& c, const Value& v) { ref(c) = static_cast<int>(v.integer); },
+           [ref](const MachineConfig& c) { return fmt::format("{}", ref(const_cast<MachineConfig&>(c))); }});
     };
     auto real = [&](std::string name, auto ref, std::string desc, std::string_view src) {
-      k.push_back({std::move(name), Kind::Real, std::move(desc), std::string(src), {},
+      k.push_back({std::move(name),
+                   Kind::Real,
+                   std::move(desc),
+                   std::string(src),
+                   {},
                    [ref](MachineConfig& c, const Value& v) { ref(c) = v.real; },
                    [ref](const MachineConfig& c) {
                      const double x = ref(const_cast<MachineConfig&>(c));
@@ -195,80 +226,111 @@ const std::vector<Key>& registry() {
                    }});
     };
     auto duration = [&](std::string name, auto ref, std::string desc, std::string_view src) {
-      k.push_back({std::move(name), Kind::DurationKind, std::move(desc), std::string(src), {},
+      k.push_back({std::move(name),
+                   Kind::DurationKind,
+                   std::move(desc),
+                   std::string(src),
+                   {},
                    [ref](MachineConfig& c, const Value& v) { ref(c) = parse_duration(v.text); },
                    [ref](const MachineConfig& c) {
                      return quoted(format_duration(ref(const_cast<MachineConfig&>(c))));
                    }});
     };
     auto bandwidth = [&](std::string name, auto ref, std::string desc, std::string_view src) {
-      k.push_back({std::move(name), Kind::Bandwidth, std::move(desc), std::string(src), {},
+      k.push_back({std::move(name),
+                   Kind::Bandwidth,
+                   std::move(desc),
+                   std::string(src),
+                   {},
                    [ref](MachineConfig& c, const Value& v) { ref(c) = parse_bandwidth(v.text); },
                    [ref](const MachineConfig& c) {
                      return quoted(format_bandwidth(ref(const_cast<MachineConfig&>(c))));
                    }});
     };
 
-    k.push_back({"machine.kind", Kind::Choice,
+    k.push_back({"machine.kind",
+                 Kind::Choice,
                  "ncp2: protocol work on the CP; treadmarks: no CP, all protocol work on the PP by interrupt",
-                 "SPEC §1", {"ncp2", "treadmarks"},
+                 "SPEC §1",
+                 {"ncp2", "treadmarks"},
                  [](MachineConfig& c, const Value& v) {
                    c.machine.kind = v.text == "ncp2" ? MachineKind::Ncp2 : MachineKind::TreadMarks;
                  },
                  [](const MachineConfig& c) { return quoted(to_string(c.machine.kind)); }});
-    integer("machine.nodes", [](MachineConfig& c) -> int& { return c.machine.nodes; },
-            "number of nodes (PP + CP each)", "default run size of the papers' figures");
+    integer(
+        "machine.nodes", [](MachineConfig& c) -> int& { return c.machine.nodes; },
+        "number of nodes (PP + CP each)", "default run size of the papers' figures");
 
-    real("pp.clock_mhz", [](MachineConfig& c) -> double& { return c.pp.clock_mhz; },
-         "main processor clock (PowerPC 604); converts cycle counts into time", kSpec);
-    duration("pp.interrupt_overhead", [](MachineConfig& c) -> Duration& { return c.pp.interrupt_overhead; },
-             "time to enter and leave an interrupt handler; added to every handler", kAssumed);
-    duration("pp.command_post", [](MachineConfig& c) -> Duration& { return c.pp.command_post; },
-             "PP writes one command into its CP's queue (ncp2)", kAssumed);
-    duration("pp.notification_handler",
-             [](MachineConfig& c) -> Duration& { return c.pp.notification_handler; },
-             "PP reads a notification the CP sent by interrupt (ncp2)", kAssumed);
-    duration("pp.send_overhead", [](MachineConfig& c) -> Duration& { return c.pp.send_overhead; },
-             "software send path per message, system call + protocol stack (treadmarks)", kAssumed);
-    duration("pp.receive_overhead", [](MachineConfig& c) -> Duration& { return c.pp.receive_overhead; },
-             "software receive path per message, inside the interrupt handler (treadmarks)", kAssumed);
-    bandwidth("pp.copy_bandwidth", [](MachineConfig& c) -> double& { return c.pp.copy_bandwidth; },
-              "memcpy by the PP (twins, software diffs, message buffers)", kAssumed);
+    real(
+        "pp.clock_mhz", [](MachineConfig& c) -> double& { return c.pp.clock_mhz; },
+        "main processor clock (PowerPC 604); converts cycle counts into time", kSpec);
+    duration(
+        "pp.interrupt_overhead", [](MachineConfig& c) -> Duration& { return c.pp.interrupt_overhead; },
+        "time to enter and leave an interrupt handler; added to every handler", kAssumed);
+    duration(
+        "pp.command_post", [](MachineConfig& c) -> Duration& { return c.pp.command_post; },
+        "PP writes one command into its CP's queue (ncp2)", kAssumed);
+    duration(
+        "pp.notification_handler", [](MachineConfig& c) -> Duration& { return c.pp.notification_handler; },
+        "PP reads a notification the CP sent by interrupt (ncp2)", kAssumed);
+    duration(
+        "pp.send_overhead", [](MachineConfig& c) -> Duration& { return c.pp.send_overhead; },
+        "software send path per message, system call + protocol stack (treadmarks)", kAssumed);
+    duration(
+        "pp.receive_overhead", [](MachineConfig& c) -> Duration& { return c.pp.receive_overhead; },
+        "software receive path per message, inside the interrupt handler (treadmarks)", kAssumed);
+    bandwidth(
+        "pp.copy_bandwidth", [](MachineConfig& c) -> double& { return c.pp.copy_bandwidth; },
+        "memcpy by the PP (twins, software diffs, message buffers)", kAssumed);
 
-    real("cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },
-         "protocol controller's processor clock (informational: command costs are durations)", kAssumed);
-    bandwidth("cp.dma_bandwidth", [](MachineConfig& c) -> double& { return c.cp.dma_bandwidth; },
-              "CP's DMA engine between memory and the network interface", kAssumed);
+    real(
+        "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },
+        "protocol controller's processor clock (informational: command costs are durations)", kAssumed);
+    bandwidth(
+        "cp.dma_bandwidth", [](MachineConfig& c) -> double& { return c.cp.dma_bandwidth; },
+        "CP's DMA engine between memory and the network interface", kAssumed);
     for (const auto& cmd : kCommandDefaults) {
       const std::string name{cmd.name};
-      duration("cp.command_cost." + name,
-               [name](MachineConfig& c) -> Duration& { return c.cp.command_cost[name]; },
-               std::string(cmd.what), kAssumed);
+      duration(
+          "cp.command_cost." + name,
+          [name](MachineConfig& c) -> Duration& { return c.cp.command_cost[name]; }, std::string(cmd.what),
+          kAssumed);
     }
 
-    bandwidth("memory.bus_bandwidth", [](MachineConfig& c) -> double& { return c.memory.bus_bandwidth; },
-              "memory bus shared by the PP and the CP's DMA engine", kAssumed);
-    integer("memory.dram_mb", [](MachineConfig& c) -> int& { return c.memory.dram_mb; },
-            "main memory per node (informational)", kSpec);
-    integer("memory.l2_kb", [](MachineConfig& c) -> int& { return c.memory.l2_kb; },
-            "L2 cache per node (informational)", kSpec);
-    integer("memory.page_size", [](MachineConfig& c) -> int& { return c.memory.page_size; },
-            "bytes per shared page (coherence unit)", "SPEC §1 [our rule]");
-    integer("memory.word_size", [](MachineConfig& c) -> int& { return c.memory.word_size; },
-            "bytes per word (diff granularity)", "PowerPC 604: 32-bit words");
+    bandwidth(
+        "memory.bus_bandwidth", [](MachineConfig& c) -> double& { return c.memory.bus_bandwidth; },
+        "memory bus shared by the PP and the CP's DMA engine", kAssumed);
+    integer(
+        "memory.dram_mb", [](MachineConfig& c) -> int& { return c.memory.dram_mb; },
+        "main memory per node (informational)", kSpec);
+    integer(
+        "memory.l2_kb", [](MachineConfig& c) -> int& { return c.memory.l2_kb; },
+        "L2 cache per node (informational)", kSpec);
+    integer(
+        "memory.page_size", [](MachineConfig& c) -> int& { return c.memory.page_size; },
+        "bytes per shared page (coherence unit)", "SPEC §1 [our rule]");
+    integer(
+        "memory.word_size", [](MachineConfig& c) -> int& { return c.memory.word_size; },
+        "bytes per word (diff granularity)", "PowerPC 604: 32-bit words");
 
-    bandwidth("network.link_bandwidth", [](MachineConfig& c) -> double& { return c.network.link_bandwidth; },
-              "bandwidth of every cable (Myrinet: 1.28 Gbit/s)", kSpec);
-    duration("network.link_latency", [](MachineConfig& c) -> Duration& { return c.network.link_latency; },
-             "propagation through one cable, node-switch or switch-switch", kAssumed);
-    duration("network.switch_delay", [](MachineConfig& c) -> Duration& { return c.network.switch_delay; },
-             "routing delay inside one switch (cut-through)", kAssumed);
-    integer("network.switch_ports", [](MachineConfig& c) -> int& { return c.network.switch_ports; },
-            "ports per crossbar switch (Myrinet: 8)", kSpec);
-    k.push_back({"network.topology", Kind::Choice,
+    bandwidth(
+        "network.link_bandwidth", [](MachineConfig& c) -> double& { return c.network.link_bandwidth; },
+        "bandwidth of every cable (Myrinet: 1.28 Gbit/s)", kSpec);
+    duration(
+        "network.link_latency", [](MachineConfig& c) -> Duration& { return c.network.link_latency; },
+        "propagation through one cable, node-switch or switch-switch", kAssumed);
+    duration(
+        "network.switch_delay", [](MachineConfig& c) -> Duration& { return c.network.switch_delay; },
+        "routing delay inside one switch (cut-through)", kAssumed);
+    integer(
+        "network.switch_ports", [](MachineConfig& c) -> int& { return c.network.switch_ports; },
+        "ports per crossbar switch (Myrinet: 8)", kSpec);
+    k.push_back({"network.topology",
+                 Kind::Choice,
                  "auto: one switch when the nodes fit, else a tree; star: one switch; tree: leaf "
                  "switches under parent switches; chain: switches in a line",
-                 "SPEC §1 [our rule]", {"auto", "star", "tree", "chain"},
+                 "SPEC §1 [our rule]",
+                 {"auto", "star", "tree", "chain"},
                  [](MachineConfig& c, const Value& v) {
                    c.network.topology = v.text == "star"    ? Topology::Star
                                         : v.text == "tree"  ? Topology::Tree
@@ -276,39 +338,53 @@ const std::vector<Key>& registry() {
                                                             : Topology::Auto;
                  },
                  [](const MachineConfig& c) { return quoted(to_string(c.network.topology)); }});
-    integer("network.header_bytes", [](MachineConfig& c) -> int& { return c.network.header_bytes; },
-            "bytes added to every message on the wire (route, type, CRC)", kAssumed);
+    integer(
+        "network.header_bytes", [](MachineConfig& c) -> int& { return c.network.header_bytes; },
+        "bytes added to every message on the wire (route, type, CRC)", kAssumed);
 
-    duration("dsm.fault_trap", [](MachineConfig& c) -> Duration& { return c.dsm.fault_trap; },
-             "PP takes an access fault on a shared page and enters the DSM handler", kAssumed);
-    duration("dsm.protocol_handler", [](MachineConfig& c) -> Duration& { return c.dsm.protocol_handler; },
-             "PP runs the bookkeeping of one protocol operation (lock, barrier, request)", kAssumed);
-    duration("dsm.per_write_notice", [](MachineConfig& c) -> Duration& { return c.dsm.per_write_notice; },
-             "creating or applying one write notice (invalidation)", kAssumed);
-    duration("dsm.diff_scan_per_word", [](MachineConfig& c) -> Duration& { return c.dsm.diff_scan_per_word; },
-             "software diff creation on the PP, per word of the page compared with its twin (treadmarks)",
-             kAssumed);
-    duration("dsm.diff_apply_per_word", [](MachineConfig& c) -> Duration& { return c.dsm.diff_apply_per_word; },
-             "software diff application on the PP, per word written (treadmarks)", kAssumed);
-    integer("dsm.gc_threshold_kb", [](MachineConfig& c) -> int& { return c.dsm.gc_threshold_kb; },
-            "diffs + write notices held by a node that make the next barrier collect garbage",
-            "TreadMarks practice");
-    integer("dsm.barrier_manager", [](MachineConfig& c) -> int& { return c.dsm.barrier_manager; },
-            "node that manages barriers", "TreadMarks: process 0");
+    duration(
+        "dsm.fault_trap", [](MachineConfig& c) -> Duration& { return c.dsm.fault_trap; },
+        "PP takes an access fault on a shared page and enters the DSM handler", kAssumed);
+    duration(
+        "dsm.protocol_handler", [](MachineConfig& c) -> Duration& { return c.dsm.protocol_handler; },
+        "PP runs the bookkeeping of one protocol operation (lock, barrier, request)", kAssumed);
+    duration(
+        "dsm.per_write_notice", [](MachineConfig& c) -> Duration& { return c.dsm.per_write_notice; },
+        "creating or applying one write notice (invalidation)", kAssumed);
+    duration(
+        "dsm.diff_scan_per_word", [](MachineConfig& c) -> Duration& { return c.dsm.diff_scan_per_word; },
+        "software diff creation on the PP, per word of the page compared with its twin (treadmarks)",
+        kAssumed);
+    duration(
+        "dsm.diff_apply_per_word", [](MachineConfig& c) -> Duration& { return c.dsm.diff_apply_per_word; },
+        "software diff application on the PP, per word written (treadmarks)", kAssumed);
+    integer(
+        "dsm.gc_threshold_kb", [](MachineConfig& c) -> int& { return c.dsm.gc_threshold_kb; },
+        "diffs + write notices held by a node that make the next barrier collect garbage",
+        "TreadMarks practice");
+    integer(
+        "dsm.barrier_manager", [](MachineConfig& c) -> int& { return c.dsm.barrier_manager; },
+        "node that manages barriers", "TreadMarks: process 0");
 
-    real("cost.flop", [](MachineConfig& c) -> double& { return c.cost.flop; },
-         "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed);
-    real("cost.int_op", [](MachineConfig& c) -> double& { return c.cost.int_op; },
-         "PP cycles per integer operation in workload code", kAssumed);
-    real("cost.load", [](MachineConfig& c) -> double& { return c.cost.load; },
-         "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed);
-    real("cost.store", [](MachineConfig& c) -> double& { return c.cost.store; },
-         "PP cycles per store in workload code", kAssumed);
-    real("cost.branch", [](MachineConfig& c) -> double& { return c.cost.branch; },
-         "PP cycles per branch or loop iteration in workload code", kAssumed);
+    real(
+        "cost.flop", [](MachineConfig& c) -> double& { return c.cost.flop; },
+        "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed);
+    real(
+        "cost.int_op", [](MachineConfig& c) -> double& { return c.cost.int_op; },
+        "PP cycles per integer operation in workload code", kAssumed);
+    real(
+        "cost.load", [](MachineConfig& c) -> double& { return c.cost.load; },
+        "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed);
+    real(
+        "cost.store", [](MachineConfig& c) -> double& { return c.cost.store; },
+        "PP cycles per store in workload code", kAssumed);
+    real(
+        "cost.branch", [](MachineConfig& c) -> double& { return c.cost.branch; },
+        "PP cycles per branch or loop iteration in workload code", kAssumed);
 
-    integer("emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
-            "stack of each emulated processor's fiber on the host", "host resource, not a model value");
+    integer(
+        "emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
+        "stack of each emulated processor's fiber on the host", "host resource, not a model value");
     return k;
   }();
   return keys;
@@ -319,7 +395,6 @@ const Key* find_key(std::string_view name) {
     if (key.name == name) return &key;
   return nullptr;
 }
-
 
 std::string unknown_key_message(std::string_view key) {
   const std::string hint = suggest_key(key);
@@ -348,17 +423,35 @@ Value value_from_toml(const Key& key, const toml::node& node) {
       }
       throw ConfigError("expected an integer");
     case Kind::Real:
-      if (auto d = node.value<double>()) { v.real = *d; return v; }
+      if (auto d = node.value<double>()) {
+        v.real = *d;
+        return v;
+      }
       throw ConfigError("expected a number");
     case Kind::DurationKind:
-      if (auto s = node.value_exact<std::string>()) { v.text = *s; parse_duration(v.text); return v; }
-      if (auto i = node.value_exact<std::int64_t>(); i && *i == 0) { v.text = "0"; return v; }
+      if (auto s = node.value_exact<std::string>()) {
+        v.text = *s;
+        parse_duration(v.text);
+        return v;
+      }
+      if (auto i = node.value_exact<std::int64_t>(); i && *i == 0) {
+        v.text = "0";
+        return v;
+      }
       throw ConfigError("expected a duration string with a unit, e.g. \"4 us\"");
     case Kind::Bandwidth:
-      if (auto s = node.value_exact<std::string>()) { v.text = *s; parse_bandwidth(v.text); return v; }
+      if (auto s = node.value_exact<std::string>()) {
+        v.text = *s;
+        parse_bandwidth(v.text);
+        return v;
+      }
       throw ConfigError("expected a bandwidth string with a unit, e.g. \"160 MB/s\"");
     case Kind::Choice:
-      if (auto s = node.value_exact<std::string>()) { v.text = *s; check_choice(key, v.text); return v; }
+      if (auto s = node.value_exact<std::string>()) {
+        v.text = *s;
+        check_choice(key, v.text);
+        return v;
+      }
       throw ConfigError("expected a string");
   }
   throw ConfigError("unsupported value");
@@ -387,9 +480,18 @@ Value value_from_text(const Key& key, std::string_view raw) {
       v.real = d;
       return v;
     }
-    case Kind::DurationKind: v.text = text; parse_duration(text); return v;
-    case Kind::Bandwidth: v.text = text; parse_bandwidth(text); return v;
-    case Kind::Choice: v.text = text; check_choice(key, text); return v;
+    case Kind::DurationKind:
+      v.text = text;
+      parse_duration(text);
+      return v;
+    case Kind::Bandwidth:
+      v.text = text;
+      parse_bandwidth(text);
+      return v;
+    case Kind::Choice:
+      v.text = text;
+      check_choice(key, text);
+      return v;
   }
   throw ConfigError("unsupported value");
 }
@@ -399,12 +501,13 @@ void apply_table(MachineConfig& config, const toml::table& table, const std::str
   for (const auto& [k, node] : table) {
     const std::string name = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     const auto& src = k.source();
-    const std::string where =
-        src.begin.line > 0 ? fmt::format("{}:{}:{}", origin, src.begin.line, src.begin.column)
-                           : std::string(origin);
+    const std::string where = src.begin.line > 0
+                                  ? fmt::format("{}:{}:{}", origin, src.begin.line, src.begin.column)
+                                  : std::string(origin);
     if (const auto* sub = node.as_table()) {
       // A table is a section, unless it is a leaf key that wants a value.
-      if (find_key(name)) throw ConfigError(fmt::format("{}: key '{}': expected a value, found a table", where, name));
+      if (find_key(name))
+        throw ConfigError(fmt::format("{}: key '{}': expected a value, found a table", where, name));
       apply_table(config, *sub, name, origin);
       continue;
     }
@@ -428,7 +531,10 @@ std::string suggest_key(std::string_view unknown) {
     // A key given without its section ("link_bandwidth") is a near miss too.
     const auto dot = key.name.rfind('.');
     if (dot != std::string::npos) d = std::min(d, edit_distance(unknown, key.name.substr(dot + 1)) + 1);
-    if (d < best_d) { best_d = d; best = key.name; }
+    if (d < best_d) {
+      best_d = d;
+      best = key.name;
+    }
   }
   const std::size_t limit = std::max<std::size_t>(3, unknown.size() / 3);
   return best_d <= limit ? best : std::string{};
@@ -468,7 +574,7 @@ MachineConfig default_config(MachineKind kind) {
   c.dsm.fault_trap = 3_us;
   c.dsm.protocol_handler = 2_us;
   c.dsm.per_write_notice = 100_ns;
-  c.dsm.diff_scan_per_word = 20_ns;   // ~2 cycles per word at 100 MHz
+  c.dsm.diff_scan_per_word = 20_ns;  // ~2 cycles per word at 100 MHz
   c.dsm.diff_apply_per_word = 20_ns;
   c.dsm.gc_threshold_kb = 1024;
   c.dsm.barrier_manager = 0;
@@ -485,8 +591,8 @@ void apply_toml_text(MachineConfig& config, std::string_view text, std::string_v
     table = toml::parse(text, origin);
   } catch (const toml::parse_error& e) {
     const auto& src = e.source();
-    throw ConfigError(fmt::format("{}:{}:{}: TOML syntax error: {}", origin, src.begin.line,
-                                  src.begin.column, e.description()));
+    throw ConfigError(fmt::format("{}:{}:{}: TOML syntax error: {}", origin, src.begin.line, src.begin.column,
+                                  e.description()));
   }
   apply_table(config, table, "", origin);
 }
@@ -499,8 +605,8 @@ void apply_toml_file(MachineConfig& config, const std::string& path) {
     const auto& src = e.source();
     if (src.begin.line == 0)
       throw ConfigError(fmt::format("{}: cannot read configuration: {}", path, e.description()));
-    throw ConfigError(fmt::format("{}:{}:{}: TOML syntax error: {}", path, src.begin.line,
-                                  src.begin.column, e.description()));
+    throw ConfigError(fmt::format("{}:{}:{}: TOML syntax error: {}", path, src.begin.line, src.begin.column,
+                                  e.description()));
   }
   apply_table(config, table, "", path);
 }
@@ -529,8 +635,10 @@ void validate(const MachineConfig& c) {
   auto non_negative = [&](std::string_view key, Duration d) {
     if (d.count() < 0) fail(key, "duration must not be negative");
   };
-  if (c.machine.nodes < 1) fail("machine.nodes", fmt::format("at least 1 node is needed, got {}", c.machine.nodes));
-  if (c.machine.nodes > 4096) fail("machine.nodes", fmt::format("at most 4096 nodes are supported, got {}", c.machine.nodes));
+  if (c.machine.nodes < 1)
+    fail("machine.nodes", fmt::format("at least 1 node is needed, got {}", c.machine.nodes));
+  if (c.machine.nodes > 4096)
+    fail("machine.nodes", fmt::format("at most 4096 nodes are supported, got {}", c.machine.nodes));
   if (!(c.pp.clock_mhz > 0)) fail("pp.clock_mhz", "clock must be positive");
   if (!(c.cp.clock_mhz > 0)) fail("cp.clock_mhz", "clock must be positive");
   non_negative("pp.interrupt_overhead", c.pp.interrupt_overhead);
@@ -561,16 +669,19 @@ void validate(const MachineConfig& c) {
     case Topology::Star:
       if (n > ports)
         fail("network.topology", fmt::format("a star has one switch of {} ports and cannot connect {} "
-                                             "nodes; use \"tree\", \"chain\" or \"auto\"", ports, n));
+                                             "nodes; use \"tree\", \"chain\" or \"auto\"",
+                                             ports, n));
       break;
     case Topology::Tree:
     case Topology::Auto:
       if (n > ports && ports < 3)
-        fail("network.topology", fmt::format("cascading switches needs at least 3 ports per switch, got {}", ports));
+        fail("network.topology",
+             fmt::format("cascading switches needs at least 3 ports per switch, got {}", ports));
       break;
     case Topology::Chain:
       if (n > ports && ports < 3)
-        fail("network.topology", fmt::format("a chain of switches needs at least 3 ports per switch, got {}", ports));
+        fail("network.topology",
+             fmt::format("a chain of switches needs at least 3 ports per switch, got {}", ports));
       break;
   }
   non_negative("dsm.fault_trap", c.dsm.fault_trap);
@@ -580,14 +691,17 @@ void validate(const MachineConfig& c) {
   non_negative("dsm.diff_apply_per_word", c.dsm.diff_apply_per_word);
   if (c.dsm.gc_threshold_kb < 1) fail("dsm.gc_threshold_kb", "must be at least 1");
   if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
-    fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}", c.machine.nodes - 1,
-                                            c.dsm.barrier_manager));
-  for (const auto& [key, value] : {std::pair{"cost.flop", c.cost.flop}, std::pair{"cost.int_op", c.cost.int_op},
-                                    std::pair{"cost.load", c.cost.load}, std::pair{"cost.store", c.cost.store},
-                                    std::pair{"cost.branch", c.cost.branch}})
-    if (!(value >= 0) || value > 1e6) fail(key, fmt::format("must be between 0 and 1e6 cycles, got {}", value));
+    fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}",
+                                            c.machine.nodes - 1, c.dsm.barrier_manager));
+  for (const auto& [key, value] :
+       {std::pair{"cost.flop", c.cost.flop}, std::pair{"cost.int_op", c.cost.int_op},
+        std::pair{"cost.load", c.cost.load}, std::pair{"cost.store", c.cost.store},
+        std::pair{"cost.branch", c.cost.branch}})
+    if (!(value >= 0) || value > 1e6)
+      fail(key, fmt::format("must be between 0 and 1e6 cycles, got {}", value));
   if (c.emulator.fiber_stack_kb < 16)
-    fail("emulator.fiber_stack_kb", fmt::format("at least 16 KiB are needed, got {}", c.emulator.fiber_stack_kb));
+    fail("emulator.fiber_stack_kb",
+         fmt::format("at least 16 KiB are needed, got {}", c.emulator.fiber_stack_kb));
 }
 
 std::string to_toml(const MachineConfig& config) {

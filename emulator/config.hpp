@@ -56,7 +56,7 @@ struct NetworkConfig {
   Duration switch_delay;      // routing decision inside a switch, per switch crossed
   int switch_ports = 8;
   Topology topology = Topology::Auto;
-  int header_bytes = 0;       // added to each message's payload on the wire
+  int header_bytes = 0;  // added to each message's payload on the wire
 };
 
 // Costs of the TreadMarks protocol code itself (interpreted by dsm/, not by the emulator).
@@ -120,8 +120,8 @@ void validate(const MachineConfig& config);
 std::string to_toml(const MachineConfig& config);
 
 struct ConfigKeyInfo {
-  std::string key;          // "network.link_bandwidth"
-  std::string type;         // "duration", "bandwidth", "integer", ...
+  std::string key;   // "network.link_bandwidth"
+  std::string type;  // "duration", "bandwidth", "integer", ...
   std::string description;
   std::string ncp2_default;  // as printed by to_toml()
   std::string source;        // where the default comes from
@@ -129,8 +129,8 @@ struct ConfigKeyInfo {
 std::vector<ConfigKeyInfo> config_keys();
 
 // Parsing of unit-bearing values, exposed for tests and the CLI.
-Duration parse_duration(std::string_view text);    // "4us", "0.5 ms", "120 ns", "0"
-double parse_bandwidth(std::string_view text);     // "1.28 Gbit/s", "160 MB/s" -> bytes/s
+Duration parse_duration(std::string_view text);  // "4us", "0.5 ms", "120 ns", "0"
+double parse_bandwidth(std::string_view text);   // "1.28 Gbit/s", "160 MB/s" -> bytes/s
 std::string format_bandwidth(double bytes_per_second);
 
 // The closest registered key to `unknown`, or "" when nothing is close.

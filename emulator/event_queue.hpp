@@ -134,10 +134,14 @@ class EventQueue {
   struct Key {
     std::int64_t time_ps;
     std::uint64_t order;
-    bool operator<(const Key& o) const { return time_ps != o.time_ps ? time_ps < o.time_ps : order < o.order; }
+    bool operator<(const Key& o) const {
+      return time_ps != o.time_ps ? time_ps < o.time_ps : order < o.order;
+    }
   };
 
-  [[nodiscard]] Event& writable_payload(std::uint32_t slot) { return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)]; }
+  [[nodiscard]] Event& writable_payload(std::uint32_t slot) {
+    return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
+  }
   void add_chunk() {
     chunks_.push_back(std::make_unique<Event[]>(kChunkSize));
     slots_allocated_ += kChunkSize;

@@ -2,9 +2,9 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
-#include <fmt/format.h>
 
 namespace ncp2::emu {
 
@@ -16,8 +16,8 @@ namespace bc = boost::context;
 struct Kernel::Fiber {
   std::string name;
   std::function<void()> body;
-  bc::fiber self;        // the fiber while it is suspended
-  bc::fiber to_kernel;   // the event loop while the fiber runs
+  bc::fiber self;       // the fiber while it is suspended
+  bc::fiber to_kernel;  // the event loop while the fiber runs
   std::string_view waiting_for = "not started";
   DescribeFn describe = nullptr;  // when set, describes what the fiber waits for (lazily)
   const void* describe_context = nullptr;
@@ -30,8 +30,8 @@ Kernel::Kernel(KernelOptions options) : options_(options) { queue_.reserve(1024)
 Kernel::~Kernel() { cancel_unfinished_fibers(); }
 
 void Kernel::schedule_in_past(TimePoint t) const {
-  throw std::logic_error(fmt::format("event scheduled in the past: at {} while now is {}",
-                                     format_time(t), format_time(now())));
+  throw std::logic_error(
+      fmt::format("event scheduled in the past: at {} while now is {}", format_time(t), format_time(now())));
 }
 
 FiberId Kernel::spawn(std::string name, std::function<void()> body) {
@@ -123,7 +123,9 @@ void Kernel::at_function(TimePoint t, std::function<void()> fn) {
   });
 }
 
-const std::string& Kernel::fiber_name(FiberId id) const { return fibers_.at(static_cast<std::size_t>(id))->name; }
+const std::string& Kernel::fiber_name(FiberId id) const {
+  return fibers_.at(static_cast<std::size_t>(id))->name;
+}
 bool Kernel::fiber_finished(FiberId id) const { return fibers_.at(static_cast<std::size_t>(id))->finished; }
 
 RunResult Kernel::run(TimePoint limit) {
@@ -170,7 +172,8 @@ RunResult Kernel::run(TimePoint limit) {
   result.events = events_processed_;
   for (const auto& f : fibers_)
     if (!f->finished)
-      result.blocked.push_back({f->name, f->describe ? f->describe(f->describe_context) : std::string(f->waiting_for)});
+      result.blocked.push_back(
+          {f->name, f->describe ? f->describe(f->describe_context) : std::string(f->waiting_for)});
   if (result.status == RunStatus::Completed && !result.blocked.empty()) {
     result.status = RunStatus::Deadlock;
     result.diagnosis = fmt::format("deadlock at {}: no event is pending and {} processor(s) are blocked:",

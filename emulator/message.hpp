@@ -59,15 +59,20 @@ class StampChain {
     return *this;
   }
   void add(TimePoint t, StampPoint p, Resource r, NodeId n, std::uint32_t aux = 0) {
-    if (size_ < kCapacity) stamps_[size_++] = Stamp{t, p, r, n, aux};
-    else ++dropped_;
+    if (size_ < kCapacity)
+      stamps_[size_++] = Stamp{t, p, r, n, aux};
+    else
+      ++dropped_;
   }
   [[nodiscard]] std::span<const Stamp> stamps() const { return {stamps_.data(), size_}; }
   [[nodiscard]] std::size_t size() const { return size_; }
   [[nodiscard]] std::size_t dropped() const { return dropped_; }
   [[nodiscard]] bool empty() const { return size_ == 0; }
   [[nodiscard]] const Stamp& back() const { return stamps_[size_ - 1]; }
-  void clear() { size_ = 0; dropped_ = 0; }
+  void clear() {
+    size_ = 0;
+    dropped_ = 0;
+  }
 
  private:
   // dropped_ and size_ are not adjacent on purpose: a copy right after add() would otherwise
@@ -81,10 +86,10 @@ struct Message {
   std::uint64_t id = 0;
   NodeId source{};
   NodeId destination{};
-  std::uint16_t purpose = 0;          // meaning defined by the layer above (dsm)
-  std::uint32_t payload_bytes = 0;    // bytes of content; the wire adds the header
+  std::uint16_t purpose = 0;             // meaning defined by the layer above (dsm)
+  std::uint32_t payload_bytes = 0;       // bytes of content; the wire adds the header
   std::array<std::uint64_t, 4> words{};  // small protocol fields
-  std::vector<std::byte> data;        // bulk content (a page, a diff), capacity reused
+  std::vector<std::byte> data;           // bulk content (a page, a diff), capacity reused
   StampChain chain;
   // Network progress, owned by the Network while the message is in flight.
   std::uint32_t hop = 0;

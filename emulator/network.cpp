@@ -30,7 +30,8 @@ int Network::add_switch() {
 
 void Network::connect_node(int node, int sw) {
   auto& used = switch_ports_used_[static_cast<std::size_t>(sw)];
-  if (used >= config_.switch_ports) throw ConfigError("internal: switch port overflow while building topology");
+  if (used >= config_.switch_ports)
+    throw ConfigError("internal: switch port overflow while building topology");
   ++used;
   node_switch_[static_cast<std::size_t>(node)] = sw;
   injection_[static_cast<std::size_t>(node)] = static_cast<std::uint32_t>(cables_.size());
@@ -42,7 +43,8 @@ void Network::connect_node(int node, int sw) {
 void Network::connect_switches(int a, int b) {
   for (int s : {a, b}) {
     auto& used = switch_ports_used_[static_cast<std::size_t>(s)];
-    if (used >= config_.switch_ports) throw ConfigError("internal: switch port overflow while building topology");
+    if (used >= config_.switch_ports)
+      throw ConfigError("internal: switch port overflow while building topology");
     ++used;
   }
   links_[static_cast<std::size_t>(a)].emplace_back(b, static_cast<std::uint32_t>(cables_.size()));
@@ -55,13 +57,15 @@ void Network::build(Topology topology) {
   const int ports = config_.switch_ports;
   if (nodes_ <= ports || topology == Topology::Star) {
     if (nodes_ > ports)
-      throw ConfigError(fmt::format("key 'network.topology': a star of {} ports cannot connect {} nodes", ports, nodes_));
+      throw ConfigError(
+          fmt::format("key 'network.topology': a star of {} ports cannot connect {} nodes", ports, nodes_));
     const int sw = add_switch();
     for (int n = 0; n < nodes_; ++n) connect_node(n, sw);
     return;
   }
   if (ports < 3)
-    throw ConfigError(fmt::format("key 'network.switch_ports': cascading switches needs at least 3 ports, got {}", ports));
+    throw ConfigError(
+        fmt::format("key 'network.switch_ports': cascading switches needs at least 3 ports, got {}", ports));
   if (topology == Topology::Chain) {
     // Switches in a line; each keeps two ports for its neighbours (the ends use one of them).
     const int per_switch = ports - 2;
@@ -87,9 +91,8 @@ void Network::build(Topology topology) {
   }
   while (level.size() > 1) {
     std::vector<int> parents;
-    const std::size_t group = level.size() <= static_cast<std::size_t>(ports)
-                                  ? level.size()
-                                  : static_cast<std::size_t>(ports - 1);
+    const std::size_t group =
+        level.size() <= static_cast<std::size_t>(ports) ? level.size() : static_cast<std::size_t>(ports - 1);
     for (std::size_t i = 0; i < level.size(); i += group) {
       const int parent = add_switch();
       for (std::size_t j = i; j < std::min(level.size(), i + group); ++j) connect_switches(level[j], parent);
@@ -205,7 +208,8 @@ std::string Network::describe() const {
     std::string attached;
     for (int n = 0; n < nodes_; ++n)
       if (node_switch_[static_cast<std::size_t>(n)] == s) attached += fmt::format(" n{}", n);
-    for (const auto& [other, cable] : links_[static_cast<std::size_t>(s)]) attached += fmt::format(" s{}", other);
+    for (const auto& [other, cable] : links_[static_cast<std::size_t>(s)])
+      attached += fmt::format(" s{}", other);
     out += fmt::format("\n  switch s{}:{}", s, attached);
   }
   return out;
@@ -217,7 +221,11 @@ Duration Network::total_contention() const {
   return total;
 }
 
-const CableStats& Network::injection_stats(NodeId n) const { return cables_.at(injection_.at(static_cast<std::size_t>(index(n)))).stats; }
-const CableStats& Network::ejection_stats(NodeId n) const { return cables_.at(ejection_.at(static_cast<std::size_t>(index(n)))).stats; }
+const CableStats& Network::injection_stats(NodeId n) const {
+  return cables_.at(injection_.at(static_cast<std::size_t>(index(n)))).stats;
+}
+const CableStats& Network::ejection_stats(NodeId n) const {
+  return cables_.at(ejection_.at(static_cast<std::size_t>(index(n)))).stats;
+}
 
 }  // namespace ncp2::emu

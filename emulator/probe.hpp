@@ -11,9 +11,9 @@ namespace ncp2::emu {
 
 // What the layer above says the PP is doing, for attribution (set by dsm/ and carnival/).
 struct Attribution {
-  std::uint32_t scope = 0;      // source scope (0 = the whole program)
-  std::uint8_t operation = 0;   // DSM operation (0 = application code)
-  bool in_wait = false;         // inside a DSM wait: t0 .. resumption
+  std::uint32_t scope = 0;     // source scope (0 = the whole program)
+  std::uint8_t operation = 0;  // DSM operation (0 = application code)
+  bool in_wait = false;        // inside a DSM wait: t0 .. resumption
 };
 
 enum class PpActivity : std::uint8_t {
@@ -32,8 +32,8 @@ struct HandlerTag {
 class ActivityProbe {
  public:
   virtual ~ActivityProbe() = default;
-  virtual void pp_span(NodeId node, TimePoint from, TimePoint to, PpActivity activity, const Attribution& attribution,
-                       HandlerTag tag) = 0;
+  virtual void pp_span(NodeId node, TimePoint from, TimePoint to, PpActivity activity,
+                       const Attribution& attribution, HandlerTag tag) = 0;
   virtual void cp_span(NodeId node, TimePoint from, TimePoint to) = 0;  // a command executing
 };
 

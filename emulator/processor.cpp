@@ -8,19 +8,28 @@ namespace ncp2::emu {
 
 std::string_view to_string(PpState s) {
   switch (s) {
-    case PpState::NotStarted: return "not started";
-    case PpState::Running: return "running";
-    case PpState::Computing: return "computing";
-    case PpState::Waiting: return "waiting";
-    case PpState::Finished: return "finished";
+    case PpState::NotStarted:
+      return "not started";
+    case PpState::Running:
+      return "running";
+    case PpState::Computing:
+      return "computing";
+    case PpState::Waiting:
+      return "waiting";
+    case PpState::Finished:
+      return "finished";
   }
   return "?";
 }
 
 Processor::Processor(Kernel& kernel, NodeId node, std::string name, Duration interrupt_overhead,
                      MemoryBus& bus, double copy_bandwidth)
-    : kernel_(kernel), node_(node), name_(std::move(name)), interrupt_overhead_(interrupt_overhead),
-      bus_(&bus), copy_bandwidth_(copy_bandwidth) {}
+    : kernel_(kernel),
+      node_(node),
+      name_(std::move(name)),
+      interrupt_overhead_(interrupt_overhead),
+      bus_(&bus),
+      copy_bandwidth_(copy_bandwidth) {}
 
 void Processor::start(std::function<void()> body) {
   if (started_) throw std::logic_error(fmt::format("{} started twice", name_));
@@ -45,8 +54,10 @@ void Processor::compute(Duration d) {
   // Nothing can interrupt a computation that ends before the next event: just move the clock.
   if (!handlers_active_ && kernel_.fast_forward() && kernel_.try_advance(d)) return;
   state_ = PpState::Computing;
-  if (handlers_active_) compute_remaining_ = d;  // the last handler schedules the end
-  else schedule_compute_end(kernel_.now() + d);
+  if (handlers_active_)
+    compute_remaining_ = d;  // the last handler schedules the end
+  else
+    schedule_compute_end(kernel_.now() + d);
   kernel_.suspend_current("computing");
   state_ = PpState::Running;
 }
@@ -87,8 +98,10 @@ void Processor::schedule_resume(TimePoint at) {
   kernel_.at(at, [this] {
     wake_scheduled_ = false;
     if (state_ != PpState::Waiting) return;
-    if (handlers_active_) wake_deferred_ = true;  // an interrupt came first: resume after it
-    else resume_fiber();
+    if (handlers_active_)
+      wake_deferred_ = true;  // an interrupt came first: resume after it
+    else
+      resume_fiber();
   });
 }
 
@@ -111,9 +124,12 @@ void Processor::resume_fiber() { kernel_.resume(fiber_); }
 
 PpActivity Processor::fiber_activity() const {
   switch (state_) {
-    case PpState::Waiting: return PpActivity::Blocked;
-    case PpState::Finished: return PpActivity::Finished;
-    default: return PpActivity::Compute;
+    case PpState::Waiting:
+      return PpActivity::Blocked;
+    case PpState::Finished:
+      return PpActivity::Finished;
+    default:
+      return PpActivity::Compute;
   }
 }
 

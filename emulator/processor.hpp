@@ -4,13 +4,13 @@
 // configured interrupt overhead (and after any handler already running: handlers do not nest);
 // a computation it preempts finishes later by exactly the handlers' durations plus overheads.
 #include <cstdint>
-#include "emulator/ring_queue.hpp"
 #include <functional>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include "emulator/ring_queue.hpp"
 
 #include "emulator/ids.hpp"
 #include "emulator/inline_function.hpp"
@@ -25,8 +25,8 @@ enum class PpState : std::uint8_t { NotStarted, Running, Computing, Waiting, Fin
 std::string_view to_string(PpState s);
 
 struct ProcessorStats {
-  Duration compute{0};           // time spent in compute() (excluding preemption)
-  Duration handlers{0};          // time spent in interrupt handlers
+  Duration compute{0};   // time spent in compute() (excluding preemption)
+  Duration handlers{0};  // time spent in interrupt handlers
   Duration interrupt_overhead{0};
   std::uint64_t interrupts = 0;
   std::uint64_t waits = 0;
@@ -36,8 +36,8 @@ class Processor {
  public:
   using InterruptHandler = InlineFunction<void(WorkContext&), 64>;
 
-  Processor(Kernel& kernel, NodeId node, std::string name, Duration interrupt_overhead,
-            MemoryBus& bus, double copy_bandwidth);
+  Processor(Kernel& kernel, NodeId node, std::string name, Duration interrupt_overhead, MemoryBus& bus,
+            double copy_bandwidth);
   Processor(const Processor&) = delete;
   Processor& operator=(const Processor&) = delete;
 
@@ -81,13 +81,22 @@ class Processor {
   void attach_probe(ActivityProbe* probe) { probe_ = probe; }
   [[nodiscard]] const Attribution& attribution() const { return attribution_; }
   void set_scope(std::uint32_t scope) {
-    if (scope != attribution_.scope) { note(kernel_.now()); attribution_.scope = scope; }
+    if (scope != attribution_.scope) {
+      note(kernel_.now());
+      attribution_.scope = scope;
+    }
   }
   void set_operation(std::uint8_t operation) {
-    if (operation != attribution_.operation) { note(kernel_.now()); attribution_.operation = operation; }
+    if (operation != attribution_.operation) {
+      note(kernel_.now());
+      attribution_.operation = operation;
+    }
   }
   void set_in_wait(bool in_wait) {
-    if (in_wait != attribution_.in_wait) { note(kernel_.now()); attribution_.in_wait = in_wait; }
+    if (in_wait != attribution_.in_wait) {
+      note(kernel_.now());
+      attribution_.in_wait = in_wait;
+    }
   }
 
   [[nodiscard]] NodeId node() const { return node_; }
@@ -157,7 +166,7 @@ class Processor {
     HandlerTag tag;
   };
   RingQueue<PendingHandler> pending_;
-  std::vector<PendingHandler> parked_;       // interrupt_at() handlers waiting for their time
+  std::vector<PendingHandler> parked_;  // interrupt_at() handlers waiting for their time
   std::vector<std::uint32_t> free_parked_;
 
   TimePoint finish_time_ = kTimeZero;

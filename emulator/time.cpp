@@ -1,9 +1,9 @@
 #include "emulator/time.hpp"
 
+#include <fmt/format.h>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <fmt/format.h>
 
 namespace ncp2::emu {
 
@@ -16,9 +16,13 @@ std::string format_duration(Duration d) {
   // the text parses back to the same value (configuration files round-trip).
   const std::int64_t ps = d.count();
   const std::int64_t mag = ps < 0 ? -ps : ps;
-  struct Unit { std::int64_t scale; int digits; const char* name; };
-  static constexpr Unit units[] = {{1'000'000'000'000, 12, "s"}, {1'000'000'000, 9, "ms"},
-                                   {1'000'000, 6, "us"},         {1'000, 3, "ns"}};
+  struct Unit {
+    std::int64_t scale;
+    int digits;
+    const char* name;
+  };
+  static constexpr Unit units[] = {
+      {1'000'000'000'000, 12, "s"}, {1'000'000'000, 9, "ms"}, {1'000'000, 6, "us"}, {1'000, 3, "ns"}};
   for (const auto& u : units) {
     if (mag >= u.scale) {
       const std::int64_t whole = mag / u.scale;

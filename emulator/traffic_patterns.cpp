@@ -14,11 +14,16 @@ enum Purpose : std::uint16_t { kArrival = 1, kRelease = 2, kPing = 3, kPong = 4 
 
 std::string purpose_name(std::uint16_t p) {
   switch (p) {
-    case kArrival: return "arrival";
-    case kRelease: return "release";
-    case kPing: return "ping";
-    case kPong: return "pong";
-    default: return fmt::format("purpose {}", p);
+    case kArrival:
+      return "arrival";
+    case kRelease:
+      return "release";
+    case kPing:
+      return "ping";
+    case kPong:
+      return "pong";
+    default:
+      return fmt::format("purpose {}", p);
   }
 }
 
@@ -31,7 +36,9 @@ struct Inbox {
 
 }  // namespace
 
-std::string_view to_string(TrafficPattern p) { return p == TrafficPattern::Barrier ? "barrier" : "ping-pong"; }
+std::string_view to_string(TrafficPattern p) {
+  return p == TrafficPattern::Barrier ? "barrier" : "ping-pong";
+}
 
 TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& options) {
   validate(config);
@@ -53,7 +60,8 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
 
   cluster.set_receiver([&](WorkContext& ctx, Message* m) {
     // Hand the message to the destination PP (by interrupt on ncp2, inline on treadmarks).
-    cluster.notify_pp(ctx, [inbox = &inbox, c = &cluster, m, rec = options.record_messages ? &result : nullptr](WorkContext& hctx) {
+    cluster.notify_pp(ctx, [inbox = &inbox, c = &cluster, m,
+                            rec = options.record_messages ? &result : nullptr](WorkContext& hctx) {
       m->chain.add(hctx.now(), StampPoint::PpHandlerStart, Resource::PP, hctx.node());
       if (rec) {
         MessageRecord r;
@@ -89,7 +97,8 @@ TrafficResult run_traffic(const MachineConfig& config, const TrafficOptions& opt
         for (int r = 1; r <= rounds; ++r) {
           me.compute(think * (i + 1));
           if (i == 0) {
-            wait_for(0, static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(n - 1), "arrivals of the other nodes");
+            wait_for(0, static_cast<std::uint64_t>(r) * static_cast<std::uint64_t>(n - 1),
+                     "arrivals of the other nodes");
             for (int dst = 1; dst < n; ++dst)
               cluster.send_from_pp(cluster.new_message(node_id(0), node_id(dst), kRelease, bytes));
           } else {

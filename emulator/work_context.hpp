@@ -13,7 +13,11 @@ namespace ncp2::emu {
 class WorkContext {
  public:
   WorkContext(TimePoint start, NodeId node, Resource resource, MemoryBus& bus, double engine_bandwidth)
-      : start_(start), now_(start), node_(node), resource_(resource), bus_(&bus),
+      : start_(start),
+        now_(start),
+        node_(node),
+        resource_(resource),
+        bus_(&bus),
         engine_bandwidth_(engine_bandwidth) {}
 
   [[nodiscard]] TimePoint start() const { return start_; }

@@ -18,9 +18,12 @@ std::int64_t cp_total(const CategoryTimes& t) { return t[4] + t[5] + t[6]; }
 
 const char* to_string(Shading s) {
   switch (s) {
-    case Shading::Linear: return "linear";
-    case Shading::Sqrt: return "sqrt";
-    case Shading::Log: return "log";
+    case Shading::Linear:
+      return "linear";
+    case Shading::Sqrt:
+      return "sqrt";
+    case Shading::Log:
+      return "log";
   }
   return "?";
 }
@@ -35,10 +38,13 @@ double shade_intensity(double value, double max, Shading mapping) {
   if (!(max > 0) || !(value > 0)) return 0.0;
   const double x = std::min(value / max, 1.0);
   switch (mapping) {
-    case Shading::Linear: return x;
-    case Shading::Sqrt: return std::sqrt(x);
+    case Shading::Linear:
+      return x;
+    case Shading::Sqrt:
+      return std::sqrt(x);
     // Three decades: 0.1 % of the maximum is already a light gray.
-    case Shading::Log: return std::log10(1.0 + 999.0 * x) / 3.0;
+    case Shading::Log:
+      return std::log10(1.0 + 999.0 * x) / 3.0;
   }
   return x;
 }
@@ -61,7 +67,8 @@ std::vector<int> partition(std::span<const std::int64_t> values, int pixels) {
     used += widths[i];
     remainders.emplace_back(exact - widths[i], i);
   }
-  std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(remainders.begin(), remainders.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   for (std::size_t k = 0; used < pixels && k < remainders.size(); ++k, ++used) ++widths[remainders[k].second];
   return widths;
 }
@@ -160,12 +167,14 @@ void Analysis::build_cpwait() {
   total_wait_ = 0;
   for (auto& m : carnival::cpwait_map(summary_->wait_summary, node_filter_)) {
     total_wait_ += m.total_ps;
-    cpwait_.push_back({m.scope, std::move(m.kind), std::move(m.operation), m.count, m.total_ps, m.parts, 0, 0});
+    cpwait_.push_back(
+        {m.scope, std::move(m.kind), std::move(m.operation), m.count, m.total_ps, m.parts, 0, 0});
   }
   std::int64_t cumulative = 0;
   for (auto& r : cpwait_) {
     cumulative += r.total_ps;
-    r.percent = total_wait_ > 0 ? 100.0 * static_cast<double>(r.total_ps) / static_cast<double>(total_wait_) : 0.0;
+    r.percent =
+        total_wait_ > 0 ? 100.0 * static_cast<double>(r.total_ps) / static_cast<double>(total_wait_) : 0.0;
     r.cumulative_percent =
         total_wait_ > 0 ? 100.0 * static_cast<double>(cumulative) / static_cast<double>(total_wait_) : 0.0;
   }
@@ -270,7 +279,8 @@ std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t 
   std::vector<std::int64_t> owner(lines, -1);
   std::vector<const ScopeStats*> in_file;
   for (const auto& st : scopes_)
-    if (st.scope.file == file && st.scope.begin_line > 0 && static_cast<std::size_t>(st.scope.begin_line) <= lines)
+    if (st.scope.file == file && st.scope.begin_line > 0 &&
+        static_cast<std::size_t>(st.scope.begin_line) <= lines)
       in_file.push_back(&st);
   // Outer scopes first, so that nested ones paint over them; among equals, longer first.
   std::stable_sort(in_file.begin(), in_file.end(), [](const ScopeStats* a, const ScopeStats* b) {
@@ -279,7 +289,8 @@ std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t 
   });
   for (const auto* st : in_file) {
     const auto begin = static_cast<std::size_t>(st->scope.begin_line - 1);
-    const auto end = std::min(lines, static_cast<std::size_t>(std::max(st->scope.end_line, st->scope.begin_line)));
+    const auto end =
+        std::min(lines, static_cast<std::size_t>(std::max(st->scope.end_line, st->scope.begin_line)));
     for (std::size_t l = begin; l < end; ++l) owner[l] = st->scope.id;
   }
   return owner;

@@ -47,9 +47,9 @@ std::vector<int> partition(std::span<const std::int64_t> values, int pixels);
 
 struct ScopeStats {
   carnival::Scope scope;
-  int depth = 0;                       // 0 for roots
+  int depth = 0;                        // 0 for roots
   std::vector<std::uint32_t> children;  // by inclusive time, largest first
-  CategoryTimes exclusive{};           // over the selected nodes
+  CategoryTimes exclusive{};            // over the selected nodes
   CategoryTimes inclusive{};
 };
 
@@ -91,7 +91,7 @@ class Analysis {
   [[nodiscard]] const ScopeStats* scope(std::int64_t id) const;
   [[nodiscard]] const ScopeStats* scope_by_name(const std::string& name) const;
   [[nodiscard]] const std::vector<std::uint32_t>& roots() const { return roots_; }
-  [[nodiscard]] std::string scope_name(std::int64_t id) const;  // "scope N" when unknown, "?" for -1
+  [[nodiscard]] std::string scope_name(std::int64_t id) const;      // "scope N" when unknown, "?" for -1
   [[nodiscard]] std::string scope_location(std::int64_t id) const;  // "file:begin-end" or ""
   // The PP category with the most inclusive time.
   [[nodiscard]] Category dominant_category(std::uint32_t id) const;

@@ -21,7 +21,7 @@ class AnalysisContext : public QObject {
   [[nodiscard]] std::shared_ptr<const Analysis> analysis() const { return analysis_; }
   [[nodiscard]] std::int64_t scope() const { return scope_; }  // -1: none
   [[nodiscard]] const QString& file() const { return file_; }
-  [[nodiscard]] int line() const { return line_; }             // 0: none
+  [[nodiscard]] int line() const { return line_; }                // 0: none
   [[nodiscard]] int node_filter() const { return node_filter_; }  // -1: all nodes
   [[nodiscard]] Shading shading() const { return shading_; }
 

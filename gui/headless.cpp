@@ -20,10 +20,10 @@ CommandLine parse_command_line(const QStringList& arguments) {
       "CARNIVAL: where the time of a run went, and who made whom wait (reads a database written by "
       "`ncp2 run --db`).");
   parser.addPositionalArgument("FILE.db", "The CARNIVAL database to open.");
-  const QCommandLineOption screenshot("screenshot", "Render a view into OUT.png without a display, then exit.",
-                                      "OUT.png");
-  const QCommandLineOption view("view", "The view to render: main, scope, histogram, profile-map, cpwait.", "VIEW",
-                                "main");
+  const QCommandLineOption screenshot("screenshot",
+                                      "Render a view into OUT.png without a display, then exit.", "OUT.png");
+  const QCommandLineOption view("view", "The view to render: main, scope, histogram, profile-map, cpwait.",
+                                "VIEW", "main");
   const QCommandLineOption scope("scope", "Select the scope of this name first.", "NAME");
   const QCommandLineOption size("size", "The window's size for --screenshot (default 1280x800).", "WxH");
   const QCommandLineOption node("node", "Show only this node's times.", "N");
@@ -42,7 +42,8 @@ CommandLine parse_command_line(const QStringList& arguments) {
   out.view = parser.value(view);
   out.scope = parser.value(scope);
   if (!view_from_name(out.view)) {
-    out.error = QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, cpwait)").arg(out.view);
+    out.error =
+        QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, cpwait)").arg(out.view);
     return out;
   }
   if (parser.isSet(size)) {
@@ -126,7 +127,8 @@ QImage render_view(MainWindow& window, const CommandLine& options, QString* erro
     int row = -1;
     for (int r = 0; r < cpwait->model()->rowCount(); ++r) {
       const CPWaitRow* candidate = cpwait->model()->row_at(r);
-      if (!options.scope.isEmpty() && static_cast<std::int64_t>(candidate->scope) != context->scope()) continue;
+      if (!options.scope.isEmpty() && static_cast<std::int64_t>(candidate->scope) != context->scope())
+        continue;
       if (row < 0 || candidate->parts[kSync] > cpwait->model()->row_at(row)->parts[kSync]) row = r;
     }
     row = std::max(row, 0);

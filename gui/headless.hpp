@@ -18,13 +18,13 @@ struct CommandLine {
   QString file;        // FILE.db, may be empty (interactive use)
   QString screenshot;  // OUT.png: headless
   QString view = QStringLiteral("main");
-  QString scope;       // a scope name to select
+  QString scope;  // a scope name to select
   QSize size{1280, 800};
-  int node = -1;       // --node N: the node filter
+  int node = -1;  // --node N: the node filter
   bool help = false;
   bool version = false;
   QString help_text;
-  QString error;       // a usage error (exit code 2)
+  QString error;  // a usage error (exit code 2)
 };
 // `arguments` includes the program name first.
 CommandLine parse_command_line(const QStringList& arguments);

@@ -21,8 +21,8 @@ void print_error(const QString& message) { std::fprintf(stderr, "carnival: %s\n"
 // Headless, the offscreen platform's notes about what it cannot do are noise, not news.
 QtMessageHandler default_handler = nullptr;
 void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg &&
-      (message.contains(QLatin1String("propagateSizeHints")) || message.contains(QLatin1String("XDG_RUNTIME_DIR"))))
+  if (type == QtWarningMsg && (message.contains(QLatin1String("propagateSizeHints")) ||
+                               message.contains(QLatin1String("XDG_RUNTIME_DIR"))))
     return;
   default_handler(type, context, message);
 }
@@ -48,8 +48,9 @@ int main(int argc, char** argv) {
   }
   if (!options.error.isEmpty()) {
     print_error(options.error);
-    std::fprintf(stderr, "usage: carnival [FILE.db] | carnival --screenshot OUT.png [--view V] [--scope NAME] "
-                         "[--size WxH] [--node N] FILE.db\n");
+    std::fprintf(stderr,
+                 "usage: carnival [FILE.db] | carnival --screenshot OUT.png [--view V] [--scope NAME] "
+                 "[--size WxH] [--node N] FILE.db\n");
     return 2;
   }
   const bool headless = !options.screenshot.isEmpty();
@@ -60,8 +61,9 @@ int main(int argc, char** argv) {
   if (headless) {
     default_handler = qInstallMessageHandler(quiet_offscreen_notes);
   } else if (!headless && !has_display()) {
-    print_error("no display (DISPLAY and WAYLAND_DISPLAY are not set); for headless use: "
-                "carnival --screenshot OUT.png FILE.db");
+    print_error(
+        "no display (DISPLAY and WAYLAND_DISPLAY are not set); for headless use: "
+        "carnival --screenshot OUT.png FILE.db");
     return 2;
   }
 

@@ -104,15 +104,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   build_menus();
   refill_nodes();
 
-  connect(nodes_, &QComboBox::activated, this, [this](int i) { context_->set_node_filter(nodes_->itemData(i).toInt()); });
+  connect(nodes_, &QComboBox::activated, this,
+          [this](int i) { context_->set_node_filter(nodes_->itemData(i).toInt()); });
   connect(context_, &AnalysisContext::analysis_changed, this, [this] {
     legend_->set_analysis(context_->analysis().get());
     refill_nodes();
   });
-  connect(source_->view(), &SourceView::scope_bar_clicked, this, [this] { tabs_->setCurrentWidget(scope_profile_); });
-  connect(source_->view(), &SourceView::category_bar_clicked, this, [this] { tabs_->setCurrentWidget(histogram_); });
+  connect(source_->view(), &SourceView::scope_bar_clicked, this,
+          [this] { tabs_->setCurrentWidget(scope_profile_); });
+  connect(source_->view(), &SourceView::category_bar_clicked, this,
+          [this] { tabs_->setCurrentWidget(histogram_); });
   connect(&loader_, &QFutureWatcher<LoadResult>::finished, this, [this] { loaded(loader_.result()); });
-  connect(&checker_, &QFutureWatcher<QString>::finished, this, [this] { integrity_done(checking_, checker_.result()); });
+  connect(&checker_, &QFutureWatcher<QString>::finished, this,
+          [this] { integrity_done(checking_, checker_.result()); });
   resize(1280, 800);
 }
 
@@ -235,7 +239,8 @@ void MainWindow::fail(const QString& path, const QString& message) {
 void MainWindow::update_banner() {
   QStringList lines;
   if (!integrity_error_.isEmpty())
-    lines << tr("<b>This file is damaged</b>: %1. The views may be wrong.").arg(integrity_error_.toHtmlEscaped());
+    lines << tr("<b>This file is damaged</b>: %1. The views may be wrong.")
+                 .arg(integrity_error_.toHtmlEscaped());
   for (const auto& w : warnings_) lines << w.toHtmlEscaped();
   banner_->setStyleSheet(integrity_error_.isEmpty() ? QStringLiteral("background:#fff3cd; color:#664d03;")
                                                     : QStringLiteral("background:#f8d7da; color:#58151c;"));
@@ -259,10 +264,18 @@ void MainWindow::show_view(ViewId view) {
       tabs_->setCurrentWidget(profile_map_);
       split_->setSizes({total * 3 / 5, total * 2 / 5});
       return;
-    case ViewId::ProfileMap: tabs_->setCurrentWidget(profile_map_); break;
-    case ViewId::CPWait: tabs_->setCurrentWidget(cpwait_); break;
-    case ViewId::Scope: tabs_->setCurrentWidget(scope_profile_); break;
-    case ViewId::Histogram: tabs_->setCurrentWidget(histogram_); break;
+    case ViewId::ProfileMap:
+      tabs_->setCurrentWidget(profile_map_);
+      break;
+    case ViewId::CPWait:
+      tabs_->setCurrentWidget(cpwait_);
+      break;
+    case ViewId::Scope:
+      tabs_->setCurrentWidget(scope_profile_);
+      break;
+    case ViewId::Histogram:
+      tabs_->setCurrentWidget(histogram_);
+      break;
   }
   split_->setSizes({total / 3, total * 2 / 3});
 }

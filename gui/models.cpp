@@ -38,7 +38,8 @@ QVariantList colors_of(const Analysis& a, std::size_t first, std::size_t count) 
 }
 
 // "Comp 1.23 ms (45.6 %)" lines for a tooltip.
-QString breakdown(const Analysis& a, std::size_t first, std::span<const std::int64_t> values, std::int64_t whole) {
+QString breakdown(const Analysis& a, std::size_t first, std::span<const std::int64_t> values,
+                  std::int64_t whole) {
   QString text;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] == 0) continue;
@@ -90,11 +91,14 @@ const CPWaitRow* CPWaitMapModel::row_at(int row) const {
   return &a_->cpwait_rows()[static_cast<std::size_t>(row)];
 }
 
-int CPWaitMapModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int CPWaitMapModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant CPWaitMapModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Location", "Category", "Operation", "Count", "Profile", "Time", "%", "Cum. %"};
+  static const char* names[] = {"Location", "Category", "Operation", "Count",
+                                "Profile",  "Time",     "%",         "Cum. %"};
   return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
 }
 
@@ -105,44 +109,63 @@ QVariant CPWaitMapModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (col) {
-        case Location: return location_label(*a_, r->scope);
-        case Kind: return QString::fromStdString(r->kind);
-        case Operation: return QString::fromStdString(r->operation);
-        case Count: return QVariant::fromValue<qulonglong>(r->count);
-        case Time: return time_text(r->total_ps);
-        case Percent: return percent_text(r->percent);
-        case Cumulative: return percent_text(r->cumulative_percent);
-        default: return {};
+        case Location:
+          return location_label(*a_, r->scope);
+        case Kind:
+          return QString::fromStdString(r->kind);
+        case Operation:
+          return QString::fromStdString(r->operation);
+        case Count:
+          return QVariant::fromValue<qulonglong>(r->count);
+        case Time:
+          return time_text(r->total_ps);
+        case Percent:
+          return percent_text(r->percent);
+        case Cumulative:
+          return percent_text(r->cumulative_percent);
+        default:
+          return {};
       }
     case roles::Sort:
       switch (col) {
-        case Location: return QString::fromStdString(a_->scope_name(r->scope));
-        case Kind: return QString::fromStdString(r->kind);
-        case Operation: return QString::fromStdString(r->operation);
-        case Count: return QVariant::fromValue<qulonglong>(r->count);
+        case Location:
+          return QString::fromStdString(a_->scope_name(r->scope));
+        case Kind:
+          return QString::fromStdString(r->kind);
+        case Operation:
+          return QString::fromStdString(r->operation);
+        case Count:
+          return QVariant::fromValue<qulonglong>(r->count);
         case Profile:
         case Time:
-        case Percent: return QVariant::fromValue<qlonglong>(r->total_ps);
-        case Cumulative: return r->cumulative_percent;
-        default: return {};
+        case Percent:
+          return QVariant::fromValue<qlonglong>(r->total_ps);
+        case Cumulative:
+          return r->cumulative_percent;
+        default:
+          return {};
       }
     case Qt::TextAlignmentRole:
       return col >= Count && col != Profile ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ToolTipRole:
       return QStringLiteral("<b>%1</b> · %2 · %3<br>%4 waits, %5 (%6 of all waiting time)%7")
-          .arg(QString::fromStdString(a_->scope_name(r->scope) + " " + a_->scope_location(r->scope)), QString::fromStdString(r->kind),
-               QString::fromStdString(r->operation))
+          .arg(QString::fromStdString(a_->scope_name(r->scope) + " " + a_->scope_location(r->scope)),
+               QString::fromStdString(r->kind), QString::fromStdString(r->operation))
           .arg(r->count)
           .arg(time_text(r->total_ps), percent_text(r->percent),
                breakdown(*a_, kFirstPart, r->parts, r->total_ps));
-    case roles::ScopeId: return QVariant::fromValue<qint64>(r->scope);
-    case roles::BarValues: return col == Profile ? values_of(r->parts) : QVariant();
-    case roles::BarColors: return col == Profile ? colors_of(*a_, kFirstPart, kWaitParts) : QVariant();
+    case roles::ScopeId:
+      return QVariant::fromValue<qint64>(r->scope);
+    case roles::BarValues:
+      return col == Profile ? values_of(r->parts) : QVariant();
+    case roles::BarColors:
+      return col == Profile ? colors_of(*a_, kFirstPart, kWaitParts) : QVariant();
     case roles::BarScale: {
       const auto first = a_->cpwait_rows().front().total_ps;  // the largest
       return col == Profile ? fraction(r->total_ps, first) : QVariant();
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -164,7 +187,9 @@ int ProfileMapModel::row_of_scope(std::int64_t id) const {
   return row < rowCount() ? row : -1;
 }
 
-int ProfileMapModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ProfileMapModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ProfileMapModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
@@ -182,19 +207,31 @@ QVariant ProfileMapModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (col) {
-        case Scope: return QString::fromStdString(st.scope.name);
-        case Location: return QString::fromStdString(a_->scope_location(id));
-        case Time: return time_text(incl);
-        case Percent: return percent_text(share(incl, a_->total_pp_ps()));
-        case Dominant: return incl > 0 ? QString::fromStdString(a_->style(static_cast<std::size_t>(a_->dominant_category(id))).name) : QString();
-        default: return {};
+        case Scope:
+          return QString::fromStdString(st.scope.name);
+        case Location:
+          return QString::fromStdString(a_->scope_location(id));
+        case Time:
+          return time_text(incl);
+        case Percent:
+          return percent_text(share(incl, a_->total_pp_ps()));
+        case Dominant:
+          return incl > 0 ? QString::fromStdString(
+                                a_->style(static_cast<std::size_t>(a_->dominant_category(id))).name)
+                          : QString();
+        default:
+          return {};
       }
     case roles::Sort:
       switch (col) {
-        case Scope: return QString::fromStdString(st.scope.name);
-        case Location: return QString::fromStdString(a_->scope_location(id));
-        case Dominant: return static_cast<int>(a_->dominant_category(id));
-        default: return QVariant::fromValue<qlonglong>(incl);
+        case Scope:
+          return QString::fromStdString(st.scope.name);
+        case Location:
+          return QString::fromStdString(a_->scope_location(id));
+        case Dominant:
+          return static_cast<int>(a_->dominant_category(id));
+        default:
+          return QVariant::fromValue<qlonglong>(incl);
       }
     case Qt::TextAlignmentRole:
       return col == Time || col == Percent ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
@@ -204,13 +241,19 @@ QVariant ProfileMapModel::data(const QModelIndex& index, int role) const {
                percent_text(share(incl, a_->total_pp_ps())), time_text(pp_total(st.exclusive)),
                breakdown(*a_, 0, pp, incl));
     case Qt::DecorationRole:
-      return col == Dominant && incl > 0 ? QVariant(category_color(*a_, static_cast<std::size_t>(a_->dominant_category(id))))
-                                         : QVariant();
-    case roles::ScopeId: return QVariant::fromValue<qint64>(id);
-    case roles::BarValues: return col == Profile ? values_of(pp) : QVariant();
-    case roles::BarColors: return col == Profile ? colors_of(*a_, 0, 4) : QVariant();
-    case roles::BarScale: return col == Profile ? fraction(incl, a_->total_pp_ps()) : QVariant();
-    default: return {};
+      return col == Dominant && incl > 0
+                 ? QVariant(category_color(*a_, static_cast<std::size_t>(a_->dominant_category(id))))
+                 : QVariant();
+    case roles::ScopeId:
+      return QVariant::fromValue<qint64>(id);
+    case roles::BarValues:
+      return col == Profile ? values_of(pp) : QVariant();
+    case roles::BarColors:
+      return col == Profile ? colors_of(*a_, 0, 4) : QVariant();
+    case roles::BarScale:
+      return col == Profile ? fraction(incl, a_->total_pp_ps()) : QVariant();
+    default:
+      return {};
   }
 }
 
@@ -226,7 +269,9 @@ void ScopeProfileModel::set_scope(std::shared_ptr<const Analysis> a, std::int64_
   endResetModel();
 }
 
-int ScopeProfileModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+int ScopeProfileModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : ColumnCount;
+}
 
 QVariant ScopeProfileModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= ColumnCount) return {};
@@ -250,7 +295,8 @@ QVariant ScopeProfileModel::data(const QModelIndex& index, int role) const {
       return {};
     case roles::Sort:
       if (col == NodeColumn) return r.node;
-      if (col >= FirstCategory) return QVariant::fromValue<qlonglong>(r.times[static_cast<std::size_t>(col - FirstCategory)]);
+      if (col >= FirstCategory)
+        return QVariant::fromValue<qlonglong>(r.times[static_cast<std::size_t>(col - FirstCategory)]);
       return QVariant::fromValue<qlonglong>(pp);
     case Qt::TextAlignmentRole:
       return col != Profile ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
@@ -259,12 +305,18 @@ QVariant ScopeProfileModel::data(const QModelIndex& index, int role) const {
           .arg(r.node)
           .arg(QString::fromStdString(a_->scope_name(scope_)), time_text(pp), time_text(r.finish_ps),
                breakdown(*a_, 0, r.times, pp));
-    case roles::Node: return r.node;
-    case roles::ScopeId: return QVariant::fromValue<qint64>(scope_);
-    case roles::BarValues: return col == Profile ? values_of(pp_parts) : QVariant();
-    case roles::BarColors: return col == Profile ? colors_of(*a_, 0, 4) : QVariant();
-    case roles::BarScale: return col == Profile ? fraction(pp, max_pp_) : QVariant();
-    default: return {};
+    case roles::Node:
+      return r.node;
+    case roles::ScopeId:
+      return QVariant::fromValue<qint64>(scope_);
+    case roles::BarValues:
+      return col == Profile ? values_of(pp_parts) : QVariant();
+    case roles::BarColors:
+      return col == Profile ? colors_of(*a_, 0, 4) : QVariant();
+    case roles::BarScale:
+      return col == Profile ? fraction(pp, max_pp_) : QVariant();
+    default:
+      return {};
   }
 }
 
@@ -300,16 +352,22 @@ QVariant CategoryHistogramModel::data(const QModelIndex& index, int role) const 
   switch (role) {
     case Qt::DisplayRole:
       switch (col) {
-        case CategoryColumn: return QString::fromStdString(a_->style(k).name);
-        case Time: return time_text(t);
-        case Percent: return percent_text(share(t, whole));
-        case Description: return QString::fromStdString(a_->style(k).description);
-        default: return {};
+        case CategoryColumn:
+          return QString::fromStdString(a_->style(k).name);
+        case Time:
+          return time_text(t);
+        case Percent:
+          return percent_text(share(t, whole));
+        case Description:
+          return QString::fromStdString(a_->style(k).description);
+        default:
+          return {};
       }
     case roles::Sort:
       return col == CategoryColumn || col == Description ? QVariant(static_cast<int>(k))
                                                          : QVariant::fromValue<qlonglong>(t);
-    case Qt::DecorationRole: return col == CategoryColumn ? QVariant(category_color(*a_, k)) : QVariant();
+    case Qt::DecorationRole:
+      return col == CategoryColumn ? QVariant(category_color(*a_, k)) : QVariant();
     case Qt::TextAlignmentRole:
       return col == Time || col == Percent ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ToolTipRole:
@@ -318,11 +376,16 @@ QVariant CategoryHistogramModel::data(const QModelIndex& index, int role) const 
           .arg(t)
           .arg(percent_text(share(t, whole)), pp ? QStringLiteral("PP") : QStringLiteral("CP"),
                QString::fromStdString(a_->style(k).description));
-    case roles::ScopeId: return QVariant::fromValue<qint64>(scope_);
-    case roles::BarValues: return col == Bar ? QVariantList{QVariant::fromValue<qlonglong>(t)} : QVariant();
-    case roles::BarColors: return col == Bar ? QVariantList{category_color(*a_, k)} : QVariant();
-    case roles::BarScale: return col == Bar ? fraction(t, max) : QVariant();
-    default: return {};
+    case roles::ScopeId:
+      return QVariant::fromValue<qint64>(scope_);
+    case roles::BarValues:
+      return col == Bar ? QVariantList{QVariant::fromValue<qlonglong>(t)} : QVariant();
+    case roles::BarColors:
+      return col == Bar ? QVariantList{category_color(*a_, k)} : QVariant();
+    case roles::BarScale:
+      return col == Bar ? fraction(t, max) : QVariant();
+    default:
+      return {};
   }
 }
 
@@ -352,34 +415,51 @@ QVariant CausesModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (col) {
-        case NodeColumn: return r.node >= 0 ? QString::number(r.node) : QStringLiteral("?");
-        case ScopeColumn: return QString::fromStdString(a_->scope_name(r.scope));
-        case Delay: return time_text(r.delay_ps);
-        case Percent: return percent_text(share(r.delay_ps, causes_.total_delay_ps));
-        case Waits: return QVariant::fromValue<qulonglong>(r.waits);
-        case WaitingNodes: return QVariant::fromValue<qulonglong>(r.waiting_nodes);
-        default: return {};
+        case NodeColumn:
+          return r.node >= 0 ? QString::number(r.node) : QStringLiteral("?");
+        case ScopeColumn:
+          return QString::fromStdString(a_->scope_name(r.scope));
+        case Delay:
+          return time_text(r.delay_ps);
+        case Percent:
+          return percent_text(share(r.delay_ps, causes_.total_delay_ps));
+        case Waits:
+          return QVariant::fromValue<qulonglong>(r.waits);
+        case WaitingNodes:
+          return QVariant::fromValue<qulonglong>(r.waiting_nodes);
+        default:
+          return {};
       }
     case roles::Sort:
       switch (col) {
-        case NodeColumn: return r.node;
-        case ScopeColumn: return QString::fromStdString(a_->scope_name(r.scope));
-        case Waits: return QVariant::fromValue<qulonglong>(r.waits);
-        case WaitingNodes: return QVariant::fromValue<qulonglong>(r.waiting_nodes);
-        default: return QVariant::fromValue<qlonglong>(r.delay_ps);
+        case NodeColumn:
+          return r.node;
+        case ScopeColumn:
+          return QString::fromStdString(a_->scope_name(r.scope));
+        case Waits:
+          return QVariant::fromValue<qulonglong>(r.waits);
+        case WaitingNodes:
+          return QVariant::fromValue<qulonglong>(r.waiting_nodes);
+        default:
+          return QVariant::fromValue<qlonglong>(r.delay_ps);
       }
     case Qt::TextAlignmentRole:
       return col != ScopeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ToolTipRole:
-      return QStringLiteral("node %1 in %2 (%3) made %4 waits on %5 nodes last %6 longer; click to see its code")
+      return QStringLiteral(
+                 "node %1 in %2 (%3) made %4 waits on %5 nodes last %6 longer; click to see its code")
           .arg(r.node)
-          .arg(QString::fromStdString(a_->scope_name(r.scope)), QString::fromStdString(a_->scope_location(r.scope)))
+          .arg(QString::fromStdString(a_->scope_name(r.scope)),
+               QString::fromStdString(a_->scope_location(r.scope)))
           .arg(r.waits)
           .arg(r.waiting_nodes)
           .arg(time_text(r.delay_ps));
-    case roles::ScopeId: return QVariant::fromValue<qint64>(r.scope);
-    case roles::Node: return r.node;
-    default: return {};
+    case roles::ScopeId:
+      return QVariant::fromValue<qint64>(r.scope);
+    case roles::Node:
+      return r.node;
+    default:
+      return {};
   }
 }
 

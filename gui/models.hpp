@@ -25,8 +25,8 @@ enum : int {
 };
 }
 
-QString time_text(std::int64_t ps);  // "12.5 us" (carnival::format_ps)
-QString percent_text(double p);      // "12.3 %"
+QString time_text(std::int64_t ps);                           // "12.5 us" (carnival::format_ps)
+QString percent_text(double p);                               // "12.3 %"
 QColor category_color(const Analysis& a, std::size_t index);  // index as Analysis::style
 
 // Base: a table of `total()` rows of which the first `limit` are shown.

@@ -33,8 +33,9 @@ std::vector<std::string> RunSummary::warnings() const {
     out.push_back(fmt::format("This run FAILED ({}): the times cover only the part that ran.", run.message));
   if (is_empty()) out.push_back("This run recorded no time: there is no profile and no wait to show.");
   if (waits_dropped > 0)
-    out.push_back(fmt::format("{} wait instances were not stored (capped): the causes panel shows the stored ones.",
-                              waits_dropped));
+    out.push_back(
+        fmt::format("{} wait instances were not stored (capped): the causes panel shows the stored ones.",
+                    waits_dropped));
   return out;
 }
 
@@ -55,7 +56,8 @@ RunSummary load_run_summary(const std::string& path) {
     // The file's own colours and words; the catalogue fills any category the file lacks.
     {
       std::vector<CategoryStyle> stored;
-      for (sql::Stmt s(db, "SELECT name, resource, color, description FROM categories ORDER BY position"); s.step();)
+      for (sql::Stmt s(db, "SELECT name, resource, color, description FROM categories ORDER BY position");
+           s.step();)
         stored.push_back({s.str(0), s.str(1), s.str(2), s.str(3)});
       for (const auto& c : carnival::category_catalogue()) {
         CategoryStyle style{c.name, c.resource, c.color, c.description};
@@ -69,18 +71,21 @@ RunSummary load_run_summary(const std::string& path) {
     for (auto s = query("SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes "
                         "WHERE run_id = ?1 ORDER BY id");
          s->step();)
-      d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3), s->str(4),
-                          s->i32(5), s->i32(6)});
-    for (auto s = query("SELECT node, scope_id, category, sum(time_ps), sum(count) FROM profile WHERE run_id = ?1 "
-                        "GROUP BY node, scope_id, category");
+      d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3),
+                          s->str(4), s->i32(5), s->i32(6)});
+    for (auto s =
+             query("SELECT node, scope_id, category, sum(time_ps), sum(count) FROM profile WHERE run_id = ?1 "
+                   "GROUP BY node, scope_id, category");
          s->step();) {
       const auto category = carnival::category_from_string(s->str(2));
       if (!category) throw StoreError(fmt::format("{} is corrupt: unknown category '{}'", path, s->str(2)));
-      d.profile.push_back({s->i32(0), static_cast<std::uint32_t>(s->i64(1)), *category, "", s->i64(3), s->u64(4)});
+      d.profile.push_back(
+          {s->i32(0), static_cast<std::uint32_t>(s->i64(1)), *category, "", s->i64(3), s->u64(4)});
     }
-    for (auto s = query("SELECT node, scope_id, operation, kind, count, total_ps, cplwait_ps, cplcomp_ps, "
-                        "cpcomm_ps, cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps "
-                        "FROM wait_summary WHERE run_id = ?1");
+    for (auto s =
+             query("SELECT node, scope_id, operation, kind, count, total_ps, cplwait_ps, cplcomp_ps, "
+                   "cpcomm_ps, cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps "
+                   "FROM wait_summary WHERE run_id = ?1");
          s->step();) {
       carnival::WaitSummary w;
       w.node = s->i32(0);
@@ -92,14 +97,16 @@ RunSummary load_run_summary(const std::string& path) {
       for (std::size_t i = 0; i < carnival::kWaitParts; ++i) w.parts[i] = s->i64(6 + static_cast<int>(i));
       d.wait_summary.push_back(std::move(w));
     }
-    for (sql::Stmt s(db, "SELECT key, value FROM meta WHERE key IN ('tool_version', 'waits_dropped')"); s.step();) {
+    for (sql::Stmt s(db, "SELECT key, value FROM meta WHERE key IN ('tool_version', 'waits_dropped')");
+         s.step();) {
       if (s.str(0) == "tool_version") {
         d.tool_version = s.str(1);
       } else {
         try {
           d.waits_dropped = std::stoull(s.str(1));
         } catch (const std::exception&) {
-          throw StoreError(fmt::format("{} is corrupt: meta 'waits_dropped' is '{}', not a number", path, s.str(1)));
+          throw StoreError(
+              fmt::format("{} is corrupt: meta 'waits_dropped' is '{}', not a number", path, s.str(1)));
         }
       }
     }
@@ -116,7 +123,8 @@ void check_integrity(const std::string& path) {
     if (findings.empty() || findings.front() != "ok") {
       std::string list;
       for (const auto& f : findings) list += (list.empty() ? "" : "; ") + f;
-      throw StoreError(fmt::format("{} is corrupt (truncated or damaged): PRAGMA quick_check: {}", path, list));
+      throw StoreError(
+          fmt::format("{} is corrupt (truncated or damaged): PRAGMA quick_check: {}", path, list));
     }
     return 0;
   });
@@ -127,11 +135,12 @@ Causes query_causes(const std::string& path, std::uint32_t scope, const std::str
   return guarded(path, [&] {
     sql::Db db = carnival::open_store(path);
     // The index waits_by_scope(run_id, scope_id, operation) narrows this to the row's instances.
-    sql::Stmt s(db,
-                "SELECT cause_node, cause_scope_id, sum(sync_delay_ps), count(*), count(DISTINCT node) FROM waits "
-                "WHERE run_id = (SELECT min(id) FROM runs) AND scope_id = ?1 AND operation = ?2 AND kind = ?3 "
-                "AND sync_delay_ps > 0 AND (?4 < 0 OR node = ?4) "
-                "GROUP BY cause_node, cause_scope_id ORDER BY sum(sync_delay_ps) DESC, cause_node, cause_scope_id");
+    sql::Stmt s(
+        db,
+        "SELECT cause_node, cause_scope_id, sum(sync_delay_ps), count(*), count(DISTINCT node) FROM waits "
+        "WHERE run_id = (SELECT min(id) FROM runs) AND scope_id = ?1 AND operation = ?2 AND kind = ?3 "
+        "AND sync_delay_ps > 0 AND (?4 < 0 OR node = ?4) "
+        "GROUP BY cause_node, cause_scope_id ORDER BY sum(sync_delay_ps) DESC, cause_node, cause_scope_id");
     s.bind(1, scope);
     s.bind(2, operation);
     s.bind(3, kind);

@@ -53,14 +53,14 @@ void check_integrity(const std::string& path);
 // Who caused the synchronization delay of one CPWait Map row (scope x kind x operation),
 // from the stored wait instances (waits_by_scope index).
 struct CauseRow {
-  int node = -1;                // -1: not known
-  std::int64_t scope = -1;      // -1: not known
-  std::int64_t delay_ps = 0;    // synchronization delay caused
-  std::uint64_t waits = 0;      // waits it delayed
+  int node = -1;              // -1: not known
+  std::int64_t scope = -1;    // -1: not known
+  std::int64_t delay_ps = 0;  // synchronization delay caused
+  std::uint64_t waits = 0;    // waits it delayed
   std::uint64_t waiting_nodes = 0;
 };
 struct Causes {
-  std::vector<CauseRow> rows;     // by delay, largest first
+  std::vector<CauseRow> rows;  // by delay, largest first
   std::int64_t total_delay_ps = 0;
 };
 // node_filter < 0: every waiting node.

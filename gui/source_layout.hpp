@@ -16,9 +16,9 @@ struct SourceMetrics {
   int category_bar_width = 96;  // the horizontal bars' column
   int scope_bar_width = 8;      // one vertical bar
   int scope_bar_gap = 3;
-  int max_depth_columns = 10;   // deeper scopes share the last column
-  int number_width = 40;        // the line-number cells
-  int gap = 6;                  // between the columns
+  int max_depth_columns = 10;  // deeper scopes share the last column
+  int number_width = 40;       // the line-number cells
+  int gap = 6;                 // between the columns
 };
 
 struct LayoutScope {

@@ -28,7 +28,8 @@ double share(std::int64_t part, std::int64_t whole) {
 
 }  // namespace
 
-SourceView::SourceView(AnalysisContext* context, QWidget* parent) : QAbstractScrollArea(parent), context_(context) {
+SourceView::SourceView(AnalysisContext* context, QWidget* parent)
+    : QAbstractScrollArea(parent), context_(context) {
   setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   viewport()->setMouseTracking(true);
   viewport()->setAutoFillBackground(true);
@@ -68,7 +69,8 @@ void SourceView::rebuild() {
     line_times_ = analysis_->line_times(file);
     for (auto t : line_times_) max_line_time_ = std::max(max_line_time_, t);
     for (const auto& st : analysis_->scopes())
-      if (st.scope.file == file) scopes.push_back({st.scope.id, st.depth, st.scope.begin_line, st.scope.end_line});
+      if (st.scope.file == file)
+        scopes.push_back({st.scope.id, st.depth, st.scope.begin_line, st.scope.end_line});
   } else {
     file_.clear();
   }
@@ -104,7 +106,9 @@ void SourceView::resizeEvent(QResizeEvent* event) {
 int SourceView::text_width() const { return std::max(0, viewport()->width() - layout_.text_x()); }
 
 std::int64_t SourceView::line_time(int line) const {
-  return line >= 1 && line <= static_cast<int>(line_times_.size()) ? line_times_[static_cast<std::size_t>(line - 1)] : 0;
+  return line >= 1 && line <= static_cast<int>(line_times_.size())
+             ? line_times_[static_cast<std::size_t>(line - 1)]
+             : 0;
 }
 
 int SourceView::first_visible_line() const {
@@ -113,7 +117,8 @@ int SourceView::first_visible_line() const {
 
 int SourceView::last_visible_line() const {
   if (layout_.line_count() == 0) return 0;
-  const int last = (verticalScrollBar()->value() + viewport()->height() - 1) / layout_.metrics().row_height + 1;
+  const int last =
+      (verticalScrollBar()->value() + viewport()->height() - 1) / layout_.metrics().row_height + 1;
   return std::min(last, layout_.line_count());
 }
 
@@ -131,8 +136,8 @@ QRect SourceView::to_viewport(const QRect& content) const {
 QPoint SourceView::to_content(QPoint p) const { return {p.x(), p.y() + verticalScrollBar()->value()}; }
 
 QColor SourceView::number_color(int line) const {
-  const int g = gray_level(shade_intensity(static_cast<double>(line_time(line)), static_cast<double>(max_line_time_),
-                                           context_->shading()));
+  const int g = gray_level(shade_intensity(static_cast<double>(line_time(line)),
+                                           static_cast<double>(max_line_time_), context_->shading()));
   return {g, g, g};
 }
 
@@ -140,8 +145,9 @@ QColor SourceView::scope_bar_color(std::uint32_t id) const {
   const auto* st = analysis_ ? analysis_->scope(id) : nullptr;
   if (!st) return Qt::white;
   // Against the total: scope 0 (all of the time) is the darkest.
-  const int g = gray_level(shade_intensity(static_cast<double>(pp_total(st->inclusive)),
-                                           static_cast<double>(analysis_->total_pp_ps()), context_->shading()));
+  const int g =
+      gray_level(shade_intensity(static_cast<double>(pp_total(st->inclusive)),
+                                 static_cast<double>(analysis_->total_pp_ps()), context_->shading()));
   return {g, g, g};
 }
 
@@ -151,7 +157,8 @@ void SourceView::paintEvent(QPaintEvent*) {
   if (!analysis_ || layout_.line_count() == 0) {
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(viewport()->rect(), Qt::AlignCenter,
-               analysis_ ? tr("This run has no source text to show.") : tr("Open a CARNIVAL database (File > Open)."));
+               analysis_ ? tr("This run has no source text to show.")
+                         : tr("Open a CARNIVAL database (File > Open)."));
     return;
   }
   const auto& m = layout_.metrics();
@@ -165,17 +172,20 @@ void SourceView::paintEvent(QPaintEvent*) {
   // Text column: the selected scope's lines tinted, the selected line stronger.
   const int text_x = layout_.text_x();
   for (int line = first; line <= last; ++line) {
-    const QRect row = to_viewport(QRect(text_x, layout_.row_y(line), viewport()->width() - text_x, m.row_height));
+    const QRect row =
+        to_viewport(QRect(text_x, layout_.row_y(line), viewport()->width() - text_x, m.row_height));
     if (context_->file() == file_ && line == context_->line())
       p.fillRect(row, kLineTint);
-    else if (selected_here && line >= selected_stats->scope.begin_line && line <= selected_stats->scope.end_line)
+    else if (selected_here && line >= selected_stats->scope.begin_line &&
+             line <= selected_stats->scope.end_line)
       p.fillRect(row, kScopeTint);
   }
   p.save();
   p.setClipRect(QRect(text_x, 0, viewport()->width() - text_x, viewport()->height()));
   p.setPen(palette().color(QPalette::Text));
   for (int line = first; line <= last; ++line) {
-    const QRect row = to_viewport(QRect(text_x + 4 - hs, layout_.row_y(line), longest_line_px_ + 20, m.row_height));
+    const QRect row =
+        to_viewport(QRect(text_x + 4 - hs, layout_.row_y(line), longest_line_px_ + 20, m.row_height));
     p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft, lines_[line - 1]);
   }
   p.restore();
@@ -230,9 +240,9 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
       return tr("<b>%1</b> (%2, %3)<br>inclusive %4 = %5 of the PP time<br>exclusive %6 = %7"
                 "<br>imbalance (slowest node / mean) %8<br><i>click: profile per processor</i>")
           .arg(QString::fromStdString(st->scope.name), QString::fromStdString(st->scope.kind),
-               QString::fromStdString(analysis_->scope_location(hit.scope)), time_text(pp_total(st->inclusive)),
-               percent_text(share(pp_total(st->inclusive), total)), time_text(pp_total(st->exclusive)),
-               percent_text(share(pp_total(st->exclusive), total)))
+               QString::fromStdString(analysis_->scope_location(hit.scope)),
+               time_text(pp_total(st->inclusive)), percent_text(share(pp_total(st->inclusive), total)),
+               time_text(pp_total(st->exclusive)), percent_text(share(pp_total(st->exclusive), total)))
           .arg(analysis_->imbalance(static_cast<std::uint32_t>(hit.scope)), 0, 'f', 2);
     case SourceHit::Area::CategoryBar: {
       if (!st) return {};
@@ -240,9 +250,9 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
       const auto pp = pp_total(st->inclusive), cp = cp_total(st->inclusive);
       for (std::size_t k = 0; k < kCategories; ++k)
         text += tr("<br><span style=\"color:%1\">&#9632;</span> %2: %3 (%4 of %5)")
-                    .arg(QString::fromStdString(analysis_->style(k).color), QString::fromStdString(analysis_->style(k).name),
-                         time_text(st->inclusive[k]), percent_text(share(st->inclusive[k], k < 4 ? pp : cp)),
-                         k < 4 ? tr("PP") : tr("CP"));
+                    .arg(QString::fromStdString(analysis_->style(k).color),
+                         QString::fromStdString(analysis_->style(k).name), time_text(st->inclusive[k]),
+                         percent_text(share(st->inclusive[k], k < 4 ? pp : cp)), k < 4 ? tr("PP") : tr("CP"));
       return text + tr("<br><i>click: histogram</i>");
     }
     case SourceHit::Area::LineNumber:
@@ -251,9 +261,11 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
       return tr("line %1: %2 = %3 of the PP time%4")
           .arg(hit.line)
           .arg(time_text(line_time(hit.line)), percent_text(share(line_time(hit.line), total)),
-               owner >= 0 ? tr(" (in %1)").arg(QString::fromStdString(analysis_->scope_name(owner))) : QString());
+               owner >= 0 ? tr(" (in %1)").arg(QString::fromStdString(analysis_->scope_name(owner)))
+                          : QString());
     }
-    case SourceHit::Area::None: return {};
+    case SourceHit::Area::None:
+      return {};
   }
   return {};
 }
@@ -284,8 +296,11 @@ void SourceView::mousePressEvent(QMouseEvent* event) {
       emit category_bar_clicked(hit.scope);
       break;
     case SourceHit::Area::LineNumber:
-    case SourceHit::Area::Text: context_->select_line(file_, hit.line); break;
-    case SourceHit::Area::None: break;
+    case SourceHit::Area::Text:
+      context_->select_line(file_, hit.line);
+      break;
+    case SourceHit::Area::None:
+      break;
   }
 }
 
@@ -307,10 +322,12 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
   top->addWidget(files_);
   top->addSpacing(12);
   top->addWidget(new QLabel(tr("Shading:"), this));
-  for (auto s : {Shading::Linear, Shading::Sqrt, Shading::Log}) shading_->addItem(to_string(s), static_cast<int>(s));
+  for (auto s : {Shading::Linear, Shading::Sqrt, Shading::Log})
+    shading_->addItem(to_string(s), static_cast<int>(s));
   shading_->setCurrentIndex(static_cast<int>(context_->shading()));
-  shading_->setToolTip(tr("How a line's or scope's share of the time maps to gray: linear, square root or "
-                          "logarithmic (lifts the small values)"));
+  shading_->setToolTip(
+      tr("How a line's or scope's share of the time maps to gray: linear, square root or "
+         "logarithmic (lifts the small values)"));
   top->addWidget(shading_);
   top->addWidget(legend_, 1);
   column->addLayout(top);

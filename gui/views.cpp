@@ -45,11 +45,15 @@ void select_source_row(QTableView* table, QSortFilterProxyModel* proxy, int sour
 // --- Profile Map -----------------------------------------------------------------------------
 
 ProfileMapView::ProfileMapView(AnalysisContext* context, QWidget* parent)
-    : QWidget(parent), context_(context), model_(new ProfileMapModel(this)), proxy_(new QSortFilterProxyModel(this)) {
+    : QWidget(parent),
+      context_(context),
+      model_(new ProfileMapModel(this)),
+      proxy_(new QSortFilterProxyModel(this)) {
   auto* column = new QVBoxLayout(this);
   auto* title = make_title(this);
-  title->setText(tr("<b>Profile Map</b>: every scope by inclusive PP time (the selected nodes); the bar's length is "
-                    "the share of the total, its colours the categories. Click a scope to see its code."));
+  title->setText(
+      tr("<b>Profile Map</b>: every scope by inclusive PP time (the selected nodes); the bar's length is "
+         "the share of the total, its colours the categories. Click a scope to see its code."));
   column->addWidget(title);
   table_ = make_table(model_, proxy_, this);
   table_->setObjectName(QStringLiteral("profile-map"));
@@ -84,9 +88,10 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
       causes_proxy_(new QSortFilterProxyModel(this)) {
   auto* column = new QVBoxLayout(this);
   auto* title = make_title(this);
-  title->setText(tr("<b>CPWait Map</b>: every source of waiting (scope &times; category &times; operation), summed "
-                    "over the selected nodes; the profile splits each into the 8 intervals of Table 1 and the "
-                    "synchronization delay. Click a row to see its code and its causes."));
+  title->setText(
+      tr("<b>CPWait Map</b>: every source of waiting (scope &times; category &times; operation), summed "
+         "over the selected nodes; the profile splits each into the 8 intervals of Table 1 and the "
+         "synchronization delay. Click a row to see its code and its causes."));
   column->addWidget(title);
   filter_ = new QLineEdit(this);
   filter_->setPlaceholderText(tr("Filter: scope, category or operation"));
@@ -145,7 +150,8 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     const CausesResult result = watcher_.result();
     if (result.generation != generation_) return;  // a newer row was selected meanwhile
     if (!result.error.isEmpty()) {
-      causes_note_->setText(tr("<span style=\"color:#b00\">Cannot read the causes: %1</span>").arg(result.error.toHtmlEscaped()));
+      causes_note_->setText(tr("<span style=\"color:#b00\">Cannot read the causes: %1</span>")
+                                .arg(result.error.toHtmlEscaped()));
       emit causes_ready();
       return;
     }
@@ -153,7 +159,8 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     causes_table_->resizeColumnsToContents();
     const CPWaitRow* row = nullptr;
     for (const auto& r : context_->analysis()->cpwait_rows())
-      if (property("queried").toString() == QString::fromStdString(std::to_string(r.scope) + "|" + r.kind + "|" + r.operation))
+      if (property("queried").toString() ==
+          QString::fromStdString(std::to_string(r.scope) + "|" + r.kind + "|" + r.operation))
         row = &r;
     const auto row_delay = row ? row->parts[static_cast<std::size_t>(carnival::WaitPart::SyncDelay)] : 0;
     QString note;
@@ -165,7 +172,8 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
       note = tr("Synchronization delay of the row: %1; the stored wait instances explain %2 of it.")
                  .arg(time_text(row_delay), time_text(result.causes.total_delay_ps));
     if (context_->analysis()->summary().waits_dropped > 0)
-      note += tr(" %1 wait instances of the run were not stored.").arg(context_->analysis()->summary().waits_dropped);
+      note += tr(" %1 wait instances of the run were not stored.")
+                  .arg(context_->analysis()->summary().waits_dropped);
     causes_note_->setText(note);
     emit causes_ready();
   });
@@ -198,7 +206,8 @@ void CPWaitView::row_activated(const QModelIndex& proxy_index) {
   const CPWaitRow* row = model_->row_at(proxy_->mapToSource(proxy_index).row());
   if (!row) return;
   if (!following_) context_->select_scope(row->scope);
-  const QString key = QString::fromStdString(std::to_string(row->scope) + "|" + row->kind + "|" + row->operation);
+  const QString key =
+      QString::fromStdString(std::to_string(row->scope) + "|" + row->kind + "|" + row->operation);
   if (property("queried").toString() == key) {
     // Already shown (e.g. it followed a scope selected elsewhere): tell waiters it is ready.
     if (watcher_.isFinished()) emit causes_ready();
@@ -210,10 +219,11 @@ void CPWaitView::row_activated(const QModelIndex& proxy_index) {
 
 void CPWaitView::query_causes(const CPWaitRow& row) {
   const auto a = context_->analysis();
-  causes_title_->setText(tr("<b>Causes</b> of the synchronization delay in <b>%1</b> &middot; %2 &middot; %3: "
-                            "the nodes (and their scopes) that made the others wait. Click one to see its code.")
-                             .arg(QString::fromStdString(a->scope_name(row.scope)).toHtmlEscaped(),
-                                  QString::fromStdString(row.kind), QString::fromStdString(row.operation)));
+  causes_title_->setText(
+      tr("<b>Causes</b> of the synchronization delay in <b>%1</b> &middot; %2 &middot; %3: "
+         "the nodes (and their scopes) that made the others wait. Click one to see its code.")
+          .arg(QString::fromStdString(a->scope_name(row.scope)).toHtmlEscaped(),
+               QString::fromStdString(row.kind), QString::fromStdString(row.operation)));
   causes_->set_causes(a, {});
   causes_note_->setText(tr("Reading the wait instances…"));
   const int generation = ++generation_;
@@ -234,7 +244,10 @@ void CPWaitView::query_causes(const CPWaitRow& row) {
 // --- a scope's profile per processor ---------------------------------------------------------
 
 ScopeProfileView::ScopeProfileView(AnalysisContext* context, QWidget* parent)
-    : QWidget(parent), context_(context), model_(new ScopeProfileModel(this)), proxy_(new QSortFilterProxyModel(this)) {
+    : QWidget(parent),
+      context_(context),
+      model_(new ScopeProfileModel(this)),
+      proxy_(new QSortFilterProxyModel(this)) {
   auto* column = new QVBoxLayout(this);
   title_ = make_title(this);
   column->addWidget(title_);
@@ -256,11 +269,12 @@ void ScopeProfileView::refresh() {
     return;
   }
   const auto id = static_cast<std::uint32_t>(model_->scope());
-  title_->setText(tr("<b>%1</b> (%2): inclusive time on each processor, all nodes; bars scaled to the busiest. "
-                     "Imbalance (busiest PP / mean) <b>%3</b>.")
-                      .arg(QString::fromStdString(a->scope_name(id)).toHtmlEscaped(),
-                           QString::fromStdString(a->scope_location(id)).toHtmlEscaped())
-                      .arg(a->imbalance(id), 0, 'f', 2));
+  title_->setText(
+      tr("<b>%1</b> (%2): inclusive time on each processor, all nodes; bars scaled to the busiest. "
+         "Imbalance (busiest PP / mean) <b>%3</b>.")
+          .arg(QString::fromStdString(a->scope_name(id)).toHtmlEscaped(),
+               QString::fromStdString(a->scope_location(id)).toHtmlEscaped())
+          .arg(a->imbalance(id), 0, 'f', 2));
   size_columns(table_, ScopeProfileModel::Profile);
 }
 

@@ -2,13 +2,13 @@
 
 #include <QApplication>
 #include <QHBoxLayout>
-#include <QHelpEvent>
-#include <QToolTip>
 #include <QHeaderView>
+#include <QHelpEvent>
 #include <QPainter>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include "gui/models.hpp"
@@ -24,7 +24,8 @@ void paint_stacked_bar(QPainter& p, const QRect& rect, std::span<const std::int6
   int x = rect.left();
   for (std::size_t i = 0; i < widths.size(); ++i) {
     if (widths[i] <= 0) continue;
-    p.fillRect(QRect(x, rect.top(), widths[i], rect.height()), i < colors.size() ? colors[i] : QColor(Qt::black));
+    p.fillRect(QRect(x, rect.top(), widths[i], rect.height()),
+               i < colors.size() ? colors[i] : QColor(Qt::black));
     x += widths[i];
   }
 }
@@ -37,7 +38,8 @@ QRect BarDelegate::bar_rect(const QRect& cell, double scale) {
   return {inner.left(), inner.top(), w, inner.height()};
 }
 
-void BarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const {
+void BarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                        const QModelIndex& index) const {
   const QVariant values = index.data(roles::BarValues);
   if (!values.isValid()) {
     QStyledItemDelegate::paint(painter, option, index);
@@ -49,7 +51,8 @@ void BarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option, c
   opt.text.clear();
   opt.features &= ~QStyleOptionViewItem::HasDisplay;
   const QWidget* widget = option.widget;
-  (widget ? widget->style() : QApplication::style())->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
+  (widget ? widget->style() : QApplication::style())
+      ->drawControl(QStyle::CE_ItemViewItem, &opt, painter, widget);
   std::vector<std::int64_t> v;
   for (const auto& x : values.toList()) v.push_back(x.toLongLong());
   std::vector<QColor> colors;
@@ -97,7 +100,8 @@ void CategoryLegend::set_analysis(const Analysis* a) {
   if (a) {
     items_ = a->summary().categories;
   } else {
-    for (const auto& c : carnival::category_catalogue()) items_.push_back({c.name, c.resource, c.color, c.description});
+    for (const auto& c : carnival::category_catalogue())
+      items_.push_back({c.name, c.resource, c.color, c.description});
   }
   updateGeometry();
   update();
@@ -180,7 +184,8 @@ void CategoryLegend::paintEvent(QPaintEvent*) {
       group = g;
       p.setFont(bold);
       p.setPen(palette().color(QPalette::WindowText));
-      p.drawText(QRect(4, r.top(), r.left() - 4, r.height()), Qt::AlignVCenter | Qt::AlignLeft, group_title(item.resource));
+      p.drawText(QRect(4, r.top(), r.left() - 4, r.height()), Qt::AlignVCenter | Qt::AlignLeft,
+                 group_title(item.resource));
       p.setFont(font());
     }
     const QRect swatch(r.left(), r.top() + (r.height() - kSwatch) / 2, kSwatch, kSwatch);
@@ -218,8 +223,9 @@ bool CategoryLegend::event(QEvent* e) {
 }
 
 ShadingLegend::ShadingLegend(QWidget* parent) : QWidget(parent) {
-  setToolTip(QStringLiteral("Line-number cells: each line's share of the total PP time (all selected nodes); "
-                            "darkest = the hottest line."));
+  setToolTip(
+      QStringLiteral("Line-number cells: each line's share of the total PP time (all selected nodes); "
+                     "darkest = the hottest line."));
 }
 
 void ShadingLegend::set_scale(double max_percent, Shading mapping) {
@@ -233,7 +239,8 @@ QSize ShadingLegend::sizeHint() const { return {260, fontMetrics().height() + 6}
 void ShadingLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QString left = QStringLiteral("0");
-  const QString right = QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
+  const QString right =
+      QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
   const int text_w = fontMetrics().horizontalAdvance(right);
   const QRect ramp(fontMetrics().horizontalAdvance(left) + 6, 3, std::max(20, width() - text_w - 30),
                    height() - 6);
@@ -246,13 +253,18 @@ void ShadingLegend::paintEvent(QPaintEvent*) {
   p.setPen(palette().color(QPalette::Mid));
   p.drawRect(ramp.adjusted(0, 0, -1, -1));
   p.setPen(palette().color(QPalette::WindowText));
-  p.drawText(QRect(ramp.right() + 6, 0, width() - ramp.right() - 6, height()), Qt::AlignVCenter | Qt::AlignLeft, right);
+  p.drawText(QRect(ramp.right() + 6, 0, width() - ramp.right() - 6, height()),
+             Qt::AlignVCenter | Qt::AlignLeft, right);
 }
 
 // --- N more rows -----------------------------------------------------------------------------
 
 MoreRowsBar::MoreRowsBar(LimitedTableModel* model, const QString& what, QWidget* parent)
-    : QWidget(parent), model_(model), what_(what), label_(new QLabel(this)), button_(new QPushButton(tr("Show all"), this)) {
+    : QWidget(parent),
+      model_(model),
+      what_(what),
+      label_(new QLabel(this)),
+      button_(new QPushButton(tr("Show all"), this)) {
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(0, 0, 0, 0);
   row->addWidget(label_, 1);

@@ -28,12 +28,14 @@ namespace ncp2::workloads {
 namespace {
 
 constexpr double kSoftening2 = 0.05 * 0.05;  // Plummer softening, squared (unit sphere, G = 1)
-constexpr int kMaxDepth = 64;                 // bodies closer than 2^-64 would need more: not with seeded doubles
+constexpr int kMaxDepth = 64;  // bodies closer than 2^-64 would need more: not with seeded doubles
 
 constexpr dsm::OpCounts kInsertLevelOps{.flops = 3, .int_ops = 6, .loads = 5, .stores = 1, .branches = 4};
-constexpr dsm::OpCounts kCellOps{.flops = 12, .int_ops = 8, .loads = 16, .stores = 5, .branches = 9};  // mass centre
+constexpr dsm::OpCounts kCellOps{
+    .flops = 12, .int_ops = 8, .loads = 16, .stores = 5, .branches = 9};  // mass centre
 constexpr dsm::OpCounts kOpenTestOps{.flops = 9, .int_ops = 2, .loads = 5, .branches = 2};
-constexpr dsm::OpCounts kInteractionOps{.flops = 20, .loads = 4, .branches = 1};  // sqrt and divide counted as several
+constexpr dsm::OpCounts kInteractionOps{
+    .flops = 20, .loads = 4, .branches = 1};  // sqrt and divide counted as several
 constexpr dsm::OpCounts kUpdateOps{.flops = 12, .loads = 9, .stores = 9, .branches = 1};
 
 using Vec = std::array<double, 3>;
@@ -67,7 +69,8 @@ class Octree {
   }
 
   // The acceleration on body b (excluded from its own sum) at position x.
-  Vec acceleration(std::span<const double> pos, std::int32_t b, double theta, double mass, Counts& counts) const {
+  Vec acceleration(std::span<const double> pos, std::int32_t b, double theta, double mass,
+                   Counts& counts) const {
     Vec x{pos[3 * static_cast<std::size_t>(b)], pos[3 * static_cast<std::size_t>(b) + 1],
           pos[3 * static_cast<std::size_t>(b) + 2]};
     Vec a{};
@@ -91,7 +94,8 @@ class Octree {
 
   static int octant(const Vec& centre, std::span<const double> pos, std::int32_t b) {
     const auto i = 3 * static_cast<std::size_t>(b);
-    return (pos[i] >= centre[0] ? 1 : 0) | (pos[i + 1] >= centre[1] ? 2 : 0) | (pos[i + 2] >= centre[2] ? 4 : 0);
+    return (pos[i] >= centre[0] ? 1 : 0) | (pos[i + 1] >= centre[1] ? 2 : 0) |
+           (pos[i + 2] >= centre[2] ? 4 : 0);
   }
 
   void insert(std::span<const double> pos, std::int32_t b, Counts& counts) {
@@ -116,7 +120,8 @@ class Octree {
       for (std::size_t c = 0; c < 3; ++c) centre[c] += ((o >> c) & 1) != 0 ? half : -half;
       const std::int32_t sub = new_cell(centre, half);  // may reallocate cells_
       const std::int32_t other = -2 - there;
-      cells_[static_cast<std::size_t>(sub)].child[static_cast<std::size_t>(octant(centre, pos, other))] = there;
+      cells_[static_cast<std::size_t>(sub)].child[static_cast<std::size_t>(octant(centre, pos, other))] =
+          there;
       cells_[static_cast<std::size_t>(cell)].child[static_cast<std::size_t>(o)] = sub;
       cell = sub;
     }
@@ -238,14 +243,16 @@ class Barnes final : public Instance {
     const auto x = p.view(positions_[0]).write_span(3 * first, 3 * count);
     const auto v = p.view(velocities_).write_span(3 * first, 3 * count);
     for (std::size_t k = 0; k < count; ++k) initial(first + k, x.subspan(3 * k, 3), v.subspan(3 * k, 3));
-    p.charge(dsm::OpCounts{.flops = 20, .int_ops = 60, .stores = 6, .branches = 3} * static_cast<double>(count));
+    p.charge(dsm::OpCounts{.flops = 20, .int_ops = 60, .stores = 6, .branches = 3} *
+             static_cast<double>(count));
   }
 
   void build_tree(dsm::Process& p, const dsm::SharedArray<double>& from) {
     CARNIVAL_SCOPE_KIND(p, "build tree", "function");
     Octree::Counts counts;
     trees_[static_cast<std::size_t>(p.id())].build(p.view(from).read_span(0, 3 * n_), counts);
-    p.charge(kInsertLevelOps * static_cast<double>(counts.insert_levels) + kCellOps * static_cast<double>(counts.cells));
+    p.charge(kInsertLevelOps * static_cast<double>(counts.insert_levels) +
+             kCellOps * static_cast<double>(counts.cells));
   }
 
   void forces(dsm::Process& p, const dsm::SharedArray<double>& from) {
@@ -267,7 +274,8 @@ class Barnes final : public Instance {
     }
   }
 
-  void update(dsm::Process& p, const dsm::SharedArray<double>& from, const dsm::SharedArray<double>& to) const {
+  void update(dsm::Process& p, const dsm::SharedArray<double>& from,
+              const dsm::SharedArray<double>& to) const {
     CARNIVAL_SCOPE_KIND(p, "update", "function");
     const std::size_t first = begin(p.id()), count = begin(p.id() + 1) - first;
     const auto x = p.view(from).read_span(3 * first, 3 * count);
@@ -324,15 +332,16 @@ void Barnes::verify(dsm::Process& p) {
   const auto shared_a = p.view(accelerations_).read_span(0, 3 * n_);
   for (std::size_t k = 0; k < 3 * n_; ++k)
     if (shared_x[k] != x[k] || shared_v[k] != v[k] || shared_a[k] != a[k])
-      return fail(fmt::format("body {} differs from the sequential run: position {} vs {}, velocity {} vs {}", k / 3,
-                              shared_x[k], x[k], shared_v[k], v[k]));
+      return fail(fmt::format("body {} differs from the sequential run: position {} vs {}, velocity {} vs {}",
+                              k / 3, shared_x[k], x[k], shared_v[k], v[k]));
   // The approximation against direct summation on the last step's positions.
   double sum2 = 0;
   for (std::size_t b = 0; b < n_; ++b) {
     Vec direct{};
     for (std::size_t o = 0; o < n_; ++o) {
       if (o == b) continue;
-      const Vec d{last_x[3 * o] - last_x[3 * b], last_x[3 * o + 1] - last_x[3 * b + 1], last_x[3 * o + 2] - last_x[3 * b + 2]};
+      const Vec d{last_x[3 * o] - last_x[3 * b], last_x[3 * o + 1] - last_x[3 * b + 1],
+                  last_x[3 * o + 2] - last_x[3 * b + 2]};
       const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + kSoftening2;
       const double scale = mass_ / (r2 * std::sqrt(r2));
       for (std::size_t k = 0; k < 3; ++k) direct[k] += scale * d[k];
@@ -346,12 +355,14 @@ void Barnes::verify(dsm::Process& p) {
   }
   const double rms = std::sqrt(sum2 / static_cast<double>(n_));
   if (!(rms <= approximation_tolerance(theta_)))
-    return fail(fmt::format("the Barnes-Hut accelerations are {:.3g} (RMS relative) from direct summation, tolerance "
-                            "{:.3g} (0.15 theta^2)",
-                            rms, approximation_tolerance(theta_)));
-  pass(fmt::format("{} bodies, {} steps: positions, velocities and accelerations identical to the sequential run; "
-                   "accelerations within {:.3g} RMS relative of direct summation (theta {})",
-                   n_, steps_, rms, theta_));
+    return fail(
+        fmt::format("the Barnes-Hut accelerations are {:.3g} (RMS relative) from direct summation, tolerance "
+                    "{:.3g} (0.15 theta^2)",
+                    rms, approximation_tolerance(theta_)));
+  pass(fmt::format(
+      "{} bodies, {} steps: positions, velocities and accelerations identical to the sequential run; "
+      "accelerations within {:.3g} RMS relative of direct summation (theta {})",
+      n_, steps_, rms, theta_));
 }
 
 }  // namespace
@@ -360,7 +371,8 @@ Workload barnes_workload() {
   Workload w;
   w.name = "barnes";
   w.description =
-      "Barnes-Hut N-body: octree rebuilt by every node each step from the shared positions, forces on a block "
+      "Barnes-Hut N-body: octree rebuilt by every node each step from the shared positions, forces on a "
+      "block "
       "of bodies, double-buffered positions";
   w.parameters = {
       int_param("bodies", 2048, "bodies of equal mass, uniform in the unit sphere", 2, 1 << 18),

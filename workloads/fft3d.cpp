@@ -92,8 +92,12 @@ struct Shape {
   std::size_t nx = 0, ny = 0, nz = 0;
   std::int64_t iterations = 0;
   [[nodiscard]] std::size_t points() const { return nx * ny * nz; }
-  [[nodiscard]] std::size_t plane(std::size_t x, std::size_t y, std::size_t z) const { return (z * ny + y) * nx + x; }
-  [[nodiscard]] std::size_t pencil(std::size_t x, std::size_t y, std::size_t z) const { return (y * nx + x) * nz + z; }
+  [[nodiscard]] std::size_t plane(std::size_t x, std::size_t y, std::size_t z) const {
+    return (z * ny + y) * nx + x;
+  }
+  [[nodiscard]] std::size_t pencil(std::size_t x, std::size_t y, std::size_t z) const {
+    return (y * nx + x) * nz + z;
+  }
 };
 
 // The kernels on the planes and pencils, shared by the emulated run and the sequential
@@ -134,7 +138,8 @@ struct Kernels {
   // FFTs along z of the nx pencils of one y.
   dsm::OpCounts pencils_z(Complex* pencils, bool inverse) const {
     dsm::OpCounts ops;
-    for (std::size_t x = 0; x < shape.nx; ++x) ops = ops + fft_line(pencils + x * shape.nz, shape.nz, tz, inverse);
+    for (std::size_t x = 0; x < shape.nx; ++x)
+      ops = ops + fft_line(pencils + x * shape.nz, shape.nz, tz, inverse);
     return ops;
   }
 
@@ -198,7 +203,8 @@ class Fft3d final : public Instance {
     uhat_ = p.alloc<Complex>("fft3d.uhat", s_.points());
     w_ = p.alloc<Complex>("fft3d.w", s_.points());
     x_ = p.alloc<Complex>("fft3d.x", s_.points());
-    checksums_ = p.alloc<Complex>("fft3d.checksums", static_cast<std::size_t>(s_.iterations) * static_cast<std::size_t>(nodes_));
+    checksums_ = p.alloc<Complex>("fft3d.checksums",
+                                  static_cast<std::size_t>(s_.iterations) * static_cast<std::size_t>(nodes_));
   }
 
   // Own z-planes of u from the seed; own decay factors (private, like NAS FT's exponent table).
@@ -290,9 +296,10 @@ class Fft3d final : public Instance {
     const std::size_t z0 = first_z(p.id()), z1 = first_z(p.id() + 1);
     Complex sum;
     for (const Complex& c : p.view(x_).read_span(z0 * plane, (z1 - z0) * plane)) sum = sum + c;
-    p.view(checksums_).set(static_cast<std::size_t>(t - 1) * static_cast<std::size_t>(nodes_) +
-                               static_cast<std::size_t>(p.id()),
-                           sum);
+    p.view(checksums_)
+        .set(static_cast<std::size_t>(t - 1) * static_cast<std::size_t>(nodes_) +
+                 static_cast<std::size_t>(p.id()),
+             sum);
     p.charge(kPerSum * static_cast<double>((z1 - z0) * plane));
   }
 
@@ -320,9 +327,11 @@ void Fft3d::verify(dsm::Process& p) {
   for (std::size_t y = 0; y < s_.ny; ++y) kernels_.pencils_z(&uhat[y * s_.nx * s_.nz], false);
   double spectrum = 0;
   for (const Complex& c : uhat) spectrum += c.re * c.re + c.im * c.im;
-  const double parseval = std::abs(spectrum - static_cast<double>(n) * energy) / (static_cast<double>(n) * energy);
+  const double parseval =
+      std::abs(spectrum - static_cast<double>(n) * energy) / (static_cast<double>(n) * energy);
   if (!(parseval <= 1e-10))
-    return fail(fmt::format("Parseval's identity fails for the sequential forward FFT: relative error {:.3g}", parseval));
+    return fail(fmt::format("Parseval's identity fails for the sequential forward FFT: relative error {:.3g}",
+                            parseval));
 
   std::vector<double> power(n, 1.0);
   std::vector<Complex> sums;
@@ -358,21 +367,24 @@ void Fft3d::verify(dsm::Process& p) {
   }
   const double tolerance = 1e-12 * std::max(largest, 1e-300);
   if (!(worst <= tolerance))
-    return fail(fmt::format("result differs from the sequential FFTs by {:.3g} (tolerance {:.3g}) at element {}", worst,
-                            tolerance, where));
+    return fail(
+        fmt::format("result differs from the sequential FFTs by {:.3g} (tolerance {:.3g}) at element {}",
+                    worst, tolerance, where));
   const auto all = p.view(checksums_).read_span(0, sums.size() * static_cast<std::size_t>(nodes_));
   for (std::size_t t = 0; t < sums.size(); ++t) {
     Complex total;
-    for (int node = 0; node < nodes_; ++node) total = total + all[t * static_cast<std::size_t>(nodes_) + static_cast<std::size_t>(node)];
+    for (int node = 0; node < nodes_; ++node)
+      total = total + all[t * static_cast<std::size_t>(nodes_) + static_cast<std::size_t>(node)];
     const double e = std::max(std::abs(total.re - sums[t].re), std::abs(total.im - sums[t].im));
     const double scale = std::max({std::abs(sums[t].re), std::abs(sums[t].im), 1e-300});
     if (!(e <= 1e-12 * scale))
-      return fail(fmt::format("iteration {} checksum ({}, {}) differs from the sequential ({}, {})", t + 1, total.re,
-                              total.im, sums[t].re, sums[t].im));
+      return fail(fmt::format("iteration {} checksum ({}, {}) differs from the sequential ({}, {})", t + 1,
+                              total.re, total.im, sums[t].re, sums[t].im));
   }
-  pass(fmt::format("{}x{}x{} FFT, {} iterations: result within {:.3g} of the sequential FFTs (tolerance 1e-12 "
-                   "relative), checksums match, Parseval error {:.3g}",
-                   s_.nx, s_.ny, s_.nz, s_.iterations, largest > 0 ? worst / largest : worst, parseval));
+  pass(
+      fmt::format("{}x{}x{} FFT, {} iterations: result within {:.3g} of the sequential FFTs (tolerance 1e-12 "
+                  "relative), checksums match, Parseval error {:.3g}",
+                  s_.nx, s_.ny, s_.nz, s_.iterations, largest > 0 ? worst / largest : worst, parseval));
 }
 
 bool power_of_two(std::int64_t v) { return v > 0 && std::has_single_bit(static_cast<std::uint64_t>(v)); }
@@ -393,8 +405,16 @@ Workload fft3d_workload() {
   };
   // paper: NAS FT class S, 64 x 64 x 64 and 6 iterations (the NAS Parallel Benchmarks' input).
   w.presets = {
-      {"small", {{"nx", std::int64_t{16}}, {"ny", std::int64_t{16}}, {"nz", std::int64_t{16}}, {"iterations", std::int64_t{2}}}},
-      {"paper", {{"nx", std::int64_t{64}}, {"ny", std::int64_t{64}}, {"nz", std::int64_t{64}}, {"iterations", std::int64_t{6}}}},
+      {"small",
+       {{"nx", std::int64_t{16}},
+        {"ny", std::int64_t{16}},
+        {"nz", std::int64_t{16}},
+        {"iterations", std::int64_t{2}}}},
+      {"paper",
+       {{"nx", std::int64_t{64}},
+        {"ny", std::int64_t{64}},
+        {"nz", std::int64_t{64}},
+        {"iterations", std::int64_t{6}}}},
   };
   w.validate = [](const Params& params, int nodes) {
     for (const char* axis : {"nx", "ny", "nz"})
@@ -404,9 +424,10 @@ Workload fft3d_workload() {
       throw WorkloadError(fmt::format("fft3d needs at least one z-plane per node: nz={} < nodes={}",
                                       params.integer("nz"), nodes));
     if (params.integer("ny") < nodes)
-      throw WorkloadError(fmt::format("fft3d needs at least one y value per node for the transposed grid: ny={} < "
-                                      "nodes={}",
-                                      params.integer("ny"), nodes));
+      throw WorkloadError(
+          fmt::format("fft3d needs at least one y value per node for the transposed grid: ny={} < "
+                      "nodes={}",
+                      params.integer("ny"), nodes));
     if (params.integer("nx") * params.integer("ny") * params.integer("nz") > (std::int64_t{1} << 24))
       throw WorkloadError(fmt::format("fft3d grid too large: nx*ny*nz = {} > 2^24 points",
                                       params.integer("nx") * params.integer("ny") * params.integer("nz")));

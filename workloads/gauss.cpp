@@ -40,7 +40,8 @@ struct Candidate {
 };
 // The better of two candidates: larger magnitude, then lower row.
 bool better(const Candidate& a, const Candidate& b) {
-  return a.magnitude > b.magnitude || (a.magnitude == b.magnitude && a.row >= 0 && (b.row < 0 || a.row < b.row));
+  return a.magnitude > b.magnitude ||
+         (a.magnitude == b.magnitude && a.row >= 0 && (b.row < 0 || a.row < b.row));
 }
 
 // Seeded entries in [-1, 1): not diagonally dominant, so the pivoting matters.
@@ -72,7 +73,12 @@ std::vector<double> back_substitute(const RowOf& row_of, std::size_t n) {
 class Gauss final : public Instance {
  public:
   Gauss(std::size_t n, bool pad_rows, int nodes, std::uint64_t seed)
-      : n_(n), cols_(n + 1), stride_(n + 1), pad_rows_(pad_rows), nodes_(nodes), seed_(seed),
+      : n_(n),
+        cols_(n + 1),
+        stride_(n + 1),
+        pad_rows_(pad_rows),
+        nodes_(nodes),
+        seed_(seed),
         pivots_(static_cast<std::size_t>(nodes)),
         used_(static_cast<std::size_t>(nodes)) {}
 
@@ -100,8 +106,9 @@ class Gauss final : public Instance {
       if (std::bit_cast<std::uint64_t>(got[i]) != std::bit_cast<std::uint64_t>(expected[i]) && wrong++ == 0)
         first = i;
     if (wrong != 0)
-      return fail(fmt::format("{} of {} unknowns differ from the sequential elimination; first x[{}] = {}, expected {}",
-                              wrong, n_, first, got[first], expected[first]));
+      return fail(fmt::format(
+          "{} of {} unknowns differ from the sequential elimination; first x[{}] = {}, expected {}", wrong,
+          n_, first, got[first], expected[first]));
     // The algorithm itself: the residual of the original system (not a comparison between runs).
     double residual = 0;
     double scale = 0;
@@ -109,22 +116,26 @@ class Gauss final : public Instance {
       double s = -entry(seed_, i * cols_ + n_);
       for (std::size_t j = 0; j < n_; ++j) s += entry(seed_, i * cols_ + j) * got[j];
       residual = std::max(residual, std::abs(s));
-      for (std::size_t j = 0; j < n_; ++j) scale = std::max(scale, std::abs(entry(seed_, i * cols_ + j) * got[j]));
+      for (std::size_t j = 0; j < n_; ++j)
+        scale = std::max(scale, std::abs(entry(seed_, i * cols_ + j) * got[j]));
     }
     const double tolerance = 1e-9 * static_cast<double>(n_) * std::max(scale, 1.0);
     if (!(residual <= tolerance))
-      return fail(fmt::format("x matches the sequential elimination but max |Ax - b| = {:.3g} > {:.3g}", residual,
-                              tolerance));
+      return fail(fmt::format("x matches the sequential elimination but max |Ax - b| = {:.3g} > {:.3g}",
+                              residual, tolerance));
     pass(fmt::format("x ({} unknowns) bit-identical to the sequential elimination; max |Ax - b| = {:.3g}", n_,
                      residual));
   }
 
  private:
-  [[nodiscard]] int owner(std::size_t row) const { return static_cast<int>(row % static_cast<std::size_t>(nodes_)); }
+  [[nodiscard]] int owner(std::size_t row) const {
+    return static_cast<int>(row % static_cast<std::size_t>(nodes_));
+  }
 
   void allocate(dsm::Process& p) {
     // Padded rows start on a page boundary, so each page has a single writer.
-    const auto page_doubles = static_cast<std::size_t>(p.runtime().cluster().config().memory.page_size) / sizeof(double);
+    const auto page_doubles =
+        static_cast<std::size_t>(p.runtime().cluster().config().memory.page_size) / sizeof(double);
     stride_ = pad_rows_ ? (cols_ + page_doubles - 1) / page_doubles * page_doubles : cols_;
     a_ = p.alloc<double>("gauss.matrix", n_ * stride_);
     candidates_ = p.alloc<Candidate>("gauss.candidates", static_cast<std::size_t>(nodes_));
@@ -270,12 +281,12 @@ Workload gauss_workload() {
   };
   w.validate = [](const Params& params, int nodes) {
     if (params.integer("n") < nodes)
-      throw WorkloadError(fmt::format("gauss needs at least one row per node: n={} < nodes={}", params.integer("n"),
-                                      nodes));
+      throw WorkloadError(
+          fmt::format("gauss needs at least one row per node: n={} < nodes={}", params.integer("n"), nodes));
   };
   w.make = [](const Params& params, int nodes, std::uint64_t seed) {
-    return std::make_unique<Gauss>(static_cast<std::size_t>(params.integer("n")), params.flag("pad_rows"), nodes,
-                                   seed);
+    return std::make_unique<Gauss>(static_cast<std::size_t>(params.integer("n")), params.flag("pad_rows"),
+                                   nodes, seed);
   };
   return w;
 }

@@ -26,10 +26,10 @@
 namespace ncp2::workloads {
 namespace {
 
-constexpr dsm::OpCounts kKeyGenOps{.flops = 8, .int_ops = 40, .stores = 1};         // four seeded numbers
-constexpr dsm::OpCounts kCountOps{.int_ops = 2, .loads = 2, .stores = 1};           // ++bucket[key]
-constexpr dsm::OpCounts kMergeOps{.int_ops = 2, .loads = 2, .stores = 1, .branches = 1};  // per bucket
-constexpr dsm::OpCounts kZeroOps{.int_ops = 1, .stores = 1};                        // per bucket
+constexpr dsm::OpCounts kKeyGenOps{.flops = 8, .int_ops = 40, .stores = 1};  // four seeded numbers
+constexpr dsm::OpCounts kCountOps{.int_ops = 2, .loads = 2, .stores = 1};    // ++bucket[key]
+constexpr dsm::OpCounts kMergeOps{.int_ops = 2, .loads = 2, .stores = 1, .branches = 1};   // per bucket
+constexpr dsm::OpCounts kZeroOps{.int_ops = 1, .stores = 1};                               // per bucket
 constexpr dsm::OpCounts kPrefixOps{.int_ops = 2, .loads = 1, .stores = 1, .branches = 1};  // per bucket
 constexpr dsm::OpCounts kRankOps{.int_ops = 2, .loads = 2, .stores = 1, .branches = 1};    // per key
 
@@ -78,8 +78,8 @@ class IntegerSort final : public Instance {
         return fail(fmt::format("key[{}] = {}, expected {}", i, shared_keys[i], keys[i]));
       const std::int64_t want = smaller[static_cast<std::size_t>(keys[i])];
       if (ranks[i] != want)
-        return fail(fmt::format("rank of key[{}] = {} is {}, expected {} (keys smaller than it)", i, keys[i], ranks[i],
-                                want));
+        return fail(fmt::format("rank of key[{}] = {} is {}, expected {} (keys smaller than it)", i, keys[i],
+                                ranks[i], want));
     }
     pass(fmt::format("all {} ranks exact after {} iterations ({} histogram)", n_, iterations_,
                      phased_ ? "barrier-phased" : "lock-protected"));
@@ -91,8 +91,10 @@ class IntegerSort final : public Instance {
 
   [[nodiscard]] std::int32_t initial(std::size_t i) const {
     double sum = 0;
-    for (std::uint64_t k = 0; k < 4; ++k) sum += static_cast<double>(seeded(seed_, 4 * i + k) >> 11) * 0x1.0p-53;
-    return static_cast<std::int32_t>(std::min(max_key_ - 1, static_cast<std::size_t>(sum / 4 * static_cast<double>(max_key_))));
+    for (std::uint64_t k = 0; k < 4; ++k)
+      sum += static_cast<double>(seeded(seed_, 4 * i + k) >> 11) * 0x1.0p-53;
+    return static_cast<std::int32_t>(
+        std::min(max_key_ - 1, static_cast<std::size_t>(sum / 4 * static_cast<double>(max_key_))));
   }
 
   void allocate(dsm::Process& p) {  // collective
@@ -120,7 +122,8 @@ class IntegerSort final : public Instance {
   void modify(dsm::Process& p, std::size_t t) const {
     const auto keys = p.view(keys_);
     for (const auto& [index, value] : {std::pair{t, t}, std::pair{t + iterations_, max_key_ - t}})
-      if (index >= begin(p.id()) && index < begin(p.id() + 1)) keys.set(index, static_cast<std::int32_t>(value));
+      if (index >= begin(p.id()) && index < begin(p.id() + 1))
+        keys.set(index, static_cast<std::int32_t>(value));
   }
 
   void count(dsm::Process& p) {
@@ -207,18 +210,26 @@ Workload is_workload() {
   Workload w;
   w.name = "is";
   w.description =
-      "NAS integer sort: keys counted into private buckets, merged into a shared histogram (per-chunk locks or "
+      "NAS integer sort: keys counted into private buckets, merged into a shared histogram (per-chunk locks "
+      "or "
       "barrier phases), ranked";
   w.parameters = {
       int_param("keys", 65536, "keys to rank (int32)", 1, 1 << 24),
       int_param("max_key", 2048, "keys lie in [0, max_key): one bucket per value", 2, 1 << 20),
       int_param("iterations", 10, "rankings, each after changing two keys (NAS: 10)", 1, 1000),
-      text_param("histogram", "lock", "how the counts are merged: lock (per-chunk locks) or phased (barriers)",
+      text_param("histogram", "lock",
+                 "how the counts are merged: lock (per-chunk locks) or phased (barriers)",
                  {"lock", "phased"}),
   };
   w.presets = {
-      {"small", {{"keys", std::int64_t{1} << 14}, {"max_key", std::int64_t{1} << 10}, {"iterations", std::int64_t{4}}}},
-      {"paper", {{"keys", std::int64_t{1} << 20}, {"max_key", std::int64_t{1} << 16}, {"iterations", std::int64_t{10}}}},
+      {"small",
+       {{"keys", std::int64_t{1} << 14},
+        {"max_key", std::int64_t{1} << 10},
+        {"iterations", std::int64_t{4}}}},
+      {"paper",
+       {{"keys", std::int64_t{1} << 20},
+        {"max_key", std::int64_t{1} << 16},
+        {"iterations", std::int64_t{10}}}},
   };
   w.validate = [](const Params& params, int nodes) {
     const std::int64_t keys = params.integer("keys"), max_key = params.integer("max_key"),
@@ -227,15 +238,16 @@ Workload is_workload() {
       throw WorkloadError(fmt::format("is needs at least one key per node: keys={} < nodes={}", keys, nodes));
     if (max_key < nodes)
       throw WorkloadError(
-          fmt::format("is needs at least one bucket per node (a histogram chunk each): max_key={} < nodes={}", max_key,
-                      nodes));
+          fmt::format("is needs at least one bucket per node (a histogram chunk each): max_key={} < nodes={}",
+                      max_key, nodes));
     if (keys <= 2 * iterations)
-      throw WorkloadError(fmt::format(
-          "is changes keys 1..iterations and iterations+1..2 x iterations: keys={} must exceed 2 x iterations={}", keys,
-          2 * iterations));
+      throw WorkloadError(
+          fmt::format("is changes keys 1..iterations and iterations+1..2 x iterations: keys={} must exceed 2 "
+                      "x iterations={}",
+                      keys, 2 * iterations));
     if (max_key <= iterations)
-      throw WorkloadError(fmt::format("is sets a key to max_key - iteration: max_key={} must exceed iterations={}",
-                                      max_key, iterations));
+      throw WorkloadError(fmt::format(
+          "is sets a key to max_key - iteration: max_key={} must exceed iterations={}", max_key, iterations));
   };
   w.make = [](const Params& params, int nodes, std::uint64_t seed) {
     return std::make_unique<IntegerSort>(params, nodes, seed);

@@ -55,7 +55,8 @@ std::vector<float> sequential(const JacobiProblem& g, std::uint64_t seed) {
   std::vector<float> next = grid;
   for (std::int64_t it = 0; it < g.iterations; ++it) {
     for (std::size_t r = 1; r + 1 < g.rows; ++r)
-      relax_row(&grid[(r - 1) * g.cols], &grid[r * g.cols], &grid[(r + 1) * g.cols], &next[r * g.cols], g.cols);
+      relax_row(&grid[(r - 1) * g.cols], &grid[r * g.cols], &grid[(r + 1) * g.cols], &next[r * g.cols],
+                g.cols);
     grid.swap(next);
   }
   return grid;
@@ -89,8 +90,9 @@ class Jacobi final : public Instance {
       if (std::bit_cast<std::uint32_t>(got[i]) != std::bit_cast<std::uint32_t>(expected[i]) && wrong++ == 0)
         first = i;
     if (wrong != 0)
-      return fail(fmt::format("{} of {} points differ from the sequential iteration; first ({}, {}) = {}, expected {}",
-                              wrong, expected.size(), first / g_.cols, first % g_.cols, got[first], expected[first]));
+      return fail(fmt::format(
+          "{} of {} points differ from the sequential iteration; first ({}, {}) = {}, expected {}", wrong,
+          expected.size(), first / g_.cols, first % g_.cols, got[first], expected[first]));
     pass(fmt::format("all {}x{} points bit-identical to {} sequential Jacobi iterations", g_.rows, g_.cols,
                      g_.iterations));
   }
@@ -166,14 +168,16 @@ Workload jacobi_workload() {
       "a barrier, copied back into the shared grid, a barrier";
   w.parameters = {
       int_param("rows", 256, "grid rows, the two fixed edge rows included", 3, 1 << 16),
-      int_param("cols", 256, "grid columns (floats per row), the two fixed edge columns included", 3, 1 << 16),
+      int_param("cols", 256, "grid columns (floats per row), the two fixed edge columns included", 3,
+                1 << 16),
       int_param("iterations", 10, "Jacobi iterations (2 barriers each)", 1, 100'000),
   };
   // paper: a 1024 x 1024 float grid, 100 iterations: our choice (the TreadMarks papers' Jacobi
   // input is not in this repository's sources).
   w.presets = {
       {"small", {{"rows", std::int64_t{130}}, {"cols", std::int64_t{128}}, {"iterations", std::int64_t{4}}}},
-      {"paper", {{"rows", std::int64_t{1024}}, {"cols", std::int64_t{1024}}, {"iterations", std::int64_t{100}}}},
+      {"paper",
+       {{"rows", std::int64_t{1024}}, {"cols", std::int64_t{1024}}, {"iterations", std::int64_t{100}}}},
   };
   w.validate = [](const Params& params, int nodes) {
     const std::int64_t interior_rows = params.integer("rows") - 2;

@@ -63,7 +63,8 @@ dsm::OpCounts solve_upper(const double* diag, double* a, std::size_t b) {
       const double x = a[i * b + k];
       for (std::size_t j = k + 1; j < b; ++j) a[i * b + j] -= x * diag[k * b + j];
     }
-  return kPerMultiplyAdd * (static_cast<double>(b * b * (b - 1)) / 2) + kPerDivide * static_cast<double>(b * b);
+  return kPerMultiplyAdd * (static_cast<double>(b * b * (b - 1)) / 2) +
+         kPerDivide * static_cast<double>(b * b);
 }
 
 // Interior block: A -= L U (the column block times the row block).
@@ -127,19 +128,24 @@ class Lu final : public Instance {
       if (std::bit_cast<std::uint64_t>(got[i]) != std::bit_cast<std::uint64_t>(expected[i]) && wrong++ == 0)
         first = i;
     if (wrong != 0)
-      return fail(fmt::format("{} of {} factor entries differ from the sequential blocked LU; first at offset {}: {}, "
-                              "expected {}",
-                              wrong, n_ * n_, first, got[first], expected[first]));
+      return fail(fmt::format(
+          "{} of {} factor entries differ from the sequential blocked LU; first at offset {}: {}, "
+          "expected {}",
+          wrong, n_ * n_, first, got[first], expected[first]));
     // The algorithm itself: L U against A on a few rows (relative error).
     const double error = factor_error(got);
     if (!(error <= 1e-12))
-      return fail(fmt::format("factors match the sequential LU but max |LU - A| / max |A| = {:.3g} > 1e-12", error));
-    pass(fmt::format("LU of {}x{} ({}x{} blocks) bit-identical to the sequential blocked LU; |LU - A| / |A| = {:.3g}",
-                     n_, n_, b_, b_, error));
+      return fail(
+          fmt::format("factors match the sequential LU but max |LU - A| / max |A| = {:.3g} > 1e-12", error));
+    pass(fmt::format(
+        "LU of {}x{} ({}x{} blocks) bit-identical to the sequential blocked LU; |LU - A| / |A| = {:.3g}", n_,
+        n_, b_, b_, error));
   }
 
  private:
-  [[nodiscard]] std::size_t block_offset(std::size_t bi, std::size_t bj) const { return (bi * nb_ + bj) * b_ * b_; }
+  [[nodiscard]] std::size_t block_offset(std::size_t bi, std::size_t bj) const {
+    return (bi * nb_ + bj) * b_ * b_;
+  }
   [[nodiscard]] bool mine(const dsm::Process& p, std::size_t bi, std::size_t bj) const {
     return grid_.owner(bi, bj) == p.id();
   }
@@ -258,11 +264,12 @@ Workload lu_workload() {
   w.validate = [](const Params& params, int nodes) {
     const std::int64_t n = params.integer("n");
     const std::int64_t b = params.integer("block");
-    if (n % b != 0) throw WorkloadError(fmt::format("lu needs n to be a multiple of block: n={} block={}", n, b));
+    if (n % b != 0)
+      throw WorkloadError(fmt::format("lu needs n to be a multiple of block: n={} block={}", n, b));
     const std::int64_t blocks = (n / b) * (n / b);
     if (blocks < nodes)
-      throw WorkloadError(
-          fmt::format("lu needs at least one block per node: (n/block)^2 = {} blocks < nodes={}", blocks, nodes));
+      throw WorkloadError(fmt::format(
+          "lu needs at least one block per node: (n/block)^2 = {} blocks < nodes={}", blocks, nodes));
   };
   w.make = [](const Params& params, int nodes, std::uint64_t seed) {
     return std::make_unique<Lu>(static_cast<std::size_t>(params.integer("n")),

@@ -64,8 +64,8 @@ class MatMul final : public Instance {
       if (std::bit_cast<std::uint64_t>(got[i]) != std::bit_cast<std::uint64_t>(expected[i]) && wrong++ == 0)
         first = i;
     if (wrong != 0)
-      return fail(fmt::format("{} of {} elements of C differ; first C[{}][{}] = {}, expected {}", wrong, n_ * n_,
-                              first / n_, first % n_, got[first], expected[first]));
+      return fail(fmt::format("{} of {} elements of C differ; first C[{}][{}] = {}, expected {}", wrong,
+                              n_ * n_, first / n_, first % n_, got[first], expected[first]));
     pass(fmt::format("C = A x B ({}x{}) bit-identical to the sequential product", n_, n_));
   }
 

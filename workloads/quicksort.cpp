@@ -29,8 +29,8 @@ constexpr std::size_t kPlaced = 1;  // elements known to be in their final place
 constexpr std::size_t kHeaderWords = 2;
 
 // Operation counts per step of the native loops.
-constexpr dsm::OpCounts kCompareOps{.int_ops = 1, .loads = 1, .branches = 1};       // element vs pivot / neighbour
-constexpr dsm::OpCounts kSwapOps{.int_ops = 1, .loads = 1, .stores = 2};            // exchange two elements
+constexpr dsm::OpCounts kCompareOps{.int_ops = 1, .loads = 1, .branches = 1};  // element vs pivot / neighbour
+constexpr dsm::OpCounts kSwapOps{.int_ops = 1, .loads = 1, .stores = 2};       // exchange two elements
 constexpr dsm::OpCounts kTaskOps{.int_ops = 4, .loads = 3, .stores = 3, .branches = 2};  // push or pop a task
 constexpr dsm::OpCounts kInitOps{.int_ops = 12, .stores = 1};                            // one seeded value
 
@@ -120,8 +120,8 @@ class QuickSort final : public Instance {
     const auto [mine, theirs] = std::ranges::mismatch(result, expected);
     if (mine != result.end()) {
       const auto at = static_cast<std::size_t>(mine - result.begin());
-      return fail(fmt::format("sorted, but not the input's elements: a[{}] = {}, the sequential sort has {}", at,
-                              *mine, *theirs));
+      return fail(fmt::format("sorted, but not the input's elements: a[{}] = {}, the sequential sort has {}",
+                              at, *mine, *theirs));
     }
     pass(fmt::format("{} integers sorted, the same as the sequential sort", n_));
   }
@@ -129,7 +129,8 @@ class QuickSort final : public Instance {
  private:
   [[nodiscard]] std::int32_t initial(std::size_t i) const {
     const std::uint64_t r = seeded(seed_, i);
-    return range_ == 0 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(r)) : static_cast<std::int32_t>(r % range_);
+    return range_ == 0 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(r))
+                       : static_cast<std::int32_t>(r % range_);
   }
 
   void allocate(dsm::Process& p) {  // collective
@@ -226,7 +227,8 @@ class QuickSort final : public Instance {
   }
 
   static void charge(dsm::Process& p, const Counts& counts) {
-    p.charge(kCompareOps * static_cast<double>(counts.compares) + kSwapOps * static_cast<double>(counts.swaps));
+    p.charge(kCompareOps * static_cast<double>(counts.compares) +
+             kSwapOps * static_cast<double>(counts.swaps));
   }
 
   std::size_t n_;
@@ -250,10 +252,10 @@ Workload quicksort_workload() {
   w.parameters = {
       int_param("n", 65536, "integers (int32) to sort, drawn from the seed", 1, 1 << 22),
       int_param("threshold", 1024, "subarrays of at most this many elements are bubble-sorted", 2, 1 << 16),
-      int_param("range", 0, "values drawn in [0, range) (few distinct values: many duplicates); 0: any int32", 0,
-                std::int64_t{1} << 31),
-      real_param("backoff_us", 50.0, "wait before looking again at an empty queue while others still work, in us",
-                 0.1, 1e6),
+      int_param("range", 0, "values drawn in [0, range) (few distinct values: many duplicates); 0: any int32",
+                0, std::int64_t{1} << 31),
+      real_param("backoff_us", 50.0,
+                 "wait before looking again at an empty queue while others still work, in us", 0.1, 1e6),
   };
   w.presets = {
       {"small", {{"n", std::int64_t{8192}}, {"threshold", std::int64_t{128}}}},

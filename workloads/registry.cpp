@@ -5,11 +5,11 @@
 namespace ncp2::workloads {
 
 const std::vector<Workload>& all_workloads() {
-  static const std::vector<Workload> all = {counter_workload(), phases_workload(), false_sharing_workload(),
-                                             tsp_workload(),     sor_workload(),     jacobi_workload(),
-                                             matmul_workload(),  gauss_workload(),   lu_workload(),
-                                             fft3d_workload(),   quicksort_workload(),
-                                             water_workload(),   is_workload(),      barnes_workload()};
+  static const std::vector<Workload> all = {
+      counter_workload(), phases_workload(), false_sharing_workload(), tsp_workload(),
+      sor_workload(),     jacobi_workload(), matmul_workload(),        gauss_workload(),
+      lu_workload(),      fft3d_workload(),  quicksort_workload(),     water_workload(),
+      is_workload(),      barnes_workload()};
   return all;
 }
 

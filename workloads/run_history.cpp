@@ -26,7 +26,8 @@ std::string history_key(std::string_view workload, const Params& params, std::ui
                         const emu::MachineConfig& config) {
   emu::MachineConfig without_nodes = config;
   without_nodes.machine.nodes = 1;
-  const std::string text = fmt::format("{}\n{}\n{}\n{}", workload, params.describe(), seed, emu::to_toml(without_nodes));
+  const std::string text =
+      fmt::format("{}\n{}\n{}\n{}", workload, params.describe(), seed, emu::to_toml(without_nodes));
   return fmt::format("{}-{:016x}", workload, fnv1a(text));
 }
 
@@ -49,7 +50,8 @@ std::vector<HistoryEntry> RunHistory::entries(std::string_view key) const {
   std::string line;
   while (std::getline(in, line)) {
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object() || !j.contains("key") || !j["key"].is_string() || j["key"].get<std::string>() != key) continue;
+    if (!j.is_object() || !j.contains("key") || !j["key"].is_string() || j["key"].get<std::string>() != key)
+      continue;
     try {
       HistoryEntry e;
       e.key = j.at("key").get<std::string>();

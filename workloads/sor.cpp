@@ -53,8 +53,8 @@ std::size_t relax(const float* __restrict above, float* __restrict row, const fl
 
 }  // namespace
 
-std::size_t sor_relax_row(const float* above, float* row, const float* below, const float* side, std::size_t cols,
-                          std::size_t r, int color, float omega) {
+std::size_t sor_relax_row(const float* above, float* row, const float* below, const float* side,
+                          std::size_t cols, std::size_t r, int color, float omega) {
   return sor_parity(r, color) == 0 ? relax<0>(above, row, below, side, cols, omega)
                                    : relax<1>(above, row, below, side, cols, omega);
 }
@@ -65,14 +65,15 @@ std::vector<float> sor_sequential(const SorProblem& problem, std::uint64_t seed)
   const std::size_t half = cols / 2;
   std::vector<float> colour[2] = {std::vector<float>(rows * half), std::vector<float>(rows * half)};
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < cols; ++c) colour[(r + c) & 1U][r * half + c / 2] = sor_initial(problem, seed, r, c);
+    for (std::size_t c = 0; c < cols; ++c)
+      colour[(r + c) & 1U][r * half + c / 2] = sor_initial(problem, seed, r, c);
   for (std::int64_t it = 0; it < problem.iterations; ++it)
     for (int color = 0; color < 2; ++color) {
       float* mine = colour[color].data();
       const float* other = colour[1 - color].data();
       for (std::size_t r = 1; r + 1 < rows; ++r)
-        sor_relax_row(other + (r - 1) * half, mine + r * half, other + (r + 1) * half, other + r * half, cols, r,
-                      color, problem.omega);
+        sor_relax_row(other + (r - 1) * half, mine + r * half, other + (r + 1) * half, other + r * half, cols,
+                      r, color, problem.omega);
     }
   std::vector<float> grid(rows * cols);
   for (std::size_t r = 0; r < rows; ++r)
@@ -93,7 +94,8 @@ constexpr std::size_t kChargePoints = 4096;
 
 class Sor final : public Instance {
  public:
-  Sor(const SorProblem& problem, int nodes, std::uint64_t seed) : problem_(problem), nodes_(nodes), seed_(seed) {}
+  Sor(const SorProblem& problem, int nodes, std::uint64_t seed)
+      : problem_(problem), nodes_(nodes), seed_(seed) {}
 
   void run(dsm::Process& p) override {
     allocate(p);
@@ -126,15 +128,17 @@ class Sor final : public Instance {
     for (std::size_t i = 0; i < expected.size(); ++i) {
       const std::size_t r = i / cols, c = i % cols;
       const float got = colour[(r + c) & 1U][r * half + c / 2];
-      if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(expected[i]) && wrong++ == 0) first = i;
+      if (std::bit_cast<std::uint32_t>(got) != std::bit_cast<std::uint32_t>(expected[i]) && wrong++ == 0)
+        first = i;
     }
     if (wrong != 0) {
       const std::size_t r = first / cols, c = first % cols;
-      return fail(fmt::format("{} of {} points differ from the sequential sweeps; first ({}, {}) = {}, expected {}",
-                              wrong, expected.size(), r, c, colour[(r + c) & 1U][r * half + c / 2], expected[first]));
+      return fail(
+          fmt::format("{} of {} points differ from the sequential sweeps; first ({}, {}) = {}, expected {}",
+                      wrong, expected.size(), r, c, colour[(r + c) & 1U][r * half + c / 2], expected[first]));
     }
-    pass(fmt::format("all {}x{} points bit-identical to {} sequential red-black iterations", problem_.rows, cols,
-                     problem_.iterations));
+    pass(fmt::format("all {}x{} points bit-identical to {} sequential red-black iterations", problem_.rows,
+                     cols, problem_.iterations));
   }
 
  private:
@@ -193,8 +197,8 @@ class Sor final : public Instance {
       std::size_t points = 0;
       for (std::size_t r = chunk; r < chunk_end; ++r) {
         if (r + 1 == end) (void)other.read_span(end * h, h);  // the row below the band, needed last
-        points += sor_relax_row(from + (r - 1) * h, to + r * h, from + (r + 1) * h, from + r * h, problem_.cols, r,
-                                color, problem_.omega);
+        points += sor_relax_row(from + (r - 1) * h, to + r * h, from + (r + 1) * h, from + r * h,
+                                problem_.cols, r, color, problem_.omega);
       }
       p.charge(kPerPoint * static_cast<double>(points));
     }
@@ -224,8 +228,8 @@ Workload sor_workload() {
       "SC'95's SOR-Zero (few changed words, small diffs), nonzero changes every point";
   w.parameters = {
       int_param("rows", 256, "grid rows, the two fixed edge rows included", 3, 1 << 16),
-      int_param("cols", 256, "grid columns (even: half red, half black), the two fixed edge columns included", 4,
-                1 << 16),
+      int_param("cols", 256, "grid columns (even: half red, half black), the two fixed edge columns included",
+                4, 1 << 16),
       int_param("iterations", 10, "red-black iterations (2 barriers each)", 1, 100'000),
       text_param("interior", "nonzero", "initial interior: zero (edges 1, interior 0) or nonzero (seeded)",
                  {"zero", "nonzero"}),
@@ -235,18 +239,20 @@ Workload sor_workload() {
   // (SC'95; the paper is not in this repository, so unchecked); 50 iterations is our choice.
   w.presets = {
       {"small", {{"rows", std::int64_t{130}}, {"cols", std::int64_t{128}}, {"iterations", std::int64_t{4}}}},
-      {"paper", {{"rows", std::int64_t{2000}}, {"cols", std::int64_t{1000}}, {"iterations", std::int64_t{50}}}},
+      {"paper",
+       {{"rows", std::int64_t{2000}}, {"cols", std::int64_t{1000}}, {"iterations", std::int64_t{50}}}},
   };
   w.validate = [](const Params& params, int nodes) {
     const std::int64_t interior_rows = params.integer("rows") - 2;
     if (interior_rows < nodes)
-      throw WorkloadError(fmt::format(
-          "sor needs at least one interior row per node: rows={} has {} interior rows < nodes={}",
-          params.integer("rows"), interior_rows, nodes));
+      throw WorkloadError(
+          fmt::format("sor needs at least one interior row per node: rows={} has {} interior rows < nodes={}",
+                      params.integer("rows"), interior_rows, nodes));
     if (params.integer("cols") % 2 != 0)
-      throw WorkloadError(fmt::format("sor needs an even number of columns (red and black points are stored in two "
-                                      "arrays of cols/2): cols={}",
-                                      params.integer("cols")));
+      throw WorkloadError(
+          fmt::format("sor needs an even number of columns (red and black points are stored in two "
+                      "arrays of cols/2): cols={}",
+                      params.integer("cols")));
     if (params.integer("rows") * params.integer("cols") > (std::int64_t{1} << 28))
       throw WorkloadError(fmt::format("sor grid too large: rows x cols = {} x {} > 2^28 points",
                                       params.integer("rows"), params.integer("cols")));

@@ -27,8 +27,8 @@ inline std::size_t sor_parity(std::size_t r, int color) { return (r + static_cas
 // the edge columns stay fixed), from the other colour's rows above and below and its own row r
 // (`side`). Rows of cols/2 elements. The emulated run and the sequential reference both call
 // this, so their results are bit-identical. Returns the number of points updated.
-std::size_t sor_relax_row(const float* above, float* row, const float* below, const float* side, std::size_t cols,
-                          std::size_t r, int color, float omega);
+std::size_t sor_relax_row(const float* above, float* row, const float* below, const float* side,
+                          std::size_t cols, std::size_t r, int color, float omega);
 
 // The whole computation, sequential and native (same colour arrays, same kernel): the grid, in
 // natural row-major order, after `iterations` red-black sweeps.

@@ -11,10 +11,10 @@
 //     length, updated under the bound lock when the node finds a shorter tour.
 // The search ends when the queue is empty and no node is expanding or solving a tour. Lower bound
 // of a partial tour: its length plus the weight of a minimum spanning tree of its last city, the
-// unvisited cities and city 0 (the rest of the tour is a path through them). The best length starts at the length of
-// the nearest-neighbour tour, so the search proves optimality rather than finding a first tour.
-// The result (the optimal length) does not depend on the node count or the order of the search;
-// it is verified against Held-Karp dynamic programming.
+// unvisited cities and city 0 (the rest of the tour is a path through them). The best length starts at the
+// length of the nearest-neighbour tour, so the search proves optimality rather than finding a first tour. The
+// result (the optimal length) does not depend on the node count or the order of the search; it is verified
+// against Held-Karp dynamic programming.
 #include "workloads/tsp.hpp"
 
 #include <algorithm>
@@ -109,7 +109,7 @@ constexpr std::size_t kBusy = 2;      // nodes holding a tour taken from the que
 constexpr std::size_t kHeaderWords = 4;
 
 // Operation counts of the search, per step.
-constexpr dsm::OpCounts kCandidateOps{.int_ops = 3, .loads = 3, .branches = 2};  // one city tried
+constexpr dsm::OpCounts kCandidateOps{.int_ops = 3, .loads = 3, .branches = 2};           // one city tried
 constexpr dsm::OpCounts kVisitOps{.int_ops = 4, .loads = 1, .stores = 3, .branches = 2};  // enter a node
 constexpr dsm::OpCounts kHeapLevelOps{.int_ops = 3, .loads = 2, .stores = 2, .branches = 2};  // sift step
 constexpr dsm::OpCounts kRecordOps{.int_ops = 2, .loads = 1, .stores = 1, .branches = 1};     // per path city
@@ -159,8 +159,10 @@ class Tsp final : public Instance {
       if (next >= 0 && next < cities_) length += instance_.d(city, next);
     }
     if (length != found)
-      return fail(fmt::format("the stored best tour has length {}, but the stored length is {}", length, found));
-    pass(fmt::format("optimal tour length {} over {} cities (Held-Karp agrees); tour verified", found, cities_));
+      return fail(
+          fmt::format("the stored best tour has length {}, but the stored length is {}", length, found));
+    pass(fmt::format("optimal tour length {} over {} cities (Held-Karp agrees); tour verified", found,
+                     cities_));
   }
 
  private:
@@ -224,7 +226,8 @@ class Tsp final : public Instance {
       const int from = tour.back();
       int next = -1;
       for (int c = 0; c < cities_; ++c)
-        if (!visited[static_cast<std::size_t>(c)] && (next < 0 || instance_.d(from, c) < instance_.d(from, next)))
+        if (!visited[static_cast<std::size_t>(c)] &&
+            (next < 0 || instance_.d(from, c) < instance_.d(from, next)))
           next = c;
       visited[static_cast<std::size_t>(next)] = true;
       length += instance_.d(from, next);
@@ -249,7 +252,8 @@ class Tsp final : public Instance {
       std::vector<std::uint8_t> order;
       for (int to = 0; to < cities_; ++to)
         if (to != from) order.push_back(static_cast<std::uint8_t>(to));
-      std::ranges::stable_sort(order, [&](std::uint8_t a, std::uint8_t b) { return d(l, from, a) < d(l, from, b); });
+      std::ranges::stable_sort(order,
+                               [&](std::uint8_t a, std::uint8_t b) { return d(l, from, a) < d(l, from, b); });
       l.nearest.insert(l.nearest.end(), order.begin(), order.end());
     }
     // A sort of each row: about n log n compares and moves per city.
@@ -361,8 +365,8 @@ class Tsp final : public Instance {
       if (child.bound < l.best) children.push_back(child);
     }
     charge_search(p, l);
-    p.charge(kCandidateOps * cities_ + kRecordOps * static_cast<double>(tour.depth) *
-                                           static_cast<double>(children.size()));
+    p.charge(kCandidateOps * cities_ +
+             kRecordOps * static_cast<double>(tour.depth) * static_cast<double>(children.size()));
     std::vector<TourRecord> overflow;
     {
       CARNIVAL_SCOPE_KIND(p, "enqueue", "block");
@@ -430,10 +434,12 @@ class Tsp final : public Instance {
     std::array<std::int32_t, tsp::kMaxCities + 1> link{};
     int k = 0;
     for (int c = 1; c < cities_; ++c)
-      if (!visited[static_cast<std::size_t>(c)]) rest[static_cast<std::size_t>(k++)] = static_cast<std::uint8_t>(c);
+      if (!visited[static_cast<std::size_t>(c)])
+        rest[static_cast<std::size_t>(k++)] = static_cast<std::uint8_t>(c);
     if (last != 0) rest[static_cast<std::size_t>(k++)] = 0;
     // Grow the tree from `last`.
-    for (int i = 0; i < k; ++i) link[static_cast<std::size_t>(i)] = d(l, last, rest[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < k; ++i)
+      link[static_cast<std::size_t>(i)] = d(l, last, rest[static_cast<std::size_t>(i)]);
     std::int32_t weight = length;
     for (int remaining = k; remaining > 0; --remaining) {
       int nearest = 0;
@@ -444,7 +450,8 @@ class Tsp final : public Instance {
       rest[static_cast<std::size_t>(nearest)] = rest[static_cast<std::size_t>(remaining - 1)];
       link[static_cast<std::size_t>(nearest)] = link[static_cast<std::size_t>(remaining - 1)];
       for (int i = 0; i < remaining - 1; ++i)
-        link[static_cast<std::size_t>(i)] = std::min(link[static_cast<std::size_t>(i)], d(l, joined, rest[static_cast<std::size_t>(i)]));
+        link[static_cast<std::size_t>(i)] =
+            std::min(link[static_cast<std::size_t>(i)], d(l, joined, rest[static_cast<std::size_t>(i)]));
     }
     l.bound_steps_uncharged += static_cast<std::int64_t>(k) * (k + 1);
     return weight;
@@ -501,12 +508,13 @@ Workload tsp_workload() {
       "lock-protected best length";
   w.parameters = {
       int_param("cities", 12, "cities, drawn from the seed on a 1000 x 1000 grid", 3, tsp::kMaxCities),
-      int_param("threshold", 8, "a tour with at most this many cities left is solved locally by depth-first search",
-                1, tsp::kMaxCities),
-      int_param("pool", 1024, "partial tours the shared pool holds (when full, children are solved locally)", 1,
-                1 << 20),
-      real_param("backoff_us", 20.0, "wait before looking again at an empty queue while others still work, in us",
-                 0.1, 1e6),
+      int_param("threshold", 8,
+                "a tour with at most this many cities left is solved locally by depth-first search", 1,
+                tsp::kMaxCities),
+      int_param("pool", 1024, "partial tours the shared pool holds (when full, children are solved locally)",
+                1, 1 << 20),
+      real_param("backoff_us", 20.0,
+                 "wait before looking again at an empty queue while others still work, in us", 0.1, 1e6),
   };
   w.presets = {
       {"small", {{"cities", std::int64_t{10}}, {"threshold", std::int64_t{7}}}},

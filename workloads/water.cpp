@@ -72,7 +72,8 @@ double intra_forces(std::span<const double> x, std::span<double> force) {
   }
   const double ru = std::sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
   const double rv = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-  double energy = 0.5 * kBondK * ((ru - kBondLength) * (ru - kBondLength) + (rv - kBondLength) * (rv - kBondLength));
+  double energy =
+      0.5 * kBondK * ((ru - kBondLength) * (ru - kBondLength) + (rv - kBondLength) * (rv - kBondLength));
   const double cos_angle = std::clamp((u[0] * v[0] + u[1] * v[1] + u[2] * v[2]) / (ru * rv), -1.0, 1.0);
   const double angle = std::acos(cos_angle);
   energy += 0.5 * kAngleK * (angle - kAngle) * (angle - kAngle);
@@ -197,7 +198,8 @@ class Water final : public Instance {
   void initial(std::size_t i, std::span<double> x, std::span<double> v) const {
     const auto per_side = static_cast<std::size_t>(std::ceil(std::cbrt(static_cast<double>(n_)) - 1e-9));
     const double spacing = box_.side / static_cast<double>(per_side);
-    const std::array<std::size_t, 3> cell = {i % per_side, i / per_side % per_side, i / (per_side * per_side)};
+    const std::array<std::size_t, 3> cell = {i % per_side, i / per_side % per_side,
+                                             i / (per_side * per_side)};
     const std::uint64_t base = 32 * i;
     for (std::size_t c = 0; c < 3; ++c)
       x[c] = (static_cast<double>(cell[c]) + 0.5) * spacing + 0.1 * uniform(base + c);
@@ -240,7 +242,8 @@ class Water final : public Instance {
     const auto v = p.view(velocities_).write_span(kWords * first, kWords * count);
     for (std::size_t k = 0; k < count; ++k)
       initial(first + k, x.subspan(kWords * k, kWords), v.subspan(kWords * k, kWords));
-    p.charge(dsm::OpCounts{.flops = 120, .int_ops = 40, .stores = 18, .branches = 6} * static_cast<double>(count));
+    p.charge(dsm::OpCounts{.flops = 120, .int_ops = 40, .stores = 18, .branches = 6} *
+             static_cast<double>(count));
   }
 
   void intra(dsm::Process& p) {
@@ -344,17 +347,20 @@ Water::State Water::sequential() const {
   for (std::size_t step = 0; step < steps_; ++step) {
     double potential = 0;
     for (std::size_t i = 0; i < n_; ++i)
-      potential += intra_forces(std::span(s.x).subspan(kWords * i, kWords), std::span(f).subspan(kWords * i, kWords));
+      potential +=
+          intra_forces(std::span(s.x).subspan(kWords * i, kWords), std::span(f).subspan(kWords * i, kWords));
     for (std::size_t i = 0; i < n_; ++i)
       for (std::size_t k = 1; k <= partners(i, n_); ++k) {
         const std::size_t j = (i + k) % n_;
-        pair_forces(box_, std::span(s.x).subspan(kWords * i, kWords), std::span(s.x).subspan(kWords * j, kWords),
-                    std::span(f).subspan(kWords * i, kWords), std::span(f).subspan(kWords * j, kWords), potential);
+        pair_forces(box_, std::span(s.x).subspan(kWords * i, kWords),
+                    std::span(s.x).subspan(kWords * j, kWords), std::span(f).subspan(kWords * i, kWords),
+                    std::span(f).subspan(kWords * j, kWords), potential);
       }
     double kinetic = 0;
     for (std::size_t i = 0; i < n_; ++i)
       kinetic += update_molecule(box_, dt_, std::span(s.x).subspan(kWords * i, kWords),
-                                 std::span(s.v).subspan(kWords * i, kWords), std::span(f).subspan(kWords * i, kWords));
+                                 std::span(s.v).subspan(kWords * i, kWords),
+                                 std::span(f).subspan(kWords * i, kWords));
     s.kinetic.push_back(kinetic);
     s.potential.push_back(potential);
   }
@@ -381,17 +387,20 @@ void Water::verify(dsm::Process& p) {
     worst_v = std::max(worst_v, std::abs(v[k] - expected.v[k]));
   }
   for (std::size_t step = 0; step < steps_; ++step) {
-    worst_e = std::max(worst_e, std::abs(e[2 * step] - expected.kinetic[step]) / std::abs(expected.kinetic[step]));
     worst_e =
-        std::max(worst_e, std::abs(e[2 * step + 1] - expected.potential[step]) / std::abs(expected.potential[step]));
+        std::max(worst_e, std::abs(e[2 * step] - expected.kinetic[step]) / std::abs(expected.kinetic[step]));
+    worst_e = std::max(
+        worst_e, std::abs(e[2 * step + 1] - expected.potential[step]) / std::abs(expected.potential[step]));
   }
   if (!(worst_x <= kPositionTolerance) || !(worst_v <= kVelocityTolerance) || !(worst_e <= kEnergyTolerance))
-    return fail(fmt::format("differs from the sequential run: positions by {:.3g} Å (tolerance {:.0g}), velocities "
-                            "by {:.3g} Å/ps ({:.0g}), energies by {:.3g} relative ({:.0g})",
-                            worst_x, kPositionTolerance, worst_v, kVelocityTolerance, worst_e, kEnergyTolerance));
-  pass(fmt::format("{} molecules, {} steps: final energy {:.6g} (kinetic {:.6g}); positions within {:.2g} Å, "
-                   "velocities within {:.2g} Å/ps, energies within {:.2g} relative of the sequential run",
-                   n_, steps_, e[2 * steps_ - 2] + e[2 * steps_ - 1], e[2 * steps_ - 2], worst_x, worst_v, worst_e));
+    return fail(
+        fmt::format("differs from the sequential run: positions by {:.3g} Å (tolerance {:.0g}), velocities "
+                    "by {:.3g} Å/ps ({:.0g}), energies by {:.3g} relative ({:.0g})",
+                    worst_x, kPositionTolerance, worst_v, kVelocityTolerance, worst_e, kEnergyTolerance));
+  pass(fmt::format(
+      "{} molecules, {} steps: final energy {:.6g} (kinetic {:.6g}); positions within {:.2g} Å, "
+      "velocities within {:.2g} Å/ps, energies within {:.2g} relative of the sequential run",
+      n_, steps_, e[2 * steps_ - 2] + e[2 * steps_ - 1], e[2 * steps_ - 2], worst_x, worst_v, worst_e));
 }
 
 }  // namespace

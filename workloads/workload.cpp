@@ -243,7 +243,6 @@ void Workload::check(const Params& params, int nodes) const {
 
 // ---- helpers
 
-
 std::string closest(std::string_view word, std::span<const std::string> candidates) {
   std::string best;
   std::size_t best_distance = 3;  // suggest only within two edits...

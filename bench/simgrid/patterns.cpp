@@ -15,16 +15,16 @@
 //
 // Prints one line (logging is off):
 //   simgrid pattern=barrier nodes=8 rounds=R messages=M wall_s=X msgs_per_s=Y sim_s=Z
-#include <simgrid/s4u.hpp>
 #include <xbt/log.h>
+#include <simgrid/s4u.hpp>
 
+#include <unistd.h>
 #include <chrono>
-#include <cstdio>
 #include <cstddef>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace sg4 = simgrid::s4u;
@@ -113,8 +113,9 @@ std::string write_platform(int nodes) {
 }
 
 [[noreturn]] void usage() {
-  std::fprintf(stderr, "usage: patterns barrier NODES ROUNDS [--cfg=...]\n"
-                       "       patterns pingpong ROUNDS [--cfg=...]\n");
+  std::fprintf(stderr,
+               "usage: patterns barrier NODES ROUNDS [--cfg=...]\n"
+               "       patterns pingpong ROUNDS [--cfg=...]\n");
   std::exit(2);
 }
 
@@ -165,8 +166,10 @@ int main(int argc, char** argv) {
   std::remove(platform.c_str());
   for (int i = 0; i < g_nodes; ++i) {
     sg4::Host* host = engine.host_by_name("node-" + std::to_string(i));
-    if (pattern == "barrier") sg4::Actor::create("node-" + std::to_string(i), host, barrier_actor, i);
-    else sg4::Actor::create("node-" + std::to_string(i), host, pingpong_actor, i);
+    if (pattern == "barrier")
+      sg4::Actor::create("node-" + std::to_string(i), host, barrier_actor, i);
+    else
+      sg4::Actor::create("node-" + std::to_string(i), host, pingpong_actor, i);
   }
   engine.run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

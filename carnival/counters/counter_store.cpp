@@ -20,9 +20,9 @@ namespace ncp2::counters {
 
 namespace fs = std::filesystem;
 namespace sql = carnival::sql;
-using carnival::StoreError;
-using carnival::rethrow_as_store_error;
 using carnival::rename_into_place;
+using carnival::rethrow_as_store_error;
+using carnival::StoreError;
 using carnival::sync_file;
 
 namespace {

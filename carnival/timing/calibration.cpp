@@ -53,7 +53,8 @@ CalibrationResult calibrate_host_tsc(double interval_s, int tries) {
   c.wait = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   timespec res{};
   if (clock_getres(CLOCK_MONOTONIC_RAW, &res) == 0)
-    c.reference_resolution_ns = std::max(1.0, static_cast<double>(res.tv_sec) * 1e9 + static_cast<double>(res.tv_nsec));
+    c.reference_resolution_ns =
+        std::max(1.0, static_cast<double>(res.tv_sec) * 1e9 + static_cast<double>(res.tv_nsec));
   return calibrate(c, interval_s, tries);
 }
 

@@ -15,7 +15,9 @@ struct Bracket {
   std::uint64_t ticks = 0;     // the counter
   std::int64_t after_ns = 0;   // reference just after
   [[nodiscard]] std::int64_t width_ns() const { return after_ns - before_ns; }
-  [[nodiscard]] double mid_ns() const { return (static_cast<double>(before_ns) + static_cast<double>(after_ns)) / 2.0; }
+  [[nodiscard]] double mid_ns() const {
+    return (static_cast<double>(before_ns) + static_cast<double>(after_ns)) / 2.0;
+  }
 };
 
 struct CalibrationResult {
@@ -29,7 +31,8 @@ struct CalibrationResult {
 // The arithmetic alone: frequency and bound from the two ends. `reference_resolution_ns` is the
 // reference clock's granularity; one counter tick at each end is added to t_d as well.
 // Throws std::invalid_argument when the ends are not in order.
-[[nodiscard]] CalibrationResult frequency_from(const Bracket& first, const Bracket& last, double reference_resolution_ns);
+[[nodiscard]] CalibrationResult frequency_from(const Bracket& first, const Bracket& last,
+                                               double reference_resolution_ns);
 
 struct CalibrationClocks {
   std::function<std::uint64_t()> ticks;        // the counter being calibrated

@@ -31,7 +31,8 @@ BurstEstimate estimate_burst(std::span<const Exchange> burst, double drift_ppm, 
   b.kept = kept.size();
   b.discarded = burst.size() - kept.size();
   std::vector<double> rtts(kept.size());
-  std::transform(kept.begin(), kept.end(), rtts.begin(), [](const Exchange& e) { return static_cast<double>(e.rtt_ns()); });
+  std::transform(kept.begin(), kept.end(), rtts.begin(),
+                 [](const Exchange& e) { return static_cast<double>(e.rtt_ns()); });
   const Summary s = summarize(rtts);
   b.rtt.min = s.min;
   b.rtt.mean = s.mean;
@@ -40,8 +41,10 @@ BurstEstimate estimate_burst(std::span<const Exchange> burst, double drift_ppm, 
   b.rtt.mode = histogram_mode(rtts, std::max(1.0, s.min / 20.0));
 
   // The best exchanges: smallest round trips first (stable: earlier first on ties).
-  std::stable_sort(kept.begin(), kept.end(), [](const Exchange& x, const Exchange& y) { return x.rtt_ns() < y.rtt_ns(); });
-  const auto fraction = static_cast<std::size_t>(std::ceil(options.best_fraction * static_cast<double>(kept.size())));
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const Exchange& x, const Exchange& y) { return x.rtt_ns() < y.rtt_ns(); });
+  const auto fraction =
+      static_cast<std::size_t>(std::ceil(options.best_fraction * static_cast<double>(kept.size())));
   const std::size_t used = std::clamp<std::size_t>(fraction, 1, std::max<std::size_t>(options.max_best, 1));
   b.used = std::min(used, kept.size());
   b.ref_local_ns = kept.front().mid_local_ns();
@@ -65,7 +68,8 @@ BurstEstimate estimate_burst(std::span<const Exchange> burst, double drift_ppm, 
   return b;
 }
 
-SyncEstimate estimate_sync(std::span<const Exchange> first, std::span<const Exchange> second, const SyncOptions& options) {
+SyncEstimate estimate_sync(std::span<const Exchange> first, std::span<const Exchange> second,
+                           const SyncOptions& options) {
   SyncEstimate s;
   s.first = estimate_burst(first, 0, 0, options);
   if (second.empty()) {

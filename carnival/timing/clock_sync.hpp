@@ -43,9 +43,9 @@ struct SyncOptions {
 };
 
 struct BurstEstimate {
-  double offset_ns = 0;           // follower - master at ref_local_ns
-  double bound_ns = 0;            // |true offset - offset_ns| <= bound_ns
-  double ref_local_ns = 0;        // follower's time the offset refers to (the best exchange's middle)
+  double offset_ns = 0;     // follower - master at ref_local_ns
+  double bound_ns = 0;      // |true offset - offset_ns| <= bound_ns
+  double ref_local_ns = 0;  // follower's time the offset refers to (the best exchange's middle)
   DelayStats rtt;
   std::size_t kept = 0;
   std::size_t discarded = 0;

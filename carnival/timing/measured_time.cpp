@@ -16,8 +16,10 @@ MeasuredTimeModel::MeasuredTimeModel(TickClock clock, int nodes, double scale, s
       probe_ticks_(probe_ticks),
       nodes_(static_cast<std::size_t>(std::max(nodes, 0))) {
   if (!(scale > 0) || !std::isfinite(scale))
-    throw std::invalid_argument(fmt::format("measured time model: the scale must be a positive number, got {}", scale));
-  if (!(clock.ticks_per_second() > 0)) throw std::invalid_argument("measured time model: the clock has no frequency");
+    throw std::invalid_argument(
+        fmt::format("measured time model: the scale must be a positive number, got {}", scale));
+  if (!(clock.ticks_per_second() > 0))
+    throw std::invalid_argument("measured time model: the clock has no frequency");
 }
 
 std::uint64_t MeasuredTimeModel::measure_probe_ticks(const TickClock& clock, int trials) {

@@ -44,7 +44,9 @@ class MeasuredTimeModel final : public dsm::ComputeMeter {
   MeasuredTimeModel(TickClock clock, int nodes, double scale, std::uint64_t probe_ticks);
 
   // The scale that runs the host's cycles at `target_mhz`.
-  [[nodiscard]] static double scale_for_target(double host_hz, double target_mhz) { return host_hz / (target_mhz * 1e6); }
+  [[nodiscard]] static double scale_for_target(double host_hz, double target_mhz) {
+    return host_hz / (target_mhz * 1e6);
+  }
   // The cost of an empty stretch on `clock` (resume then end_stretch at once): the median over
   // `trials` (a stretch shorter than it is charged zero, never negative).
   [[nodiscard]] static std::uint64_t measure_probe_ticks(const TickClock& clock, int trials = 2000);

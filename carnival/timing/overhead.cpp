@@ -20,7 +20,8 @@ class CacheEvictor {
     buffer_.resize(static_cast<std::size_t>(std::min<long>(2 * l2, 16L << 20)));
   }
   void evict() {
-    for (std::size_t i = 0; i < buffer_.size(); i += 64) buffer_[i] = static_cast<unsigned char>(buffer_[i] + 1);
+    for (std::size_t i = 0; i < buffer_.size(); i += 64)
+      buffer_[i] = static_cast<unsigned char>(buffer_[i] + 1);
     sink_ = sink_ + buffer_[buffer_.size() / 2];
   }
 
@@ -81,7 +82,8 @@ std::vector<SourceMeasurement> measure_sources(const std::vector<std::unique_ptr
       m.overhead_ns = summarize(warm);
       if (options.tsc_hz > 0) {
         std::vector<double> cycles(warm.size());
-        std::transform(warm.begin(), warm.end(), cycles.begin(), [&](double ns) { return ns * options.tsc_hz / 1e9; });
+        std::transform(warm.begin(), warm.end(), cycles.begin(),
+                       [&](double ns) { return ns * options.tsc_hz / 1e9; });
         m.overhead_cycles = summarize(cycles);
       }
       std::vector<double> cold(static_cast<std::size_t>(std::max(options.cold_samples, 0)));

@@ -35,8 +35,9 @@ struct MeasureOptions {
 };
 
 // `reference` brackets every read (the calibrated TSC where usable).
-[[nodiscard]] std::vector<SourceMeasurement> measure_sources(const std::vector<std::unique_ptr<TimeSource>>& sources,
-                                                             const TickClock& reference, const MeasureOptions& options);
+[[nodiscard]] std::vector<SourceMeasurement> measure_sources(
+    const std::vector<std::unique_ptr<TimeSource>>& sources, const TickClock& reference,
+    const MeasureOptions& options);
 
 // The project's time-stamp read (TickClock::now) against a bare RDTSC: mean ns per read over
 // loops of reads (best of several loops), and their ratio (the goal is <= 1.2).
@@ -45,6 +46,7 @@ struct TimestampCost {
   double bare_rdtsc_ns = 0;
   [[nodiscard]] double ratio() const { return bare_rdtsc_ns > 0 ? project_ns / bare_rdtsc_ns : 0; }
 };
-[[nodiscard]] TimestampCost measure_timestamp_cost(const TickClock& clock, int reads_per_loop = 1000, int loops = 50);
+[[nodiscard]] TimestampCost measure_timestamp_cost(const TickClock& clock, int reads_per_loop = 1000,
+                                                   int loops = 50);
 
 }  // namespace ncp2::timing

@@ -1,9 +1,9 @@
 #include "carnival/timing/sync_run.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -87,7 +87,8 @@ class SharedMapping {
  public:
   SharedMapping() {
     void* p = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::runtime_error(fmt::format("mmap of the shared area: {}", std::strerror(errno)));
+    if (p == MAP_FAILED)
+      throw std::runtime_error(fmt::format("mmap of the shared area: {}", std::strerror(errno)));
     shared_ = ::new (p) Shared();
   }
   ~SharedMapping() {
@@ -141,11 +142,14 @@ struct UdpMessage {
 };
 
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::chrono::nanoseconds timeout) {
-  timespec ts{static_cast<time_t>(timeout.count() / 1'000'000'000), static_cast<long>(timeout.count() % 1'000'000'000)};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr, 0);  // NOLINT
+  timespec ts{static_cast<time_t>(timeout.count() / 1'000'000'000),
+              static_cast<long>(timeout.count() % 1'000'000'000)};
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr,
+            0);  // NOLINT
 }
 void futex_wake_all(std::atomic<std::uint32_t>& word) {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);  // NOLINT
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr,
+            0);  // NOLINT
 }
 
 inline void cpu_relax() {
@@ -164,7 +168,8 @@ struct LocalClock {
   InjectedClock injected;
   [[nodiscard]] std::int64_t now() const {
     const std::int64_t h = host_ns();
-    return h + std::llround(injected.offset_ns + injected.drift_ppm * 1e-6 * static_cast<double>(h - epoch_ns));
+    return h +
+           std::llround(injected.offset_ns + injected.drift_ppm * 1e-6 * static_cast<double>(h - epoch_ns));
   }
   // The true offset (local - host) at local time `local_ns`.
   [[nodiscard]] double true_offset_at(double local_ns) const {
@@ -194,8 +199,9 @@ class Burst {
     exchanges_.push_back(e);
     if (e.rtt_ns() < min_) {
       min_ = e.rtt_ns();
-      good_ = static_cast<std::size_t>(std::count_if(exchanges_.begin(), exchanges_.end(),
-                                                     [this](const Exchange& x) { return x.rtt_ns() <= 2 * min_; }));
+      good_ = static_cast<std::size_t>(
+          std::count_if(exchanges_.begin(), exchanges_.end(),
+                        [this](const Exchange& x) { return x.rtt_ns() <= 2 * min_; }));
     } else if (e.rtt_ns() <= 2 * min_) {
       ++good_;
     }
@@ -219,11 +225,14 @@ class Burst {
 // away from a busy core.)
 bool g_single_cpu = false;
 inline void backoff(unsigned spins) {
-  if (!g_single_cpu || spins < 1'000) cpu_relax();
-  else sched_yield();
+  if (!g_single_cpu || spins < 1'000)
+    cpu_relax();
+  else
+    sched_yield();
 }
 
-std::vector<Exchange> burst_shm(Shared& s, int k, int count, const LocalClock& clock, std::int64_t deadline_ns) {
+std::vector<Exchange> burst_shm(Shared& s, int k, int count, const LocalClock& clock,
+                                std::int64_t deadline_ns) {
   Burst burst(count);
   Mailbox& box = s.boxes[k];
   for (std::uint64_t seq = box.request.load(std::memory_order_relaxed) + 1; !burst.complete(); ++seq) {
@@ -250,8 +259,8 @@ std::vector<Exchange> burst_udp(Shared& s, const Socket& sock, int k, int count,
     const UdpMessage request{static_cast<std::uint32_t>(k), 0, ++seq, 0};
     Exchange e;
     e.local_send_ns = clock.now();
-    if (::sendto(sock.fd(), &request, sizeof request, 0, reinterpret_cast<const sockaddr*>(&master), sizeof master) !=
-        static_cast<ssize_t>(sizeof request))
+    if (::sendto(sock.fd(), &request, sizeof request, 0, reinterpret_cast<const sockaddr*>(&master),
+                 sizeof master) != static_cast<ssize_t>(sizeof request))
       throw FollowerFailure(fmt::format("sendto: {}", std::strerror(errno)));
     // Wait for this request's answer; stale answers (to a request given up on) are skipped, a
     // lost one is retried with a new request.
@@ -292,8 +301,9 @@ void write_error(FollowerResult& r, const std::string& what) {
         check_alive(s, deadline_ns);
         futex_wait(s.turn, t, std::chrono::milliseconds(10));
       }
-      bursts[burst - 1] = o.transport == SyncTransport::Shm ? burst_shm(s, k, o.exchanges, clock, deadline_ns)
-                                                            : burst_udp(s, *sock, k, o.exchanges, clock, deadline_ns, seq);
+      bursts[burst - 1] = o.transport == SyncTransport::Shm
+                              ? burst_shm(s, k, o.exchanges, clock, deadline_ns)
+                              : burst_udp(s, *sock, k, o.exchanges, clock, deadline_ns, seq);
       s.state[k].store(static_cast<std::uint32_t>(burst), std::memory_order_release);
     }
     result.estimate = estimate_sync(bursts[0], bursts[1]);
@@ -351,10 +361,12 @@ bool serve_udp(Shared& s, const Socket& sock, int k, int burst, std::int64_t dea
 
 SyncRunReport run_clock_sync(const SyncRunOptions& o) {
   if (o.procs < 2 || o.procs > kMaxProcs)
-    throw std::invalid_argument(fmt::format("--procs must be 2..{} (a master and at least one follower)", kMaxProcs));
+    throw std::invalid_argument(
+        fmt::format("--procs must be 2..{} (a master and at least one follower)", kMaxProcs));
   if (o.exchanges < 1 || o.exchanges > kMaxExchanges)
     throw std::invalid_argument(fmt::format("--exchanges must be 1..{}", kMaxExchanges));
-  if (!(o.interval_s > 0) || o.interval_s > 60) throw std::invalid_argument("the interval must be in (0, 60] s");
+  if (!(o.interval_s > 0) || o.interval_s > 60)
+    throw std::invalid_argument("the interval must be in (0, 60] s");
   if (!std::isfinite(o.inject_offset_us) || std::abs(o.inject_offset_us) > 1e9)
     throw std::invalid_argument("--inject-offset-us must be a finite number of at most 1e9 us");
   if (!std::isfinite(o.inject_drift_ppm) || std::abs(o.inject_drift_ppm) * (o.procs - 1) >= 1e5)
@@ -362,8 +374,9 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
 
   SyncRunReport report;
   report.transport = o.transport;
-  report.clock = "clock_gettime(CLOCK_MONOTONIC_RAW), shared by all processes; followers' clocks shifted and "
-                 "skewed in software";
+  report.clock =
+      "clock_gettime(CLOCK_MONOTONIC_RAW), shared by all processes; followers' clocks shifted and "
+      "skewed in software";
   std::unique_ptr<SharedMapping> shared;
   std::unique_ptr<Socket> master_socket;
   try {
@@ -419,8 +432,9 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
         if (failed[static_cast<std::size_t>(k)]) continue;
         s.turn.store(turn_code(burst, k), std::memory_order_release);
         futex_wake_all(s.turn);
-        const bool served = o.transport == SyncTransport::Shm ? serve_shm(s, k, burst, deadline)
-                                                              : serve_udp(s, *master_socket, k, burst, deadline);
+        const bool served = o.transport == SyncTransport::Shm
+                                ? serve_shm(s, k, burst, deadline)
+                                : serve_udp(s, *master_socket, k, burst, deadline);
         if (!served) failed[static_cast<std::size_t>(k)] = true;
       }
     }
@@ -461,7 +475,7 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
     const bool exited_ok = WIFEXITED(status[i]) && WEXITSTATUS(status[i]) == 0;
     f.ok = r.ok && exited_ok && !failed[static_cast<std::size_t>(k)];
     if (!f.ok) {
-      f.error = r.error[0] ? std::string(r.error)
+      f.error = r.error[0]               ? std::string(r.error)
                 : WIFSIGNALED(status[i]) ? fmt::format("killed by signal {} (timed out)", WTERMSIG(status[i]))
                                          : std::string("did not finish its exchanges in time");
     } else {

@@ -18,8 +18,8 @@ enum class SyncTransport { Shm, Udp };
 [[nodiscard]] std::string_view to_string(SyncTransport t);
 
 struct SyncRunOptions {
-  int procs = 3;          // master included: procs - 1 followers (2..64)
-  int exchanges = 100;    // per burst (1..100000)
+  int procs = 3;        // master included: procs - 1 followers (2..64)
+  int exchanges = 100;  // per burst (1..100000)
   SyncTransport transport = SyncTransport::Shm;
   double inject_offset_us = 0;  // follower k: (-1)^(k+1) * k * this
   double inject_drift_ppm = 0;  // follower k: (-1)^(k+1) * k * this

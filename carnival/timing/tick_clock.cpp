@@ -19,9 +19,12 @@ std::uint64_t TickClock::now_slow() const noexcept {
 
 std::string TickClock::describe() const {
   switch (kind_) {
-    case Kind::Tsc: return fmt::format("TSC at {:.3f} MHz", hz_ / 1e6);
-    case Kind::MonotonicRaw: return "clock_gettime(CLOCK_MONOTONIC_RAW), nanoseconds";
-    case Kind::Function: return fmt::format("a supplied counter at {:.3f} MHz", hz_ / 1e6);
+    case Kind::Tsc:
+      return fmt::format("TSC at {:.3f} MHz", hz_ / 1e6);
+    case Kind::MonotonicRaw:
+      return "clock_gettime(CLOCK_MONOTONIC_RAW), nanoseconds";
+    case Kind::Function:
+      return fmt::format("a supplied counter at {:.3f} MHz", hz_ / 1e6);
   }
   return "?";
 }
@@ -33,8 +36,9 @@ ClockChoice choose_clock(const TscInfo& tsc) {
     return c;
   }
   if (!tsc.invariant()) {
-    c.reason = "the TSC is not invariant (its rate may change, cores may disagree); using "
-               "clock_gettime(CLOCK_MONOTONIC_RAW)";
+    c.reason =
+        "the TSC is not invariant (its rate may change, cores may disagree); using "
+        "clock_gettime(CLOCK_MONOTONIC_RAW)";
     return c;
   }
   c.use_tsc = true;

@@ -38,7 +38,9 @@ class TickClock {
   // clock_gettime(CLOCK_MONOTONIC_RAW): ticks are nanoseconds.
   static TickClock monotonic_raw() { return TickClock(Kind::MonotonicRaw, 1e9, nullptr, nullptr); }
   // Any counter (tests: a fake with a known rate).
-  static TickClock function(TickFunction fn, void* context, double hz) { return TickClock(Kind::Function, hz, fn, context); }
+  static TickClock function(TickFunction fn, void* context, double hz) {
+    return TickClock(Kind::Function, hz, fn, context);
+  }
 
   [[nodiscard]] std::uint64_t now() const noexcept {
     if (kind_ == Kind::Tsc) [[likely]]
@@ -51,7 +53,8 @@ class TickClock {
   [[nodiscard]] std::string describe() const;  // "TSC at 2596.13 MHz", ...
 
  private:
-  TickClock(Kind kind, double hz, TickFunction fn, void* context) : kind_(kind), hz_(hz), fn_(fn), context_(context) {}
+  TickClock(Kind kind, double hz, TickFunction fn, void* context)
+      : kind_(kind), hz_(hz), fn_(fn), context_(context) {}
   [[nodiscard]] std::uint64_t now_slow() const noexcept;
 
   Kind kind_;

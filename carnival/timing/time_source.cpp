@@ -23,13 +23,20 @@ namespace ncp2::timing {
 
 std::string_view to_string(SourceKind kind) {
   switch (kind) {
-    case SourceKind::Rdtsc: return "rdtsc";
-    case SourceKind::Rdtscp: return "rdtscp";
-    case SourceKind::Hpet: return "hpet";
-    case SourceKind::ClockMonotonic: return "clock_gettime(MONOTONIC)";
-    case SourceKind::ClockMonotonicRaw: return "clock_gettime(MONOTONIC_RAW)";
-    case SourceKind::ClockRealtime: return "clock_gettime(REALTIME)";
-    case SourceKind::Gettimeofday: return "gettimeofday";
+    case SourceKind::Rdtsc:
+      return "rdtsc";
+    case SourceKind::Rdtscp:
+      return "rdtscp";
+    case SourceKind::Hpet:
+      return "hpet";
+    case SourceKind::ClockMonotonic:
+      return "clock_gettime(MONOTONIC)";
+    case SourceKind::ClockMonotonicRaw:
+      return "clock_gettime(MONOTONIC_RAW)";
+    case SourceKind::ClockRealtime:
+      return "clock_gettime(REALTIME)";
+    case SourceKind::Gettimeofday:
+      return "gettimeofday";
   }
   return "?";
 }
@@ -53,12 +60,18 @@ void parse_cpuinfo(std::string_view text, TscInfo& info) {
       std::istringstream words(value);
       std::string w;
       while (words >> w) {
-        if (w == "constant_tsc") info.constant_tsc = true;
-        else if (w == "nonstop_tsc") info.nonstop_tsc = true;
-        else if (w == "tsc_known_freq") info.tsc_known_freq = true;
-        else if (w == "hypervisor") info.hypervisor = true;
-        else if (w == "tsc") info.rdtsc = info.rdtsc || info.x86;
-        else if (w == "rdtscp") info.rdtscp = info.rdtscp || info.x86;
+        if (w == "constant_tsc")
+          info.constant_tsc = true;
+        else if (w == "nonstop_tsc")
+          info.nonstop_tsc = true;
+        else if (w == "tsc_known_freq")
+          info.tsc_known_freq = true;
+        else if (w == "hypervisor")
+          info.hypervisor = true;
+        else if (w == "tsc")
+          info.rdtsc = info.rdtsc || info.x86;
+        else if (w == "rdtscp")
+          info.rdtscp = info.rdtscp || info.x86;
       }
     }
   }
@@ -71,7 +84,8 @@ TscInfo detect_tsc() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx)) info.rdtsc = (edx >> 4) & 1U;
   const unsigned max_ext = __get_cpuid_max(0x80000000U, nullptr);
-  if (max_ext >= 0x80000001U && __get_cpuid(0x80000001U, &eax, &ebx, &ecx, &edx)) info.rdtscp = (edx >> 27) & 1U;
+  if (max_ext >= 0x80000001U && __get_cpuid(0x80000001U, &eax, &ebx, &ecx, &edx))
+    info.rdtscp = (edx >> 27) & 1U;
   if (max_ext >= 0x80000007U && __get_cpuid(0x80000007U, &eax, &ebx, &ecx, &edx))
     info.cpuid_invariant = (edx >> 8) & 1U;
 #endif
@@ -113,7 +127,8 @@ namespace {
 
 std::string tsc_note(const TscInfo& tsc) {
   if (tsc.invariant()) return {};
-  return "TSC not invariant (no constant_tsc + nonstop_tsc, no CPUID invariant bit): its rate may change with "
+  return "TSC not invariant (no constant_tsc + nonstop_tsc, no CPUID invariant bit): its rate may change "
+         "with "
          "power management and the cores' counters may disagree";
 }
 
@@ -156,8 +171,10 @@ class ClockGettimeSource final : public TimeSource {
  public:
   ClockGettimeSource(SourceKind kind, clockid_t id) : kind_(kind), id_(id) {
     timespec ts{};
-    if (clock_gettime(id_, &ts) != 0) reason_ = fmt::format("clock_gettime fails: {}", std::strerror(errno));
-    else if (clock_getres(id_, &ts) == 0) resolution_ns_ = static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+    if (clock_gettime(id_, &ts) != 0)
+      reason_ = fmt::format("clock_gettime fails: {}", std::strerror(errno));
+    else if (clock_getres(id_, &ts) == 0)
+      resolution_ns_ = static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
   }
   [[nodiscard]] SourceKind kind() const override { return kind_; }
   [[nodiscard]] std::uint64_t read() const override {
@@ -209,8 +226,10 @@ class HpetSource final : public TimeSource {
     }
     void* p = ::mmap(nullptr, kHpetBlockBytes, PROT_READ, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) {
-      reason_ = fmt::format("cannot map {}'s registers: {} (the kernel maps them only when built with "
-                            "CONFIG_HPET_MMAP)", device.string(), std::strerror(errno));
+      reason_ = fmt::format(
+          "cannot map {}'s registers: {} (the kernel maps them only when built with "
+          "CONFIG_HPET_MMAP)",
+          device.string(), std::strerror(errno));
       return;
     }
     base_ = static_cast<const volatile std::uint8_t*>(p);
@@ -218,7 +237,8 @@ class HpetSource final : public TimeSource {
     period_fs_ = caps >> 32;
     counter_64_ = (caps >> 13) & 1U;
     if (period_fs_ == 0 || period_fs_ > kHpetMaxPeriodFs)
-      reason_ = fmt::format("{}: invalid counter period {} fs in the capabilities register", device.string(), period_fs_);
+      reason_ = fmt::format("{}: invalid counter period {} fs in the capabilities register", device.string(),
+                            period_fs_);
   }
   ~HpetSource() override {
     if (base_) ::munmap(const_cast<std::uint8_t*>(base_), kHpetBlockBytes);  // NOLINT: mmap'd block
@@ -233,8 +253,12 @@ class HpetSource final : public TimeSource {
     const std::uint64_t v = reg(kHpetMainCounter);
     return counter_64_ ? v : (v & 0xFFFF'FFFFULL);
   }
-  [[nodiscard]] double units_per_second() const override { return period_fs_ ? 1e15 / static_cast<double>(period_fs_) : 1; }
-  [[nodiscard]] double declared_resolution_ns() const override { return static_cast<double>(period_fs_) / 1e6; }
+  [[nodiscard]] double units_per_second() const override {
+    return period_fs_ ? 1e15 / static_cast<double>(period_fs_) : 1;
+  }
+  [[nodiscard]] double declared_resolution_ns() const override {
+    return static_cast<double>(period_fs_) / 1e6;
+  }
 
  private:
   [[nodiscard]] std::uint64_t reg(std::size_t offset) const {
@@ -253,7 +277,9 @@ class HpetSource final : public TimeSource {
 
 }  // namespace
 
-std::unique_ptr<TimeSource> open_hpet(const std::filesystem::path& device) { return std::make_unique<HpetSource>(device); }
+std::unique_ptr<TimeSource> open_hpet(const std::filesystem::path& device) {
+  return std::make_unique<HpetSource>(device);
+}
 
 std::vector<std::unique_ptr<TimeSource>> make_sources(const TscInfo& tsc, double tsc_hz,
                                                       const std::filesystem::path& hpet_device) {

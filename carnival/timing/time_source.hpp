@@ -74,8 +74,8 @@ class TimeSource {
 // Every source, in the order of the papers' tables. `tsc_hz` converts TSC cycles (0: unknown,
 // the TSC sources then report 1 unit per nanosecond's worth of nothing and should not be
 // converted). `hpet_device` is where the HPET is mapped from (a test passes a file).
-[[nodiscard]] std::vector<std::unique_ptr<TimeSource>> make_sources(const TscInfo& tsc, double tsc_hz,
-                                                                    const std::filesystem::path& hpet_device = "/dev/hpet");
+[[nodiscard]] std::vector<std::unique_ptr<TimeSource>> make_sources(
+    const TscInfo& tsc, double tsc_hz, const std::filesystem::path& hpet_device = "/dev/hpet");
 
 // The HPET alone: maps the 1024-byte register block read-only, reads the counter period from the
 // capabilities register (0x00, bits 63:32, femtoseconds) and the main counter at 0xF0.

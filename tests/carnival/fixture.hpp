@@ -71,9 +71,9 @@ inline RunData make_fixture() {
   cell(1, 0, C::CPIdle, "none", 1450, 9);
 
   // parts: CPLWait CPLComp CPComm CPRWait CPRComp PPRWait PPRComp PPLWait SyncDelay
-  auto wait = [&](std::uint64_t id, int node, std::uint32_t scope, const char* op, const char* kind, double start,
-                  std::array<double, kWaitParts> parts, int cause_node, std::int64_t cause_scope,
-                  std::uint64_t object, int remote) {
+  auto wait = [&](std::uint64_t id, int node, std::uint32_t scope, const char* op, const char* kind,
+                  double start, std::array<double, kWaitParts> parts, int cause_node,
+                  std::int64_t cause_scope, std::uint64_t object, int remote) {
     WaitRow w;
     w.id = id;
     w.node = node;
@@ -94,7 +94,8 @@ inline RunData make_fixture() {
   wait(1, 0, 1, "barrier", "Wait", 500, {10, 20, 10, 5, 15, 0, 0, 10, 130}, 1, 2, 0, 1);
   wait(2, 1, 1, "barrier", "Wait", 1300, {20, 30, 20, 0, 10, 0, 0, 20, 500}, 0, 2, 0, 0);
   wait(3, 0, 2, "page fault", "Wait", 800, {30, 60, 80, 40, 70, 0, 0, 20, 0}, -1, -1, 12, 1);
-  wait(4, 1, 2, "page fault", "Wait", 900, {20, 40, 60, 20, 50, 0, 0, 10, 0}, -1, -1, 0xFFFF'FFFF'0000'0001ull, 0);
+  wait(4, 1, 2, "page fault", "Wait", 900, {20, 40, 60, 20, 50, 0, 0, 10, 0}, -1, -1,
+       0xFFFF'FFFF'0000'0001ull, 0);
   wait(5, 1, 2, "page fault", "CPWait", 950, {0, 0, 0, 0, 0, 20, 30, 0, 0}, -1, -1, 13, -1);
   wait(6, 0, 1, "lock acquire", "Wait", 1150, {0, 0, 40, 0, 0, 0, 0, 0, 60}, 1, 1, 3, 1);
   d.wait_summary = summarize(d.waits);

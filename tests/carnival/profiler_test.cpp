@@ -22,16 +22,20 @@ void check_invariants(const RunData& d, bool has_cp, const std::string& what) {
   std::map<int, std::int64_t> pp_sum, cp_sum, wait_profile, wait_instances;
   for (const auto& c : d.profile) {
     ASSERT_GE(c.time_ps, 0);
-    if (is_pp_category(c.category)) pp_sum[c.node] += c.time_ps;
-    else cp_sum[c.node] += c.time_ps;
+    if (is_pp_category(c.category))
+      pp_sum[c.node] += c.time_ps;
+    else
+      cp_sum[c.node] += c.time_ps;
     if (c.category == Category::Wait) wait_profile[c.node] += c.time_ps;
   }
   ASSERT_EQ(d.nodes.size(), static_cast<std::size_t>(d.run.nodes));
   for (const auto& n : d.nodes) {
     EXPECT_EQ(pp_sum[n.node], n.finish_ps) << "PP categories of node " << n.node << " vs its finish time";
     EXPECT_LE(n.finish_ps, d.run.virtual_time_ps);
-    if (has_cp) EXPECT_EQ(cp_sum[n.node], d.run.virtual_time_ps) << "CP categories of node " << n.node;
-    else EXPECT_EQ(cp_sum[n.node], 0);
+    if (has_cp)
+      EXPECT_EQ(cp_sum[n.node], d.run.virtual_time_ps) << "CP categories of node " << n.node;
+    else
+      EXPECT_EQ(cp_sum[n.node], 0);
   }
   ASSERT_EQ(d.waits_dropped, 0u);
   for (const auto& w : d.waits) {
@@ -124,10 +128,10 @@ TEST(Profiler, BackgroundAccountingGivesTheSameDataAsInline) {
       for (std::size_t i = 0; i < x.waits.size(); ++i) {
         const auto& c = x.waits[i];
         const auto& d = y.waits[i];
-        EXPECT_TRUE(std::tie(c.id, c.node, c.scope, c.operation, c.start_ps, c.duration_ps, c.parts, c.cause_node,
-                             c.cause_scope, c.object, c.remote_node) ==
-                    std::tie(d.id, d.node, d.scope, d.operation, d.start_ps, d.duration_ps, d.parts, d.cause_node,
-                             d.cause_scope, d.object, d.remote_node))
+        EXPECT_TRUE(std::tie(c.id, c.node, c.scope, c.operation, c.start_ps, c.duration_ps, c.parts,
+                             c.cause_node, c.cause_scope, c.object, c.remote_node) ==
+                    std::tie(d.id, d.node, d.scope, d.operation, d.start_ps, d.duration_ps, d.parts,
+                             d.cause_node, d.cause_scope, d.object, d.remote_node))
             << "wait " << i;
       }
       ASSERT_EQ(x.wait_summary.size(), y.wait_summary.size());

@@ -16,9 +16,9 @@ namespace ncp2::carnival {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::make_fixture;
 using ::testing::Not;
 using ::testing::StartsWith;
-using testing::make_fixture;
 using testing::us;
 
 // The CPWait Map's rows (shared by the report and the GUI): summed over nodes per (scope, kind,
@@ -68,7 +68,8 @@ std::string line_with(const std::string& text, const std::vector<std::string>& n
       in_section = line.find(section) != std::string::npos;
       continue;
     }
-    if (std::all_of(needles.begin(), needles.end(), [&](const auto& n) { return line.find(n) != std::string::npos; }))
+    if (std::all_of(needles.begin(), needles.end(),
+                    [&](const auto& n) { return line.find(n) != std::string::npos; }))
       return line;
   }
   return "";
@@ -158,7 +159,8 @@ TEST(ReportText, IncompleteAndFailedRunsAreFlagged) {
   d.run.status = "incomplete";
   EXPECT_THAT(render(d, {ReportView::Nodes}, ReportFormat::Text),
               HasSubstr("status       WARNING: this run is INCOMPLETE"));
-  EXPECT_THAT(render(d, {ReportView::Nodes}, ReportFormat::Markdown), HasSubstr("> **WARNING: this run is INCOMPLETE"));
+  EXPECT_THAT(render(d, {ReportView::Nodes}, ReportFormat::Markdown),
+              HasSubstr("> **WARNING: this run is INCOMPLETE"));
   d.run.status = "failed";
   EXPECT_THAT(render(d, {ReportView::Nodes}, ReportFormat::Text), HasSubstr("WARNING: this run FAILED"));
   nlohmann::json j = nlohmann::json::parse(render(d, {ReportView::Nodes}, ReportFormat::Json));
@@ -183,10 +185,10 @@ TEST(ReportText, ScopeTreeInclusiveExclusiveAndBars) {
 
   const std::string& root = lines[static_cast<std::size_t>(program)];
   EXPECT_THAT(root, HasSubstr("workloads/phases.cpp:1-100"));
-  EXPECT_THAT(root, HasSubstr("3.90 ms  100.0%"));     // inclusive
-  EXPECT_THAT(root, HasSubstr("200 us   5.1%"));      // exclusive: 100 + 100 us
-  EXPECT_THAT(root, HasSubstr("2.25 ms"));             // Comp, inclusive
-  EXPECT_THAT(root, HasSubstr("1.30 ms"));             // Wait
+  EXPECT_THAT(root, HasSubstr("3.90 ms  100.0%"));           // inclusive
+  EXPECT_THAT(root, HasSubstr("200 us   5.1%"));             // exclusive: 100 + 100 us
+  EXPECT_THAT(root, HasSubstr("2.25 ms"));                   // Comp, inclusive
+  EXPECT_THAT(root, HasSubstr("1.30 ms"));                   // Wait
   EXPECT_THAT(root, HasSubstr("██████████████▓▒▒▒▒▒▒▒▒░"));  // 14 Comp, 1 Extra, 8 Wait, 1 Prste
   const std::string& l = lines[static_cast<std::size_t>(loop)];
   EXPECT_THAT(l, HasSubstr("3.55 ms   91.0%"));
@@ -223,8 +225,9 @@ TEST(ReportText, NodesWithImbalance) {
   // PP time: node 0 1800 us, node 1 2100 us -> bars 21 and 24 cells.
   EXPECT_EQ(bar_cells(n0), 21U);
   EXPECT_EQ(bar_cells(n1), 24U);
-  EXPECT_THAT(out, HasSubstr("imbalance 2.6% (slowest node's finish over the mean): slowest node 1 at 2.00 ms, "
-                             "mean 1.95 ms, fastest node 0 at 1.90 ms"));
+  EXPECT_THAT(out,
+              HasSubstr("imbalance 2.6% (slowest node's finish over the mean): slowest node 1 at 2.00 ms, "
+                        "mean 1.95 ms, fastest node 0 at 1.90 ms"));
 }
 
 TEST(ReportText, CPWaitMapSortedByTimeWithCumulativePercent) {
@@ -251,8 +254,9 @@ TEST(ReportText, CPWaitMapSortedByTimeWithCumulativePercent) {
   EXPECT_EQ(bar_cells(rows[3]), 2U);
   // The barrier row is mostly synchronization delay: 630 of 800 us -> 19 of 24 cells.
   EXPECT_EQ(count(rows[0], "█"), 19U);
-  EXPECT_THAT(out, HasSubstr("░ CPLWait  ▒ CPLComp  ▓ CPComm  ▚ CPRWait  ▞ CPRComp  ▄ PPRWait  ▀ PPRComp  ▐ PPLWait  "
-                             "█ SyncDelay"));
+  EXPECT_THAT(
+      out, HasSubstr("░ CPLWait  ▒ CPLComp  ▓ CPComm  ▚ CPRWait  ▞ CPRComp  ▄ PPRWait  ▀ PPRComp  ▐ PPLWait  "
+                     "█ SyncDelay"));
 }
 
 TEST(ReportText, TopLimitsRowsAndSaysHowManyMore) {
@@ -282,9 +286,10 @@ TEST(ReportText, CausesSayWhenInstancesWereCapped) {
   d.waits.resize(2);  // waits 1 and 2 stored: 630 of the 690 us
   d.waits_dropped = 4;
   const std::string out = render(d, {ReportView::Causes, ReportView::Waits}, ReportFormat::Text);
-  EXPECT_THAT(out, HasSubstr("wait instances were capped: 2 stored, 4 not stored; the causes come from the stored "
-                             "instances, which hold 630 us of the 690 us synchronization delay in the (complete) "
-                             "summary (91.3%)"));
+  EXPECT_THAT(out,
+              HasSubstr("wait instances were capped: 2 stored, 4 not stored; the causes come from the stored "
+                        "instances, which hold 630 us of the 690 us synchronization delay in the (complete) "
+                        "summary (91.3%)"));
   EXPECT_THAT(out, HasSubstr("wait instances were capped: 2 stored, 4 not stored (the largest"));
 }
 
@@ -314,7 +319,8 @@ TEST(ReportMarkdown, TablesWithAlignedColumns) {
   EXPECT_THAT(out, HasSubstr("## CPWait Map"));
   EXPECT_THAT(out, HasSubstr("| Scope | Location | Inclusive | % |"));
   EXPECT_THAT(out, HasSubstr("| --- | --- | ---: | ---: |"));
-  EXPECT_THAT(out, HasSubstr("| \u00A0\u00A0\u00A0\u00A0update | workloads/phases.cpp:20-30 | 2.05 ms | 52.6% |"));
+  EXPECT_THAT(out,
+              HasSubstr("| \u00A0\u00A0\u00A0\u00A0update | workloads/phases.cpp:20-30 | 2.05 ms | 52.6% |"));
   // Every row of a table has as many cells as its header.
   std::size_t header_cells = 0;
   for (const auto& line : lines_of(out)) {
@@ -378,14 +384,16 @@ TEST(ReportCsv, OneTablePerViewThatParses) {
 
 TEST(ReportCsv, SingleViewHasNoSectionLine) {
   const std::string out = render(make_fixture(), {ReportView::Nodes}, ReportFormat::Csv);
-  EXPECT_THAT(out, StartsWith("node,finish_ps,vs_mean_percent,comp_ps,extra_ps,wait_ps,prste_ps,cpcomp_ps,cpwait_ps,"
-                              "cpidle_ps\n0,1900000000,-2.5641,"));
+  EXPECT_THAT(
+      out, StartsWith("node,finish_ps,vs_mean_percent,comp_ps,extra_ps,wait_ps,prste_ps,cpcomp_ps,cpwait_ps,"
+                      "cpidle_ps\n0,1900000000,-2.5641,"));
   EXPECT_EQ(lines_of(out).size(), 3U);
 }
 
 TEST(ReportJson, OneObjectWithAKeyPerView) {
   const auto j = nlohmann::json::parse(render(make_fixture(), all_views(), ReportFormat::Json));
-  for (const char* key : {"run", "scopes", "nodes", "cpwait", "causes", "waits"}) EXPECT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"run", "scopes", "nodes", "cpwait", "causes", "waits"})
+    EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["run"]["seed"].get<std::uint64_t>(), 0xFFFF'FFFF'FFFF'FFF0ull);
   EXPECT_EQ(j["run"]["parameters"]["n"], 64);
   EXPECT_EQ(j["run"]["status"], "complete");
@@ -422,7 +430,8 @@ TEST(Report, UnknownScopesAndParentCyclesStillShow) {
   const auto j = nlohmann::json::parse(render(d, {ReportView::Scopes}, ReportFormat::Json));
   std::vector<std::string> names;
   for (const auto& r : j["scopes"]["rows"]) names.push_back(r["scope"]);
-  EXPECT_THAT(names, ::testing::UnorderedElementsAre("program", "phase loop", "update", "verify", "scope 42"));
+  EXPECT_THAT(names,
+              ::testing::UnorderedElementsAre("program", "phase loop", "update", "verify", "scope 42"));
 }
 
 TEST(ReportViews, NamesRoundTrip) {

@@ -7,13 +7,13 @@ namespace {
 
 TEST(Scope, EndsAtTheBraceClosingTheEnclosingBlock) {
   const std::string text =
-      "void f() {\n"            // 1
-      "  for (;;) {\n"          // 2
-      "    SCOPE;  // }\n"      // 3: a brace in a comment does not count
-      "    g(\"}\");\n"         // 4: nor in a string
-      "    if (x) { y(); }\n"   // 5: a nested block is skipped
-      "  }\n"                   // 6: the end of the loop's block
-      "}\n";                    // 7
+      "void f() {\n"           // 1
+      "  for (;;) {\n"         // 2
+      "    SCOPE;  // }\n"     // 3: a brace in a comment does not count
+      "    g(\"}\");\n"        // 4: nor in a string
+      "    if (x) { y(); }\n"  // 5: a nested block is skipped
+      "  }\n"                  // 6: the end of the loop's block
+      "}\n";                   // 7
   EXPECT_EQ(scope_end_line(text, 3, 5), 6);
   EXPECT_EQ(scope_end_line(text, 2, 0), 6);  // column 0: the end of line 2, inside the loop's block
   EXPECT_EQ(scope_end_line(text, 1, 0), 7);

@@ -26,16 +26,22 @@ auto key(const RunInfo& r) {
 }
 auto key(const NodeRow& n) { return std::tie(n.node, n.finish_ps); }
 auto key(const SourceFile& s) { return std::tie(s.file, s.text); }
-auto key(const Scope& s) { return std::tie(s.id, s.parent, s.name, s.kind, s.file, s.begin_line, s.end_line); }
-auto key(const ProfileCell& c) { return std::tie(c.node, c.scope, c.category, c.operation, c.time_ps, c.count); }
+auto key(const Scope& s) {
+  return std::tie(s.id, s.parent, s.name, s.kind, s.file, s.begin_line, s.end_line);
+}
+auto key(const ProfileCell& c) {
+  return std::tie(c.node, c.scope, c.category, c.operation, c.time_ps, c.count);
+}
 auto key(const WaitRow& w) {
-  return std::tie(w.id, w.node, w.scope, w.operation, w.kind, w.start_ps, w.duration_ps, w.parts, w.cause_node,
-                  w.cause_scope, w.object, w.remote_node);
+  return std::tie(w.id, w.node, w.scope, w.operation, w.kind, w.start_ps, w.duration_ps, w.parts,
+                  w.cause_node, w.cause_scope, w.object, w.remote_node);
 }
 auto key(const WaitSummary& w) {
   return std::tie(w.node, w.scope, w.operation, w.kind, w.count, w.total_ps, w.parts);
 }
-auto key(const Segment& s) { return std::tie(s.node, s.cp, s.category, s.operation, s.scope, s.start_ps, s.end_ps); }
+auto key(const Segment& s) {
+  return std::tie(s.node, s.cp, s.category, s.operation, s.scope, s.start_ps, s.end_ps);
+}
 
 template <typename T>
 void expect_same(const std::vector<T>& a, const std::vector<T>& b, const char* what) {
@@ -205,7 +211,8 @@ TEST_F(StoreTest, WaitRowsAreReadableWithoutTheWritersVirtualTable) {
   ASSERT_EQ(sqlite3_open_v2(path("plain.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
   const auto count = [&](const char* sql) {
     sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK) << sql << ": " << sqlite3_errmsg(db);
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK)
+        << sql << ": " << sqlite3_errmsg(db);
     std::int64_t n = -1;
     if (stmt && sqlite3_step(stmt) == SQLITE_ROW) n = sqlite3_column_int64(stmt, 0);
     sqlite3_finalize(stmt);
@@ -279,7 +286,8 @@ TEST_F(StoreTest, AbortDoesNotReplaceAFileCreatedMeanwhileWithoutForce) {
 TEST_F(StoreTest, TimelineSegmentOnTheWrongResourceIsRefused) {
   RunData data = make_fixture();
   data.timeline[0].cp = true;  // Comp on a CP
-  EXPECT_THAT(store_error([&] { write_run(path("run.db"), data); }), HasSubstr("on the CP has the category Comp"));
+  EXPECT_THAT(store_error([&] { write_run(path("run.db"), data); }),
+              HasSubstr("on the CP has the category Comp"));
   EXPECT_TRUE(files().empty());
 }
 
@@ -304,7 +312,8 @@ TEST_F(StoreTest, FileIsTaggedWithApplicationIdAndVersion) {
   EXPECT_EQ(integer("SELECT count(*) FROM scopes WHERE parent_id IS NULL"), 1);
   EXPECT_EQ(integer("SELECT sum(time_ps) FROM profile WHERE category IN ('Comp','Extra','Wait','Prste')"),
             testing::us(3900));
-  EXPECT_EQ(integer("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'waits_by_scope'"), 1);
+  EXPECT_EQ(integer("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'waits_by_scope'"),
+            1);
   sqlite3_close(db);
 }
 
@@ -316,12 +325,14 @@ TEST_F(StoreTest, MissingFile) {
 
 TEST_F(StoreTest, TextFileIsNotAnSQLiteDatabase) {
   spit(path("notes.txt"), "[network]\nlink_latency = \"1 us\"\n");
-  EXPECT_EQ(store_error([&] { read_run(path("notes.txt")); }), path("notes.txt") + " is not an SQLite database");
+  EXPECT_EQ(store_error([&] { read_run(path("notes.txt")); }),
+            path("notes.txt") + " is not an SQLite database");
 }
 
 TEST_F(StoreTest, EmptyFileIsNotAnSQLiteDatabase) {
   spit(path("empty.db"), "");
-  EXPECT_EQ(store_error([&] { read_run(path("empty.db")); }), path("empty.db") + " is not an SQLite database");
+  EXPECT_EQ(store_error([&] { read_run(path("empty.db")); }),
+            path("empty.db") + " is not an SQLite database");
 }
 
 TEST_F(StoreTest, RandomBytesAreNotAnSQLiteDatabase) {
@@ -329,7 +340,8 @@ TEST_F(StoreTest, RandomBytesAreNotAnSQLiteDatabase) {
   std::string bytes(10'000, '\0');
   for (auto& b : bytes) b = static_cast<char>(random());
   spit(path("random.db"), bytes);
-  EXPECT_EQ(store_error([&] { read_run(path("random.db")); }), path("random.db") + " is not an SQLite database");
+  EXPECT_EQ(store_error([&] { read_run(path("random.db")); }),
+            path("random.db") + " is not an SQLite database");
 }
 
 TEST_F(StoreTest, SQLiteFileWithARandomBodyIsCorruptOrForeign) {
@@ -354,14 +366,16 @@ TEST_F(StoreTest, ForeignSQLiteDatabase) {
 }
 
 TEST_F(StoreTest, OurApplicationIdWithoutOurTablesIsForeign) {
-  run_sql(path("half.db"), "PRAGMA application_id = 1313034290; PRAGMA user_version = 1; CREATE TABLE runs(id);");
+  run_sql(path("half.db"),
+          "PRAGMA application_id = 1313034290; PRAGMA user_version = 1; CREATE TABLE runs(id);");
   EXPECT_EQ(store_error([&] { read_run(path("half.db")); }),
             path("half.db") + " is not an NCP2-Carnival database (no table 'meta')");
 }
 
 TEST_F(StoreTest, ACountersFileIsNamedAsSuch) {
-  run_sql(path("counters.db"), "PRAGMA application_id = 1313034290; PRAGMA user_version = " +
-                                   std::to_string(kSchemaVersion) + "; CREATE TABLE meta(k); CREATE TABLE counter_runs(id);");
+  run_sql(path("counters.db"),
+          "PRAGMA application_id = 1313034290; PRAGMA user_version = " + std::to_string(kSchemaVersion) +
+              "; CREATE TABLE meta(k); CREATE TABLE counter_runs(id);");
   EXPECT_NE(store_error([&] { read_run(path("counters.db")); }).find("holds samples of `ncp2 counters`"),
             std::string::npos);
 }

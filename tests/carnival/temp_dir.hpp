@@ -25,7 +25,8 @@ class TempDirTest : public ::testing::Test {
   // Names of the files in the directory (to check that no temporary file is left behind).
   [[nodiscard]] std::vector<std::string> files() const {
     std::vector<std::string> out;
-    for (const auto& e : std::filesystem::directory_iterator(dir_)) out.push_back(e.path().filename().string());
+    for (const auto& e : std::filesystem::directory_iterator(dir_))
+      out.push_back(e.path().filename().string());
     std::sort(out.begin(), out.end());
     return out;
   }

@@ -127,7 +127,8 @@ TEST(TraceExport, FlowsGoToTheServingNodeAndBack) {
   EXPECT_EQ(request["pid"], 2);
   EXPECT_EQ(request["tid"], 4);
   EXPECT_EQ(ps(request["ts"]), testing::us(520));
-  EXPECT_EQ(ps(starts[1]["ts"]), testing::us(670));  // 700 - 10 - 20; 670 - 520 = CPRWait + CPRComp + SyncDelay
+  EXPECT_EQ(ps(starts[1]["ts"]),
+            testing::us(670));  // 700 - 10 - 20; 670 - 520 = CPRWait + CPRComp + SyncDelay
   EXPECT_EQ(finishes[1]["pid"], 1);
   EXPECT_EQ(ps(finishes[1]["ts"]), testing::us(700) - 1);  // inside the wait's slice
 }
@@ -166,9 +167,11 @@ TEST(TraceExport, SlicesNestOnEveryThread) {
     for (const auto& a : list)
       for (const auto& b : list) {
         const bool disjoint = a.second <= b.first || b.second <= a.first;
-        const bool nested = (a.first <= b.first && b.second <= a.second) || (b.first <= a.first && a.second <= b.second);
-        EXPECT_TRUE(disjoint || nested) << "pid " << thread.first << " tid " << thread.second << ": [" << a.first
-                                        << ", " << a.second << ") and [" << b.first << ", " << b.second << ")";
+        const bool nested =
+            (a.first <= b.first && b.second <= a.second) || (b.first <= a.first && a.second <= b.second);
+        EXPECT_TRUE(disjoint || nested)
+            << "pid " << thread.first << " tid " << thread.second << ": [" << a.first << ", " << a.second
+            << ") and [" << b.first << ", " << b.second << ")";
       }
 }
 

@@ -9,7 +9,9 @@
 namespace ncp2::dsm {
 namespace {
 
-std::vector<std::byte> bytes(std::size_t n, std::uint8_t fill = 0) { return std::vector<std::byte>(n, std::byte{fill}); }
+std::vector<std::byte> bytes(std::size_t n, std::uint8_t fill = 0) {
+  return std::vector<std::byte>(n, std::byte{fill});
+}
 
 TEST(Diff, IdenticalPagesGiveAnEmptyDiff) {
   const auto page = bytes(256, 7);
@@ -54,8 +56,8 @@ TEST(Diff, ApplyingTheDiffToTheTwinGivesThePage) {
 
 // The reference: runs of changed words found one word at a time, encoded as Diff documents them
 // (first word, word count, the words' bytes). The scan itself compares 16 bytes at a time.
-std::vector<std::byte> reference_encoding(const std::vector<std::byte>& twin, const std::vector<std::byte>& page,
-                                          std::size_t ws) {
+std::vector<std::byte> reference_encoding(const std::vector<std::byte>& twin,
+                                          const std::vector<std::byte>& page, std::size_t ws) {
   std::vector<std::byte> out;
   const auto put = [&](std::uint32_t v) {
     std::byte b[4];

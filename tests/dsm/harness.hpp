@@ -17,7 +17,8 @@ inline emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
 }
 
 struct Harness {
-  explicit Harness(const emu::MachineConfig& config) : cfg(config), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
+  explicit Harness(const emu::MachineConfig& config)
+      : cfg(config), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
     dsm.add_wait_observer([this](const WaitRecord& w) { waits.push_back(w); });
   }
   emu::KernelOptions options() const {

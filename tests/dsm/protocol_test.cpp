@@ -25,7 +25,8 @@ TEST(Protocol, BarrierCostsTwoMessagesPerOtherNode) {
       EXPECT_EQ(h.dsm.barrier_episodes(), episodes);
       EXPECT_EQ(h.total(kBarrierArrival), episodes * static_cast<std::uint64_t>(n - 1)) << "n=" << n;
       EXPECT_EQ(h.total(kBarrierRelease), episodes * static_cast<std::uint64_t>(n - 1)) << "n=" << n;
-      EXPECT_EQ(h.total_of([](const NodeStats& s) { return s.messages; }), episodes * 2 * static_cast<std::uint64_t>(n - 1));
+      EXPECT_EQ(h.total_of([](const NodeStats& s) { return s.messages; }),
+                episodes * 2 * static_cast<std::uint64_t>(n - 1));
     }
   }
 }
@@ -131,7 +132,8 @@ TEST(Protocol, GarbageCollectionMovesEachWrittenPageHomeToItsLastWriter) {
       if (p.id() == 0) node0_diff_requests = h.dsm.stats(p.node()).diff_requests;
       p.barrier(0);
       if (p.id() == 1)
-        for (int owner = 0; owner < 4; ++owner) seen.push_back(v.get(static_cast<std::size_t>(owner) * 512 + 8));
+        for (int owner = 0; owner < 4; ++owner)
+          seen.push_back(v.get(static_cast<std::size_t>(owner) * 512 + 8));
     });
     EXPECT_GT(h.dsm.stats(emu::node_id(0)).gc_runs, 0u);
     EXPECT_EQ(node0_diff_requests, 0u) << "node 0 must not collect the other nodes' pages";
@@ -180,7 +182,8 @@ TEST(Protocol, EveryRequestHasItsReply) {
     EXPECT_EQ(h.total(kDiffRequest), h.total(kDiffReply));
     // Every acquire that was not local got exactly one grant (requests from a lock's manager go
     // straight to the holder as a forward, so requests alone undercount).
-    EXPECT_EQ(h.total(kLockGrant), h.total_of([](const NodeStats& st) { return st.lock_acquires - st.local_lock_acquires; }));
+    EXPECT_EQ(h.total(kLockGrant),
+              h.total_of([](const NodeStats& st) { return st.lock_acquires - st.local_lock_acquires; }));
     EXPECT_LE(h.total(kLockRequest), h.total(kLockGrant));
     EXPECT_GT(h.total(kDiffRequest), 0u);
   }
@@ -194,7 +197,8 @@ TEST(Protocol, ReleaseOfALockNotHeldIsDiagnosed) {
     });
     FAIL() << "expected a DsmError";
   } catch (const DsmError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 1 releases lock 4 which it does not hold"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node 1 releases lock 4 which it does not hold"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -239,7 +243,8 @@ TEST(Protocol, OutOfRangeAccessNamesNodeArrayAndIndex) {
     });
     FAIL() << "expected a DsmError";
   } catch (const DsmError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 1: index 100 is out of range for shared array 'temperatures' of 100 elements"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "node 1: index 100 is out of range for shared array 'temperatures' of 100 elements"),
               std::string::npos)
         << e.what();
   }

@@ -45,14 +45,15 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
               auto& target = v[static_cast<std::size_t>(op.array)];
               switch (op.kind) {
                 case Op::Write:
-                  target.set(op.index, op.constant + v[static_cast<std::size_t>(op.src_array)].get(op.src_index));
+                  target.set(op.index,
+                             op.constant + v[static_cast<std::size_t>(op.src_array)].get(op.src_index));
                   break;
                 case Op::Read: {
                   const std::int64_t got = target.get(op.index);
                   const std::int64_t want = expected.reads[ph][me][read_no++];
                   if (got != want)
-                    report(fmt::format("phase {} node {}: read array{}[{}] = {}, sequential {}", ph, me, op.array,
-                                       op.index, got, want));
+                    report(fmt::format("phase {} node {}: read array{}[{}] = {}, sequential {}", ph, me,
+                                       op.array, op.index, got, want));
                   break;
                 }
                 case Op::Add: {
@@ -72,7 +73,8 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
             auto v = p.view(arrays[a]);
             for (std::size_t i = 0; i < arrays[a].size(); ++i)
               if (v.get(i) != expected.final_state[a][i])
-                report(fmt::format("final array{}[{}] = {}, sequential {}", a, i, v.get(i), expected.final_state[a][i]));
+                report(fmt::format("final array{}[{}] = {}, sequential {}", a, i, v.get(i),
+                                   expected.final_state[a][i]));
           }
         });
   } catch (const std::exception& e) {
@@ -92,14 +94,17 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
     for (const auto& w : d.waits) {
       std::int64_t sum = 0;
       for (auto part : w.parts) sum += part;
-      if (sum != w.duration_ps) report(fmt::format("profile: a wait's parts sum to {} ps, not {}", sum, w.duration_ps));
+      if (sum != w.duration_ps)
+        report(fmt::format("profile: a wait's parts sum to {} ps, not {}", sum, w.duration_ps));
       instances[static_cast<std::size_t>(w.node)] += w.duration_ps;
     }
     for (const auto& n : d.nodes) {
       const auto i = static_cast<std::size_t>(n.node);
-      if (pp[i] != n.finish_ps) report(fmt::format("profile: node {} PP categories {} ps, finish {} ps", i, pp[i], n.finish_ps));
+      if (pp[i] != n.finish_ps)
+        report(fmt::format("profile: node {} PP categories {} ps, finish {} ps", i, pp[i], n.finish_ps));
       if (h.cluster.has_cp() && cp[i] != d.run.virtual_time_ps)
-        report(fmt::format("profile: node {} CP categories {} ps, run {} ps", i, cp[i], d.run.virtual_time_ps));
+        report(
+            fmt::format("profile: node {} CP categories {} ps, run {} ps", i, cp[i], d.run.virtual_time_ps));
       if (wait[i] != instances[i])
         report(fmt::format("profile: node {} Wait {} ps, wait instances {} ps", i, wait[i], instances[i]));
     }

@@ -145,8 +145,12 @@ inline Expected interpret(const RandomProgram& p) {
             s[static_cast<std::size_t>(op.array)][op.index] =
                 op.constant + s[static_cast<std::size_t>(op.src_array)][op.src_index];
             break;
-          case Op::Read: reads[node].push_back(s[static_cast<std::size_t>(op.array)][op.index]); break;
-          case Op::Add: s[static_cast<std::size_t>(op.array)][op.index] += op.constant; break;
+          case Op::Read:
+            reads[node].push_back(s[static_cast<std::size_t>(op.array)][op.index]);
+            break;
+          case Op::Add:
+            s[static_cast<std::size_t>(op.array)][op.index] += op.constant;
+            break;
         }
       }
     e.reads.push_back(std::move(reads));

@@ -20,8 +20,9 @@ TEST(RandomPrograms, DataRaceFreeProgramsComputeTheirSequentialResult) {
   for (std::uint64_t seed = 1; seed <= static_cast<std::uint64_t>(count); ++seed) {
     const RandomProgram program = generate_program(seed);
     const std::string problem = check_program(program, &coverage);
-    ASSERT_TRUE(problem.empty()) << program.describe() << "\n" << problem
-                                 << "\nreproduce with: dsm_random_soak --seed " << seed << " --count 1";
+    ASSERT_TRUE(problem.empty()) << program.describe() << "\n"
+                                 << problem << "\nreproduce with: dsm_random_soak --seed " << seed
+                                 << " --count 1";
     ++checked;
   }
   EXPECT_EQ(checked, count);
@@ -35,14 +36,15 @@ TEST(RandomPrograms, DataRaceFreeProgramsComputeTheirSequentialResult) {
     EXPECT_GT(coverage.lock_forwards, 10u);
     EXPECT_GT(coverage.reads_checked, 1000u);
   }
-  std::printf("coverage: %llu page requests, %llu diff requests, %llu multi-writer fetches, %llu GC runs, "
-              "%llu lock forwards, %llu reads checked\n",
-              static_cast<unsigned long long>(coverage.page_requests),
-              static_cast<unsigned long long>(coverage.diff_requests),
-              static_cast<unsigned long long>(coverage.multi_writer_fetches),
-              static_cast<unsigned long long>(coverage.gc_runs),
-              static_cast<unsigned long long>(coverage.lock_forwards),
-              static_cast<unsigned long long>(coverage.reads_checked));
+  std::printf(
+      "coverage: %llu page requests, %llu diff requests, %llu multi-writer fetches, %llu GC runs, "
+      "%llu lock forwards, %llu reads checked\n",
+      static_cast<unsigned long long>(coverage.page_requests),
+      static_cast<unsigned long long>(coverage.diff_requests),
+      static_cast<unsigned long long>(coverage.multi_writer_fetches),
+      static_cast<unsigned long long>(coverage.gc_runs),
+      static_cast<unsigned long long>(coverage.lock_forwards),
+      static_cast<unsigned long long>(coverage.reads_checked));
 }
 
 }  // namespace

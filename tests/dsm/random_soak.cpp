@@ -14,8 +14,10 @@ int main(int argc, char** argv) {
   std::uint64_t first = 1;
   for (int i = 1; i < argc; ++i) {
     const bool has_value = i + 1 < argc;
-    if (std::strcmp(argv[i], "--count") == 0 && has_value) count = std::strtoull(argv[++i], nullptr, 10);
-    else if (std::strcmp(argv[i], "--seed") == 0 && has_value) first = std::strtoull(argv[++i], nullptr, 10);
+    if (std::strcmp(argv[i], "--count") == 0 && has_value)
+      count = std::strtoull(argv[++i], nullptr, 10);
+    else if (std::strcmp(argv[i], "--seed") == 0 && has_value)
+      first = std::strtoull(argv[++i], nullptr, 10);
     else {
       std::fprintf(stderr, "usage: dsm_random_soak [--count N] [--seed FIRST]\n");
       return 2;
@@ -32,8 +34,9 @@ int main(int argc, char** argv) {
     }
     if ((k + 1) % 1000 == 0 || k + 1 == count) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::fprintf(stderr, "\r%llu/%llu programs, %llu failed, %.1f s", static_cast<unsigned long long>(k + 1),
-                   static_cast<unsigned long long>(count), static_cast<unsigned long long>(failures), s);
+      std::fprintf(stderr, "\r%llu/%llu programs, %llu failed, %.1f s",
+                   static_cast<unsigned long long>(k + 1), static_cast<unsigned long long>(count),
+                   static_cast<unsigned long long>(failures), s);
     }
   }
   std::fprintf(stderr, "\n");

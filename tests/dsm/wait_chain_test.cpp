@@ -45,7 +45,8 @@ TEST(WaitChain, Ncp2PageFetchIntervalsMatchTheConfiguration) {
   for (int i = 6; i <= 9; ++i) EXPECT_EQ(b.by_interval[static_cast<std::size_t>(i)], 0_ps) << i;
   EXPECT_EQ(b.by_interval[10], net(reply));
   EXPECT_EQ(b.by_interval[11], 0_ps);
-  EXPECT_EQ(b.by_interval[12], c.cp.cost_of("page_reply") + emu::transfer_time(reply + c.network.header_bytes, dma));
+  EXPECT_EQ(b.by_interval[12],
+            c.cp.cost_of("page_reply") + emu::transfer_time(reply + c.network.header_bytes, dma));
   EXPECT_EQ(b.by_interval[13], c.pp.interrupt_overhead + c.pp.notification_handler);
   EXPECT_EQ(b[W::SyncDelay], 0_ps);
   EXPECT_EQ(b.total, w->end - w->start);
@@ -95,7 +96,7 @@ TEST(WaitChain, BarrierDelayIsAttributedToTheLastArrival) {
       if (emu::index(w.node) != 0) {
         EXPECT_LE(b[W::SyncDelay], 1_ms);
         EXPECT_GT(b[W::SyncDelay], 1_ms - 2 * (h.cfg.pp.interrupt_overhead + h.cfg.pp.receive_overhead +
-                                                h.cfg.dsm.protocol_handler + 5_us));
+                                               h.cfg.dsm.protocol_handler + 5_us));
       } else {
         EXPECT_GE(b[W::SyncDelay], 1_ms);
         EXPECT_LT(b[W::SyncDelay], 1_ms + 50_us);
@@ -126,7 +127,8 @@ TEST(WaitChain, Ncp2BarrierRunsThroughTheManagersPp) {
     EXPECT_GE(b[W::PPRWait], h.cfg.pp.interrupt_overhead);  // the barrier handler, by interrupt
     EXPECT_GT(b[W::PPRComp], 0_ps);
     EXPECT_GT(b[W::PPLWait], 0_ps);
-    for (int i : {1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13}) EXPECT_GE(b.by_interval[static_cast<std::size_t>(i)], 0_ps);
+    for (int i : {1, 2, 3, 4, 5, 6, 7, 9, 10, 12, 13})
+      EXPECT_GE(b.by_interval[static_cast<std::size_t>(i)], 0_ps);
   }
 }
 
@@ -162,7 +164,8 @@ TEST(WaitChain, EveryWaitOfAMixedRunFoldsExactly) {
       auto a = p.alloc<std::int32_t>("a", 3000);
       auto v = p.view(a);
       for (int round = 0; round < 3; ++round) {
-        for (std::size_t i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5) v.set(i, v.get(i) + round);
+        for (std::size_t i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5)
+          v.set(i, v.get(i) + round);
         {
           auto g = p.lock(static_cast<std::uint32_t>(round));
           v.set(7, v.get(7) + 1);

@@ -41,7 +41,7 @@ TEST_F(ProcessorFixture, InterruptExtendsComputationByHandlerPlusOverhead) {
     });
   });
   kernel.run();
-  EXPECT_EQ(handler_start, to_ps(32_us));       // interrupt time + overhead
+  EXPECT_EQ(handler_start, to_ps(32_us));         // interrupt time + overhead
   EXPECT_EQ(after, to_ps(100_us + 5_us + 2_us));  // extended by handler + overhead
   EXPECT_EQ(pp.stats().interrupts, 1u);
   EXPECT_EQ(pp.stats().handlers, 5_us);

@@ -37,7 +37,8 @@ TEST(Time, TransferTimeIsTheExactCeilingForIntegralBandwidths) {
     for (std::int64_t bytes = 1; bytes < 70'000; bytes = bytes * 3 / 2 + 1) {
       const U128 num = static_cast<U128>(bytes) * 1'000'000'000'000ULL;
       const auto b = static_cast<U128>(static_cast<std::int64_t>(bw));
-      EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>((num + b - 1) / b)) << bytes << " B at " << bw;
+      EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>((num + b - 1) / b))
+          << bytes << " B at " << bw;
     }
   }
 }
@@ -52,8 +53,10 @@ TEST(Time, TransferTimeIsExactOnBothSidesOfThe64BitLimit) {
       const U128 num = static_cast<U128>(bytes) * 1'000'000'000'000ULL;
       const auto b = static_cast<U128>(static_cast<std::int64_t>(bw));
       const U128 expected = (num + b - 1) / b;
-      if (expected > static_cast<U128>(std::numeric_limits<std::int64_t>::max())) continue;  // beyond a Duration
-      EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>(expected)) << bytes << " B at " << bw;
+      if (expected > static_cast<U128>(std::numeric_limits<std::int64_t>::max()))
+        continue;  // beyond a Duration
+      EXPECT_EQ(to_ps(transfer_time(bytes, bw)), static_cast<std::int64_t>(expected))
+          << bytes << " B at " << bw;
     }
   }
 }

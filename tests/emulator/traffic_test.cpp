@@ -79,8 +79,9 @@ TEST(Traffic, Ncp2PingPongRoundTripMatchesTheConfiguration) {
   const Duration one_way = c.pp.command_post + c.cp.cost_of("send_message") + transfer_time(bytes, dma) +
                            2 * c.network.link_latency + c.network.switch_delay +
                            transfer_time(bytes + c.network.header_bytes, c.network.link_bandwidth) +
-                           c.cp.cost_of("receive_message") + transfer_time(bytes + c.network.header_bytes, dma) +
-                           c.pp.interrupt_overhead + c.pp.notification_handler;
+                           c.cp.cost_of("receive_message") +
+                           transfer_time(bytes + c.network.header_bytes, dma) + c.pp.interrupt_overhead +
+                           c.pp.notification_handler;
   const TrafficResult r = run_traffic(c, pattern(TrafficPattern::PingPong, 1, bytes));
   ASSERT_EQ(r.run.status, RunStatus::Completed) << r.run.diagnosis;
   EXPECT_EQ(r.nodes[0].finish, kTimeZero + 2 * one_way);
@@ -95,11 +96,10 @@ TEST(Traffic, TreadMarksPingPongRoundTripMatchesTheConfiguration) {
   const MachineConfig c = machine(MachineKind::TreadMarks, 2);
   const std::int64_t bytes = 64;
   const double copy = std::min(c.pp.copy_bandwidth, c.memory.bus_bandwidth);
-  const Duration one_way = c.pp.send_overhead + transfer_time(bytes, copy) + 2 * c.network.link_latency +
-                           c.network.switch_delay +
-                           transfer_time(bytes + c.network.header_bytes, c.network.link_bandwidth) +
-                           c.pp.interrupt_overhead + c.pp.receive_overhead +
-                           transfer_time(bytes + c.network.header_bytes, copy);
+  const Duration one_way =
+      c.pp.send_overhead + transfer_time(bytes, copy) + 2 * c.network.link_latency + c.network.switch_delay +
+      transfer_time(bytes + c.network.header_bytes, c.network.link_bandwidth) + c.pp.interrupt_overhead +
+      c.pp.receive_overhead + transfer_time(bytes + c.network.header_bytes, copy);
   const TrafficResult r = run_traffic(c, pattern(TrafficPattern::PingPong, 1, bytes));
   ASSERT_EQ(r.run.status, RunStatus::Completed) << r.run.diagnosis;
   EXPECT_EQ(r.nodes[0].finish, kTimeZero + 2 * one_way);

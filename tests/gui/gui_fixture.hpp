@@ -30,14 +30,24 @@ inline carnival::RunData gui_fixture() {
   std::string text;
   for (int line = 1; line <= 400; ++line) {
     switch (line) {
-      case 1: text += "// phases: a synthetic program for the GUI tests\n"; break;
-      case 10: text += "  for (int phase = 0; phase < phases; ++phase) {  // phase loop\n"; break;
-      case 200: text += "    update(grid);  // update\n"; break;
-      case 300: text += "  verify(grid);  // verify\n"; break;
-      default: text += "  x" + std::to_string(line) + " = compute(" + std::to_string(line) + ");\n";
+      case 1:
+        text += "// phases: a synthetic program for the GUI tests\n";
+        break;
+      case 10:
+        text += "  for (int phase = 0; phase < phases; ++phase) {  // phase loop\n";
+        break;
+      case 200:
+        text += "    update(grid);  // update\n";
+        break;
+      case 300:
+        text += "  verify(grid);  // verify\n";
+        break;
+      default:
+        text += "  x" + std::to_string(line) + " = compute(" + std::to_string(line) + ");\n";
     }
   }
-  d.sources = {{"workloads/phases.cpp", text}, {"workloads/helper.hpp", "// a helper header\nint helper();\n"}};
+  d.sources = {{"workloads/phases.cpp", text},
+               {"workloads/helper.hpp", "// a helper header\nint helper();\n"}};
   d.scopes[0].begin_line = 1;
   d.scopes[0].end_line = 400;
   d.scopes[1].begin_line = 10;
@@ -85,7 +95,8 @@ inline BadFiles write_bad_files(const QTemporaryDir& dir) {
   b.foreign = dir.filePath("foreign.db");
   exec_sql(b.foreign, "CREATE TABLE t(x); INSERT INTO t VALUES (1);");
   b.newer = write_db(dir, "newer.db", gui_fixture());
-  exec_sql(b.newer, ("PRAGMA user_version = " + std::to_string(ncp2::carnival::kSchemaVersion + 1) + ";").c_str());
+  exec_sql(b.newer,
+           ("PRAGMA user_version = " + std::to_string(ncp2::carnival::kSchemaVersion + 1) + ";").c_str());
   b.missing_table = write_db(dir, "missing.db", gui_fixture());
   exec_sql(b.missing_table, "DROP TABLE wait_summary;");
   // Half of a file with many waits: its later pages are gone.

@@ -69,7 +69,8 @@ class LogicTest : public QObject {
   }
 
   void shading_names_round_trip() {
-    for (auto m : {Shading::Linear, Shading::Sqrt, Shading::Log}) QCOMPARE(*shading_from_string(to_string(m)), m);
+    for (auto m : {Shading::Linear, Shading::Sqrt, Shading::Log})
+      QCOMPARE(*shading_from_string(to_string(m)), m);
     QVERIFY(!shading_from_string("cubic"));
   }
 
@@ -166,7 +167,8 @@ class LogicTest : public QObject {
 
   void colours_and_words_come_from_the_categories_table() {
     const QString path = write_db(dir_, "recoloured.db", gui_fixture());
-    QVERIFY(exec_sql(path, "UPDATE categories SET color = '#123456', description = 'own words' WHERE name = 'Comp';"));
+    QVERIFY(exec_sql(
+        path, "UPDATE categories SET color = '#123456', description = 'own words' WHERE name = 'Comp';"));
     const Analysis a(load(path));
     QCOMPARE(a.style(0).color, std::string("#123456"));
     QCOMPARE(a.style(0).description, std::string("own words"));
@@ -260,9 +262,10 @@ class LogicTest : public QObject {
     QVERIFY(load_error(b.random).endsWith("is not an SQLite database"));
     QVERIFY(load_error(b.empty).endsWith("is not an SQLite database"));
     QVERIFY(load_error(b.foreign).contains("is not an NCP2-Carnival database (application_id 0x0"));
-    QVERIFY(load_error(b.newer).contains(QString("was written by a newer version (schema %1, this tool reads up to %2)")
-                                             .arg(ncp2::carnival::kSchemaVersion + 1)
-                                             .arg(ncp2::carnival::kSchemaVersion)));
+    QVERIFY(load_error(b.newer).contains(
+        QString("was written by a newer version (schema %1, this tool reads up to %2)")
+            .arg(ncp2::carnival::kSchemaVersion + 1)
+            .arg(ncp2::carnival::kSchemaVersion)));
     QVERIFY(load_error(b.missing_table).contains("(no table 'wait_summary')"));
     QVERIFY2(load_error(b.truncated).contains("is corrupt"), qPrintable(load_error(b.truncated)));
     QVERIFY(load_error(dir_.filePath("absent.db")).endsWith("no such file"));
@@ -276,7 +279,8 @@ class LogicTest : public QObject {
     const auto incomplete = load(b.incomplete);
     QCOMPARE(incomplete->run.status, std::string("incomplete"));
     QVERIFY(!incomplete->warnings().empty());
-    QVERIFY(QString::fromStdString(incomplete->warnings().front()).contains("INCOMPLETE (interrupted by SIGINT)"));
+    QVERIFY(QString::fromStdString(incomplete->warnings().front())
+                .contains("INCOMPLETE (interrupted by SIGINT)"));
     const auto empty = load(b.empty_run);
     QVERIFY(empty->is_empty());
     QVERIFY(QString::fromStdString(empty->warnings().front()).contains("recorded no time"));
@@ -314,8 +318,9 @@ class LogicTest : public QObject {
   // --- the command line ----------------------------------------------------------------------
 
   void command_line_reads_the_screenshot_options() {
-    const CommandLine c = parse_command_line({"carnival", "--screenshot", "out.png", "--view", "cpwait", "--scope",
-                                              "update", "--size", "900x600", "--node", "1", "run.db"});
+    const CommandLine c =
+        parse_command_line({"carnival", "--screenshot", "out.png", "--view", "cpwait", "--scope", "update",
+                            "--size", "900x600", "--node", "1", "run.db"});
     QVERIFY2(c.error.isEmpty(), qPrintable(c.error));
     QCOMPARE(c.screenshot, QString("out.png"));
     QCOMPARE(c.view, QString("cpwait"));

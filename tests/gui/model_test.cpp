@@ -47,7 +47,8 @@ class ModelTest : public QObject {
 
  private slots:
   void initTestCase() {
-    summary_ = std::make_shared<const RunSummary>(load_run_summary(write_db(dir_, "f.db", gui_fixture()).toStdString()));
+    summary_ = std::make_shared<const RunSummary>(
+        load_run_summary(write_db(dir_, "f.db", gui_fixture()).toStdString()));
     all_ = std::make_shared<const Analysis>(summary_);
     node1_ = std::make_shared<const Analysis>(summary_, 1);
     auto empty = gui_fixture();
@@ -63,7 +64,8 @@ class ModelTest : public QObject {
     exercise(m, [&](auto a) { m.set_analysis(a); });
     QCOMPARE(m.rowCount(), 4);
     QCOMPARE(m.columnCount(), int(CPWaitMapModel::ColumnCount));
-    QCOMPARE(m.index(0, CPWaitMapModel::Location).data().toString(), QString("phase loop (phases.cpp:10-250)"));
+    QCOMPARE(m.index(0, CPWaitMapModel::Location).data().toString(),
+             QString("phase loop (phases.cpp:10-250)"));
     QCOMPARE(m.index(0, CPWaitMapModel::Kind).data().toString(), QString("Wait"));
     QCOMPARE(m.index(0, CPWaitMapModel::Operation).data().toString(), QString("barrier"));
     QCOMPARE(m.index(0, CPWaitMapModel::Time).data().toString(), QString("800 us"));
@@ -125,7 +127,8 @@ class ModelTest : public QObject {
     QCOMPARE(m.index(3, ProfileMapModel::Profile).data(roles::BarScale).toDouble(), 150.0 / 3900.0);
     QCOMPARE(sum_of(m.index(2, ProfileMapModel::Profile).data(roles::BarValues)), qlonglong(us(2050)));
     QCOMPARE(m.index(2, ProfileMapModel::Dominant).data().toString(), QString("Comp"));
-    QCOMPARE(m.index(2, ProfileMapModel::Dominant).data(Qt::DecorationRole).value<QColor>(), QColor("#0072B2"));
+    QCOMPARE(m.index(2, ProfileMapModel::Dominant).data(Qt::DecorationRole).value<QColor>(),
+             QColor("#0072B2"));
     QCOMPARE(m.row_of_scope(3), 3);
     m.set_limit(2);
     QCOMPARE(m.row_of_scope(3), -1);  // not shown
@@ -151,8 +154,10 @@ class ModelTest : public QObject {
     QCOMPARE(m.rowCount(), 7);
     QCOMPARE(m.index(0, CategoryHistogramModel::CategoryColumn).data().toString(), QString("Comp"));
     QCOMPARE(m.index(0, CategoryHistogramModel::Time).data().toString(), QString("1.20 ms"));
-    QCOMPARE(m.index(2, CategoryHistogramModel::Percent).data().toString(), QString("24.4 %"));  // Wait 500/2050
-    QCOMPARE(m.index(4, CategoryHistogramModel::Percent).data().toString(), QString("92.3 %"));  // CPComp 600/650
+    QCOMPARE(m.index(2, CategoryHistogramModel::Percent).data().toString(),
+             QString("24.4 %"));  // Wait 500/2050
+    QCOMPARE(m.index(4, CategoryHistogramModel::Percent).data().toString(),
+             QString("92.3 %"));  // CPComp 600/650
     QCOMPARE(m.index(0, CategoryHistogramModel::Bar).data(roles::BarScale).toDouble(), 1.0);
     QCOMPARE(m.index(2, CategoryHistogramModel::Bar).data(roles::BarScale).toDouble(), 500.0 / 1200.0);
     QVERIFY(m.index(0, 0).data(Qt::ToolTipRole).toString().contains("1200000000 ps exactly"));

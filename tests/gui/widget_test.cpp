@@ -167,7 +167,7 @@ class WidgetTest : public QObject {
     QTableView* table = w.cpwait()->table();
     QVERIFY(table->currentIndex().isValid());
     QCOMPARE(table->currentIndex().data(roles::ScopeId).toLongLong(), 2);  // the map follows
-    QCOMPARE(w.context()->line(), 205);  // and leaves the line where the user put it
+    QCOMPARE(w.context()->line(), 205);   // and leaves the line where the user put it
     QVERIFY(causes_ready.wait(kWaitMs));  // the causes panel follows too
     w.context()->select_scope(1);
     QCOMPARE(table->currentIndex().data(roles::ScopeId).toLongLong(), 1);
@@ -236,14 +236,16 @@ class WidgetTest : public QObject {
     QCOMPARE(w.context()->scope(), qint64{2});
     QCOMPARE(w.tabs()->currentWidget(), w.histogram());
 
-    QTest::mouseClick(source->viewport(), Qt::LeftButton, {}, source->to_viewport(layout.number_rect(240)).center());
+    QTest::mouseClick(source->viewport(), Qt::LeftButton, {},
+                      source->to_viewport(layout.number_rect(240)).center());
     QCOMPARE(w.context()->line(), 240);
     QCOMPARE(w.context()->scope(), qint64{1});  // the innermost scope holding line 240
 
     const QString tip = source->tooltip_at(source->to_viewport(layout.scope_bar_rect(2)).center());
     QVERIFY2(tip.contains("update") && tip.contains("2.05 ms") && tip.contains("52.6 %"), qPrintable(tip));
     QVERIFY(source->tooltip_at(source->to_viewport(layout.number_rect(215)).center()).contains("line 215"));
-    QVERIFY(source->tooltip_at(source->to_viewport(layout.category_bar_rect(2)).center()).contains("CPComp: 600 us"));
+    QVERIFY(source->tooltip_at(source->to_viewport(layout.category_bar_rect(2)).center())
+                .contains("CPComp: 600 us"));
 
     // The file chooser shows the other file.
     QComboBox* files = w.source_panel()->file_chooser();
@@ -271,7 +273,8 @@ class WidgetTest : public QObject {
     };
     // Line 215 (update, 66 us) against 195 (phase loop, 7 us).
     QVERIFY(source->line_time(215) > source->line_time(195));
-    QVERIFY2(cell_gray(215) < cell_gray(195), qPrintable(QString("%1 vs %2").arg(cell_gray(215)).arg(cell_gray(195))));
+    QVERIFY2(cell_gray(215) < cell_gray(195),
+             qPrintable(QString("%1 vs %2").arg(cell_gray(215)).arg(cell_gray(195))));
     QCOMPARE(cell_gray(215), kDarkestGray);  // the hottest line
     auto bar_gray = [&](std::uint32_t id) {
       const QRect bar = source->to_viewport(layout.scope_bar_rect(id));
@@ -293,7 +296,8 @@ class WidgetTest : public QObject {
     source->scroll_to_line(200);
     const QImage image = source->viewport()->grab().toImage();
     const auto analysis = w.context()->analysis();
-    const auto& inclusive = analysis->scope(2)->inclusive;  // update: Comp 1200, Extra 200, Wait 500, Prste 150
+    const auto& inclusive =
+        analysis->scope(2)->inclusive;  // update: Comp 1200, Extra 200, Wait 500, Prste 150
     const QRect bar = source->to_viewport(source->layout_geometry().category_bar_rect(2));
     const int y = bar.top() + 1;  // the PP row
     std::int64_t pp = 0;
@@ -304,21 +308,23 @@ class WidgetTest : public QObject {
       int width = 0;
       for (int x = bar.left(); x <= bar.right(); ++x) width += QColor(image.pixel(x, y)) == color ? 1 : 0;
       const double exact = bar.width() * static_cast<double>(inclusive[k]) / static_cast<double>(pp);
-      QVERIFY2(std::abs(width - exact) <= 1.0, qPrintable(QString("category %1: %2 px, exact %3").arg(k).arg(width).arg(exact)));
+      QVERIFY2(std::abs(width - exact) <= 1.0,
+               qPrintable(QString("category %1: %2 px, exact %3").arg(k).arg(width).arg(exact)));
       covered += width;
     }
     QCOMPARE(covered, bar.width());
     // The CP row below it: CPComp 600, CPWait 50, CPIdle 0.
     const int cp_y = bar.bottom() - 1;
     int cpcomp = 0;
-    for (int x = bar.left(); x <= bar.right(); ++x) cpcomp += QColor(image.pixel(x, cp_y)) == category_color(*analysis, 4);
+    for (int x = bar.left(); x <= bar.right(); ++x)
+      cpcomp += QColor(image.pixel(x, cp_y)) == category_color(*analysis, 4);
     QVERIFY(std::abs(cpcomp - bar.width() * 600.0 / 650.0) <= 1.0);
   }
 
   void table_bars_are_proportional_too() {
     const QRect cell(10, 0, 206, 20);
     const QRect half = BarDelegate::bar_rect(cell, 0.5);
-    QCOMPARE(half.width(), 100);  // 200 px inside the margins
+    QCOMPARE(half.width(), 100);                             // 200 px inside the margins
     QCOMPARE(BarDelegate::bar_rect(cell, 1e-9).width(), 1);  // never invisible
     QCOMPARE(BarDelegate::bar_rect(cell, 0).width(), 0);
   }
@@ -373,7 +379,8 @@ class WidgetTest : public QObject {
       QSignalSpy failed(&w, &MainWindow::open_failed);
       QVERIFY2(!open_and_wait(w, path), qPrintable(path));
       QCOMPARE(failed.count(), 1);
-      QVERIFY2(failed.front().at(1).toString().contains(message), qPrintable(failed.front().at(1).toString()));
+      QVERIFY2(failed.front().at(1).toString().contains(message),
+               qPrintable(failed.front().at(1).toString()));
       QCOMPARE(w.current_file(), db_);  // the earlier run stays
       QCOMPARE(w.context()->analysis(), analysis);
     }
@@ -387,7 +394,8 @@ class WidgetTest : public QObject {
     QSignalSpy checked(&w, &MainWindow::integrity_checked);
     w.open_file(bad_.truncated);
     QTRY_VERIFY_WITH_TIMEOUT(!failed.isEmpty() || !checked.isEmpty(), kWaitMs);
-    const QString message = failed.isEmpty() ? checked.front().at(1).toString() : failed.front().at(1).toString();
+    const QString message =
+        failed.isEmpty() ? checked.front().at(1).toString() : failed.front().at(1).toString();
     QVERIFY2(message.contains("is corrupt"), qPrintable(message));
     QVERIFY(w.banner()->isVisible());
   }

@@ -13,13 +13,14 @@ namespace {
 
 TEST(Calibration, ArithmeticOfTheBound) {
   // 1 GHz counter over exactly 10 s; brackets 2 us and 1 us wide (t_get = the wider, 2 us).
-  Bracket first{0, 1'000'000, 2'000};                       // mid 1 us; counter read at 1 us
+  Bracket first{0, 1'000'000, 2'000};                            // mid 1 us; counter read at 1 us
   Bracket last{10'000'000'000, 10'001'000'500, 10'000'001'000};  // mid 10 s + 0.5 us
   const CalibrationResult r = frequency_from(first, last, 1.0);
   const double dt_ns = 10'000'000'500.0 - 1'000.0;
   EXPECT_NEAR(r.frequency_hz, (10'001'000'500.0 - 1'000'000.0) / (dt_ns * 1e-9), 1e-3);
   EXPECT_DOUBLE_EQ(r.t_get_ns, 2'000);
-  EXPECT_NEAR(r.t_d_ns, 2 * 1.0 + 2 * 1e9 / r.frequency_hz, 1e-9);  // reference + counter granularity, both ends
+  EXPECT_NEAR(r.t_d_ns, 2 * 1.0 + 2 * 1e9 / r.frequency_hz,
+              1e-9);  // reference + counter granularity, both ends
   EXPECT_NEAR(r.error_bound_ppm, (2 * 2'000 + r.t_d_ns) / dt_ns * 1e6, 1e-12);
   EXPECT_NEAR(r.interval_s, dt_ns * 1e-9, 1e-15);
   // The papers' example: t_get 2 us... (2*2 + 8)/10 s ~ 1.2 ppm; here (4 us + 4 ns)/10 s ~ 0.4 ppm.
@@ -48,7 +49,7 @@ struct FakeHost {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     const double cost = 20.0 + static_cast<double>(rng % 30);  // 20..49 ns
-    return (++reads % 7 == 0) ? cost + 3000 : cost;  // every 7th read: a 3 us disturbance
+    return (++reads % 7 == 0) ? cost + 3000 : cost;            // every 7th read: a 3 us disturbance
   }
   std::uint64_t ticks() {
     t_ns += jitter() / 2;
@@ -92,7 +93,7 @@ TEST(Calibration, LongerIntervalsTightenTheBound) {
   const double short_bound = calibrate(clocks, 0.01).error_bound_ppm;
   const double long_bound = calibrate(clocks, 10.0).error_bound_ppm;
   EXPECT_LT(long_bound * 100, short_bound * 1.5);  // ~1000x longer: at least ~100x tighter
-  EXPECT_LT(long_bound, 0.1);                       // 10 s: well under the papers' 1 ppm
+  EXPECT_LT(long_bound, 0.1);                      // 10 s: well under the papers' 1 ppm
 }
 
 }  // namespace

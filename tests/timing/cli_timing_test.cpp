@@ -26,8 +26,8 @@ TEST(CliTiming, TimingJsonHasTheSourcesAndTheCalibration) {
   EXPECT_EQ(j["sources"].size(), 7u);
   bool saw_hpet = false, saw_gettimeofday = false;
   for (const auto& s : j["sources"]) {
-    ASSERT_TRUE(s.contains("name") && s.contains("available") && s.contains("reason") && s.contains("overhead_ns") &&
-                s.contains("resolution_ns"));
+    ASSERT_TRUE(s.contains("name") && s.contains("available") && s.contains("reason") &&
+                s.contains("overhead_ns") && s.contains("resolution_ns"));
     if (s["available"].get<bool>()) {
       const auto& o = s["overhead_ns"];
       for (const char* k : {"min", "median", "mean", "p99", "max"}) ASSERT_TRUE(o.contains(k)) << k;
@@ -62,16 +62,18 @@ TEST(CliTiming, TimingJsonHasTheSourcesAndTheCalibration) {
 }
 
 void check_clocksync(const std::string& transport) {
-  const Result r = run("clocksync --procs 3 --exchanges 50 --inject-offset-us 500 --inject-drift-ppm 20 "
-                       "--interval-ms 100 --json --transport " + transport);
+  const Result r =
+      run("clocksync --procs 3 --exchanges 50 --inject-offset-us 500 --inject-drift-ppm 20 "
+          "--interval-ms 100 --json --transport " +
+          transport);
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["master"], 0);
   EXPECT_EQ(j["transport"], transport);
   ASSERT_EQ(j["followers"].size(), 2u) << r.out;
   for (const auto& f : j["followers"]) {
     ASSERT_TRUE(f["ok"].get<bool>()) << f.dump();
-    for (const char* k : {"id", "offset_ns", "drift_ppm", "error_bound_ns", "true_offset_ns", "error_ns", "rtt_ns",
-                          "kept", "discarded"})
+    for (const char* k : {"id", "offset_ns", "drift_ppm", "error_bound_ns", "true_offset_ns", "error_ns",
+                          "rtt_ns", "kept", "discarded"})
       ASSERT_TRUE(f.contains(k)) << k;
     for (const char* k : {"min", "mode", "mean", "max"}) ASSERT_TRUE(f["rtt_ns"].contains(k)) << k;
     // The real error is within the bound, and the bound is at least RTT_min / 2.

@@ -74,7 +74,8 @@ TEST(ClockSync, TwiceTheMinimumFilterDropsOutliers) {
 }
 
 TEST(ClockSync, SymmetricDelaysOffsetWithinBound) {
-  SyntheticLink link{.offset_ns = 500'000, .drift_ppm = 0, .forward_ns = 200, .backward_ns = 200, .noise_ns = 40};
+  SyntheticLink link{
+      .offset_ns = 500'000, .drift_ppm = 0, .forward_ns = 200, .backward_ns = 200, .noise_ns = 40};
   const auto burst = link.burst(1e9, 50, 5'000);
   const BurstEstimate b = estimate_burst(burst);
   const double truth = link.true_offset_at_local(b.ref_local_ns);
@@ -86,7 +87,8 @@ TEST(ClockSync, SymmetricDelaysOffsetWithinBound) {
 TEST(ClockSync, AsymmetryIsInsideTheBoundButNotRemoved) {
   // Forward 300 ns, backward 100 ns: RTT/2 = 200 but the answer was read 300 ns in, so the
   // estimate is off by (backward - forward)/2 = -100 ns; the bound (>= RTT_min/2 = 200) covers it.
-  SyntheticLink link{.offset_ns = -123'456, .drift_ppm = 0, .forward_ns = 300, .backward_ns = 100, .noise_ns = 10};
+  SyntheticLink link{
+      .offset_ns = -123'456, .drift_ppm = 0, .forward_ns = 300, .backward_ns = 100, .noise_ns = 10};
   const BurstEstimate b = estimate_burst(link.burst(5e8, 80, 3'000));
   const double error = b.offset_ns - link.true_offset_at_local(b.ref_local_ns);
   EXPECT_NEAR(error, -100, 15);
@@ -95,8 +97,13 @@ TEST(ClockSync, AsymmetryIsInsideTheBoundButNotRemoved) {
 }
 
 TEST(ClockSync, OutliersAreDiscardedAndDoNotMoveTheEstimate) {
-  SyntheticLink link{.offset_ns = 42'000, .drift_ppm = 0, .forward_ns = 500, .backward_ns = 500, .noise_ns = 50,
-                     .outlier_every = 5, .outlier_ns = 20'000};
+  SyntheticLink link{.offset_ns = 42'000,
+                     .drift_ppm = 0,
+                     .forward_ns = 500,
+                     .backward_ns = 500,
+                     .noise_ns = 50,
+                     .outlier_every = 5,
+                     .outlier_ns = 20'000};
   const auto burst = link.burst(1e9, 100, 10'000);
   const BurstEstimate b = estimate_burst(burst);
   EXPECT_EQ(b.discarded, 20u);
@@ -110,8 +117,14 @@ TEST(ClockSync, OutliersAreDiscardedAndDoNotMoveTheEstimate) {
 
 TEST(ClockSync, DriftFromTwoBurstsWithinBounds) {
   for (const double drift : {20.0, -40.0, 0.0, 100.0}) {
-    SyntheticLink link{.offset_ns = 500'000, .drift_ppm = drift, .forward_ns = 250, .backward_ns = 180,
-                       .noise_ns = 60, .outlier_every = 9, .outlier_ns = 5'000, .epoch_ns = 1e9};
+    SyntheticLink link{.offset_ns = 500'000,
+                       .drift_ppm = drift,
+                       .forward_ns = 250,
+                       .backward_ns = 180,
+                       .noise_ns = 60,
+                       .outlier_every = 9,
+                       .outlier_ns = 5'000,
+                       .epoch_ns = 1e9};
     const auto first = link.burst(1.001e9, 50, 4'000);
     const auto second = link.burst(1.251e9, 50, 4'000);  // 250 ms later
     const SyncEstimate s = estimate_sync(first, second);
@@ -132,7 +145,8 @@ TEST(ClockSync, DriftFromTwoBurstsWithinBounds) {
 }
 
 TEST(ClockSync, SingleBurstHasNoDrift) {
-  SyntheticLink link{.offset_ns = 7'000, .drift_ppm = 0, .forward_ns = 100, .backward_ns = 100, .noise_ns = 5};
+  SyntheticLink link{
+      .offset_ns = 7'000, .drift_ppm = 0, .forward_ns = 100, .backward_ns = 100, .noise_ns = 5};
   const auto burst = link.burst(1e9, 10, 1'000);
   const SyncEstimate s = estimate_sync(burst, {});
   EXPECT_FALSE(s.has_drift);

@@ -133,8 +133,10 @@ TEST(MeasuredModel, AnnotationsIgnoredAndEveryStretchChargedAtTheNextEntry) {
   class Body final : public workloads::Instance {
    public:
     void run(dsm::Process& p) override {
-      if (p.id() == 0) array_ = p.alloc<std::int64_t>("x", 1);
-      else (void)p.alloc<std::int64_t>("x", 1);
+      if (p.id() == 0)
+        array_ = p.alloc<std::int64_t>("x", 1);
+      else
+        (void)p.alloc<std::int64_t>("x", 1);
       p.compute(emu::milliseconds(1000));
       p.compute_cycles(1'000'000'000);
       {
@@ -196,7 +198,8 @@ TEST(MeasuredModel, RealClockRunCompletesWithPlausibleTimes) {
   EXPECT_LE(static_cast<double>(emu::to_ps(t.charged)), max_ps + 1);
   // Each node's charged computation happened inside its timed region.
   for (int i = 0; i < 4; ++i)
-    EXPECT_LE(model.stats(emu::node_id(i)).charged, out.exit_times[static_cast<std::size_t>(i)].time_since_epoch());
+    EXPECT_LE(model.stats(emu::node_id(i)).charged,
+              out.exit_times[static_cast<std::size_t>(i)].time_since_epoch());
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ std::filesystem::path write_fake_hpet(std::uint64_t caps, std::uint64_t counter)
 }
 
 TEST(TimeSources, FakeHpetRegisterBlock) {
-  const std::uint64_t period_fs = 69'841'279;  // 14.318 MHz, the usual HPET
+  const std::uint64_t period_fs = 69'841'279;               // 14.318 MHz, the usual HPET
   const std::uint64_t caps = period_fs << 32 | (1U << 13);  // 64-bit counter
   const auto path = write_fake_hpet(caps, 0x1'2345'6789ULL);
   const auto hpet = open_hpet(path);
@@ -164,8 +164,8 @@ TEST(TickClock, FallbackAndFunctionClocks) {
   EXPECT_DOUBLE_EQ(raw.to_ns(1000), 1000);
 
   std::uint64_t counter = 0;
-  const TickClock fake = TickClock::function(
-      [](void* c) { return *static_cast<std::uint64_t*>(c) += 5; }, &counter, 2e9);
+  const TickClock fake =
+      TickClock::function([](void* c) { return *static_cast<std::uint64_t*>(c) += 5; }, &counter, 2e9);
   EXPECT_EQ(fake.now(), 5u);
   EXPECT_EQ(fake.now(), 10u);
   EXPECT_DOUBLE_EQ(fake.to_ns(10), 5);

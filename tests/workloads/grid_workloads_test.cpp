@@ -23,8 +23,8 @@ emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
   return c;
 }
 
-RunOutcome run(const std::string& name, emu::MachineKind kind, int nodes, std::vector<std::string> assignments = {},
-               std::uint64_t seed = 1) {
+RunOutcome run(const std::string& name, emu::MachineKind kind, int nodes,
+               std::vector<std::string> assignments = {}, std::uint64_t seed = 1) {
   const Workload& w = find_workload(name);
   return run_workload(machine(kind, nodes), w, w.resolve("small", assignments), seed);
 }
@@ -131,8 +131,9 @@ TEST(GridWorkloads, SorMatchesATextbookRedBlackSweepOnTheNaturalGrid) {
         for (std::size_t r = 1; r + 1 < problem.rows; ++r)
           for (std::size_t c = 1; c + 1 < n; ++c)
             if ((r + c) % 2 == color)
-              g[r * n + c] = keep * g[r * n + c] +
-                             quarter_omega * ((g[(r - 1) * n + c] + g[(r + 1) * n + c]) + (g[r * n + c - 1] + g[r * n + c + 1]));
+              g[r * n + c] =
+                  keep * g[r * n + c] + quarter_omega * ((g[(r - 1) * n + c] + g[(r + 1) * n + c]) +
+                                                         (g[r * n + c - 1] + g[r * n + c + 1]));
     EXPECT_EQ(sor_sequential(problem, 1), g) << (zero ? "zero" : "nonzero");
   }
 }

@@ -115,8 +115,9 @@ TEST(Registry, FindsByNameOrListsTheWorkloads) {
   for (const auto& w : all_workloads()) list += (list.empty() ? "" : ", ") + w.name;
   EXPECT_EQ(error_of([] { (void)find_workload("nosuch"); }),
             "unknown workload 'nosuch' (workloads: " + list + "; see ncp2 workloads)");
-  EXPECT_EQ(error_of([] { (void)find_workload("counterr"); }),
-            "unknown workload 'counterr'; did you mean 'counter'? (workloads: " + list + "; see ncp2 workloads)");
+  EXPECT_EQ(
+      error_of([] { (void)find_workload("counterr"); }),
+      "unknown workload 'counterr'; did you mean 'counter'? (workloads: " + list + "; see ncp2 workloads)");
 }
 
 TEST(Registry, NamesAreUniqueAndDescribed) {

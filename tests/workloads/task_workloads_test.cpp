@@ -89,7 +89,8 @@ TEST(Tsp, HeldKarpAgreesWithBruteForceOnTinyInstances) {
   for (int cities = 3; cities <= 8; ++cities)
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       const tsp::Instance instance = tsp::make_instance(cities, seed);
-      EXPECT_EQ(tsp::optimal_tour_length(instance), brute_force_tour(instance)) << cities << " cities, seed " << seed;
+      EXPECT_EQ(tsp::optimal_tour_length(instance), brute_force_tour(instance))
+          << cities << " cities, seed " << seed;
     }
 }
 
@@ -151,8 +152,9 @@ TEST(Tsp, TinyPoolSolvesTheOverflowLocally) {
 TEST(QuickSort, SortsWithManyDuplicatesAndOddSizes) {
   // Few distinct values stress the partition's handling of keys equal to the pivot.
   for (auto kind : kBoth)
-    for (const Strings& a : {Strings{"range=3"}, Strings{"range=1"}, Strings{"n=1"}, Strings{"n=2", "threshold=2"},
-                             Strings{"n=1000", "threshold=2"}, Strings{"n=1500", "threshold=1500"}}) {
+    for (const Strings& a :
+         {Strings{"range=3"}, Strings{"range=1"}, Strings{"n=1"}, Strings{"n=2", "threshold=2"},
+          Strings{"n=1000", "threshold=2"}, Strings{"n=1500", "threshold=1500"}}) {
       const RunOutcome o = run("quicksort", kind, 3, a);
       ASSERT_TRUE(o.ok()) << a.front() << ": " << o.diagnosis << o.verification;
     }
@@ -186,7 +188,8 @@ TEST(QuickSort, ParameterErrors) {
   EXPECT_EQ(check_error("quicksort", {"n=0"}, 4), "parameter 'n' must be at least 1, got 0");
   EXPECT_EQ(check_error("quicksort", {"threshold=1"}, 4), "parameter 'threshold' must be at least 2, got 1");
   EXPECT_EQ(check_error("quicksort", {"range=-1"}, 4), "parameter 'range' must be at least 0, got -1");
-  EXPECT_EQ(check_error("quicksort", {"backoff_us=0"}, 4), "parameter 'backoff_us' must be at least 0.1, got 0");
+  EXPECT_EQ(check_error("quicksort", {"backoff_us=0"}, 4),
+            "parameter 'backoff_us' must be at least 0.1, got 0");
   EXPECT_EQ(check_error("quicksort", {}, 8), "");
 }
 
@@ -214,8 +217,8 @@ TEST(Water, TwoBarriersPerStepAndOneLockPerTouchedMolecule) {
 
 TEST(Water, OddAndTinySystemsVerify) {
   for (auto kind : kBoth)
-    for (const Strings& a : {Strings{"molecules=1"}, Strings{"molecules=2"}, Strings{"molecules=7", "steps=4"},
-                             Strings{"molecules=33", "dt_fs=1.5"}}) {
+    for (const Strings& a : {Strings{"molecules=1"}, Strings{"molecules=2"},
+                             Strings{"molecules=7", "steps=4"}, Strings{"molecules=33", "dt_fs=1.5"}}) {
       const int nodes = a.front() == "molecules=1" ? 1 : 2;
       const RunOutcome o = run("water", kind, nodes, a);
       ASSERT_TRUE(o.ok()) << a.front() << ": " << o.diagnosis << o.verification;
@@ -256,8 +259,9 @@ TEST(IntegerSort, EdgeSizesVerify) {
   // One key per node, one bucket per node, the smallest legal key counts; both merges.
   for (auto kind : kBoth)
     for (const char* merge : {"histogram=lock", "histogram=phased"})
-      for (const Strings& a : {Strings{"keys=8", "max_key=8", "iterations=3"}, Strings{"keys=3", "max_key=2", "iterations=1"},
-                               Strings{"keys=1000", "max_key=3", "iterations=2"}}) {
+      for (const Strings& a :
+           {Strings{"keys=8", "max_key=8", "iterations=3"}, Strings{"keys=3", "max_key=2", "iterations=1"},
+            Strings{"keys=1000", "max_key=3", "iterations=2"}}) {
         Strings with = a;
         with.emplace_back(merge);
         const int nodes = a.front() == "keys=8" ? 8 : a.front() == "keys=3" ? 2 : 3;
@@ -275,8 +279,9 @@ TEST(IntegerSort, ParameterErrors) {
   EXPECT_EQ(check_error("is", {"keys=7"}, 8), "is needs at least one key per node: keys=7 < nodes=8");
   EXPECT_EQ(check_error("is", {"max_key=4"}, 8),
             "is needs at least one bucket per node (a histogram chunk each): max_key=4 < nodes=8");
-  EXPECT_EQ(check_error("is", {"keys=8", "iterations=4"}, 2),
-            "is changes keys 1..iterations and iterations+1..2 x iterations: keys=8 must exceed 2 x iterations=8");
+  EXPECT_EQ(
+      check_error("is", {"keys=8", "iterations=4"}, 2),
+      "is changes keys 1..iterations and iterations+1..2 x iterations: keys=8 must exceed 2 x iterations=8");
   EXPECT_EQ(check_error("is", {"max_key=4", "iterations=4"}, 2),
             "is sets a key to max_key - iteration: max_key=4 must exceed iterations=4");
   EXPECT_EQ(check_error("is", {"histogram=atomic"}, 2),
@@ -302,7 +307,8 @@ TEST(Barnes, OneBarrierPerStepNoLocksAndPositionsTravel) {
 TEST(Barnes, ExactAtAnyNodeCountAndThetaZeroIsDirectSummation) {
   // theta = 0 opens every cell: the tree walk is a direct sum (the message reports a ~0 error).
   for (auto kind : kBoth)
-    for (const Strings& a : {Strings{"theta=0", "bodies=40"}, Strings{"bodies=2"}, Strings{"bodies=37", "theta=1"}}) {
+    for (const Strings& a :
+         {Strings{"theta=0", "bodies=40"}, Strings{"bodies=2"}, Strings{"bodies=37", "theta=1"}}) {
       const RunOutcome o = run("barnes", kind, 2, a);
       ASSERT_TRUE(o.ok()) << a.front() << ": " << o.diagnosis << o.verification;
     }
@@ -316,7 +322,8 @@ TEST(Barnes, ExactAtAnyNodeCountAndThetaZeroIsDirectSummation) {
 TEST(Barnes, Deterministic) { expect_deterministic("barnes", 3); }
 
 TEST(Barnes, ParameterErrors) {
-  EXPECT_EQ(check_error("barnes", {"bodies=7"}, 8), "barnes needs at least one body per node: bodies=7 < nodes=8");
+  EXPECT_EQ(check_error("barnes", {"bodies=7"}, 8),
+            "barnes needs at least one body per node: bodies=7 < nodes=8");
   EXPECT_EQ(check_error("barnes", {"bodies=1"}, 1), "parameter 'bodies' must be at least 2, got 1");
   EXPECT_EQ(check_error("barnes", {"theta=1.5"}, 1), "parameter 'theta' must be at most 1, got 1.5");
   EXPECT_EQ(check_error("barnes", {"steps=0"}, 1), "parameter 'steps' must be at least 1, got 0");
