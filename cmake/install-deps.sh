@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the build needs, and only those that are missing.
-# Idempotent: a second run installs nothing. Usage: install-deps.sh [core|bench|gui|all]...
+# Idempotent: a second run installs nothing. Usage: install-deps.sh [core|bench|gui|ci|all]...
 set -euo pipefail
 
 core=(cmake ninja-build g++ pkg-config ccache
@@ -9,6 +9,8 @@ core=(cmake ninja-build g++ pkg-config ccache
       libpfm4-dev)
 bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev libgl-dev)
+# What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check.
+ci=(clang-format clang-tidy python3)
 
 wanted=()
 for group in "${@:-core}"; do
@@ -16,8 +18,9 @@ for group in "${@:-core}"; do
     core)  wanted+=("${core[@]}") ;;
     bench) wanted+=("${core[@]}" "${bench[@]}") ;;
     gui)   wanted+=("${core[@]}" "${gui[@]}") ;;
-    all)   wanted+=("${core[@]}" "${bench[@]}" "${gui[@]}") ;;
-    *) echo "install-deps: unknown group '$group' (core|bench|gui|all)" >&2; exit 2 ;;
+    ci)    wanted+=("${core[@]}" "${ci[@]}") ;;
+    all)   wanted+=("${core[@]}" "${bench[@]}" "${gui[@]}" "${ci[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (core|bench|gui|ci|all)" >&2; exit 2 ;;
   esac
 done
 
