@@ -97,28 +97,84 @@ class Db {
   sqlite3* db_ = nullptr;
 };
 
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string column_string(sqlite3_stmt* s, int column) {
+  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, column));
+  return text ? text : "";
+}
+
+// The workloads' source text is an input of the run, copied into `sources`, and scope lines point
+// into it. So that editing a workload elsewhere (formatting, a function split) does not count as a
+// changed run, a source that is a verbatim copy of the repository's file is recorded as such, and a
+// scope's first and last lines by their text.
+class SourceText {
+ public:
+  explicit SourceText(Db& db) {
+    db.each("SELECT file, text FROM sources", [&](sqlite3_stmt* s) {
+      const std::string file = column_string(s, 0);
+      std::istringstream in(column_string(s, 1));
+      for (std::string line; std::getline(in, line);) lines_[file].push_back(line);
+    });
+  }
+  [[nodiscard]] std::string line(const std::string& file, std::int64_t number) const {
+    const auto it = lines_.find(file);
+    if (it != lines_.end() && number == static_cast<std::int64_t>(it->second.size()) + 1)
+      return "end of file";
+    if (it == lines_.end() || number < 1 || number > static_cast<std::int64_t>(it->second.size()))
+      return "line " + std::to_string(number) + " (not in the source)";
+    const std::string& text = it->second[static_cast<std::size_t>(number - 1)];
+    const auto first = text.find_first_not_of(" \t");
+    return first == std::string::npos ? "(blank line)" : "line '" + text.substr(first) + "'";
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> lines_;
+};
+
+// One row as text; `sources` and `scopes` as explained at SourceText.
+std::string row_text(const std::string& table, const std::vector<std::string>& columns, sqlite3_stmt* s,
+                     const SourceText& sources) {
+  std::string row;
+  std::string file;
+  for (int i = 0; i < static_cast<int>(columns.size()); ++i) {
+    const std::string& column = columns[static_cast<std::size_t>(i)];
+    std::string value = value_text(s, i);
+    if (column == "file") file = column_string(s, i);
+    if (table == "sources" && column == "text" &&
+        column_string(s, i) == slurp(fs::path(NCP2_SOURCE_DIR) / file))
+      value = "verbatim copy of " + file;
+    if (table == "scopes" && (column == "begin_line" || column == "end_line"))
+      value = sources.line(file, sqlite3_column_int64(s, i));
+    row += (i ? "|" : "") + value;
+  }
+  return row + "\n";
+}
+
 // table name -> canonical dump (header line, then one line per row, rows sorted by every column).
 std::map<std::string, std::string> canonical_tables(const std::string& path) {
   Db db(path);
+  const SourceText sources(db);
   std::vector<std::string> tables;
   db.each("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-          [&](sqlite3_stmt* s) {
-            tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)));
-          });
+          [&](sqlite3_stmt* s) { tables.push_back(column_string(s, 0)); });
   std::map<std::string, std::string> out;
   for (const auto& table : tables) {
     std::vector<std::string> columns;
     db.each("SELECT name FROM pragma_table_info('" + table + "') ORDER BY cid", [&](sqlite3_stmt* s) {
-      std::string column = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+      std::string column = column_string(s, 0);
       if (!volatile_column(table, column)) columns.push_back(column);
     });
     std::string list;
     for (const auto& c : columns) list += (list.empty() ? "" : ", ") + c;
     std::string dump = list + "\n";
-    db.each("SELECT " + list + " FROM " + table + " ORDER BY " + list, [&](sqlite3_stmt* s) {
-      for (int i = 0; i < static_cast<int>(columns.size()); ++i) dump += (i ? "|" : "") + value_text(s, i);
-      dump += "\n";
-    });
+    db.each("SELECT " + list + " FROM " + table + " ORDER BY " + list,
+            [&](sqlite3_stmt* s) { dump += row_text(table, columns, s, sources); });
     out[table] = dump;
   }
   return out;
@@ -139,13 +195,6 @@ nlohmann::json without_host_fields(nlohmann::json j) {
     for (auto& e : j) e = without_host_fields(e);
   }
   return j;
-}
-
-std::string slurp(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 const fs::path kExpected = fs::path(NCP2_SOURCE_DIR) / "tests/golden/expected.txt";
