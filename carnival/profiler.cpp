@@ -1,6 +1,7 @@
 #include "carnival/profiler.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -27,13 +28,24 @@ std::string operation_name(std::uint8_t op) {
 
 WaitPart part_of(dsm::WaitCategory c) { return static_cast<WaitPart>(static_cast<std::uint8_t>(c)); }
 
-// Paths as recorded by the compiler, made relative to the source tree when inside it.
-std::string relative_path(const std::string& file) {
-#ifdef NCP2_SOURCE_DIR
-  const std::string root = std::string(NCP2_SOURCE_DIR) + "/";
-  if (file.rfind(root, 0) == 0) return file.substr(root.size());
+// A path as recorded by the compiler. A compiler may record it relative to its working directory
+// (ccache with base_dir does that), which for our build is the build tree: resolved from there.
+std::string source_path(const std::string& file) {
+#ifdef NCP2_BUILD_DIR
+  const std::filesystem::path path(file);
+  if (path.is_relative()) return (std::filesystem::path(NCP2_BUILD_DIR) / path).lexically_normal().string();
 #endif
   return file;
+}
+
+// Paths as recorded by the compiler, made relative to the source tree when inside it.
+std::string relative_path(const std::string& file) {
+  const std::string path = source_path(file);
+#ifdef NCP2_SOURCE_DIR
+  const std::string root = std::string(NCP2_SOURCE_DIR) + "/";
+  if (path.rfind(root, 0) == 0) return path.substr(root.size());
+#endif
+  return path;
 }
 
 std::string read_text(const std::string& path) {
@@ -508,7 +520,7 @@ RunData Profiler::finish(RunInfo info) {
   for (std::uint32_t id : used) {
     if (id == 0 || id > sites.size()) continue;
     const std::string rel = relative_path(sites[id - 1]->file);
-    if (!texts.count(rel)) texts[rel] = read_text(sites[id - 1]->file);
+    if (!texts.count(rel)) texts[rel] = read_text(source_path(sites[id - 1]->file));
   }
   // Scopes with no time of their own (a loop whose body is all inner scopes) still belong in the
   // tree between the scopes they enclose and their own parents: add every registered site of the

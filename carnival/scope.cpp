@@ -15,12 +15,8 @@ std::vector<const ScopeSite*>& sites() {
 }
 }  // namespace
 
-ScopeSite::ScopeSite(const char* site_name, const char* site_kind, std::source_location where)
-    : name(site_name),
-      kind(site_kind),
-      file(where.file_name()),
-      line(static_cast<int>(where.line())),
-      column(static_cast<int>(where.column())) {
+ScopeSite::ScopeSite(const char* site_name, const char* site_kind, SourcePosition where)
+    : name(site_name), kind(site_kind), file(where.file), line(where.line), column(where.column) {
   std::lock_guard lock(sites_mutex());
   sites().push_back(this);
   id = static_cast<std::uint32_t>(sites().size());
