@@ -2,6 +2,7 @@
 // The pending-event set of the kernel: a 4-ary min-heap ordered by (time, insertion sequence).
 // Events carry their callable inline (no allocation per event): the callable must be trivially
 // copyable and small, which lambdas capturing a few pointers and integers are.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -20,7 +21,7 @@ struct Event {
   std::int64_t time_ps = 0;
   std::uint64_t seq = 0;
   void (*invoke)(const Event&) = nullptr;
-  alignas(8) std::byte storage[kEventInlineBytes]{};
+  alignas(8) std::array<std::byte, kEventInlineBytes> storage{};
 
   template <class F>
   static Event make(std::int64_t time_ps, std::uint64_t seq, F&& fn) {
@@ -33,7 +34,7 @@ struct Event {
     Event e;
     e.time_ps = time_ps;
     e.seq = seq;
-    ::new (static_cast<void*>(e.storage)) Fn(std::forward<F>(fn));
+    ::new (static_cast<void*>(e.storage.data())) Fn(std::forward<F>(fn));
     e.invoke = &invoke_stored<Fn>;
     return e;
   }
@@ -41,7 +42,7 @@ struct Event {
   // the callable may schedule new events freely.
   template <class Fn>
   static void invoke_stored(const Event& self) {
-    (*std::launder(reinterpret_cast<const Fn*>(self.storage)))();
+    (*std::launder(reinterpret_cast<const Fn*>(self.storage.data())))();
   }
 
   friend bool operator<(const Event& a, const Event& b) {
@@ -73,7 +74,7 @@ class EventQueue {
     const std::uint32_t slot = take_slot(e.seq);
     Event& p = writable_payload(slot);
     p.invoke = e.invoke;
-    std::memcpy(p.storage, e.storage, kEventInlineBytes);
+    std::memcpy(p.storage.data(), e.storage.data(), kEventInlineBytes);
     insert_key(e.time_ps, e.seq, slot);
   }
 
@@ -87,7 +88,7 @@ class EventQueue {
                   "event callable must be trivially copyable (capture pointers and integers)");
     const std::uint32_t slot = take_slot(seq);
     Event& p = writable_payload(slot);
-    ::new (static_cast<void*>(p.storage)) Fn(std::forward<F>(fn));
+    ::new (static_cast<void*>(p.storage.data())) Fn(std::forward<F>(fn));
     p.invoke = &Event::invoke_stored<Fn>;
     insert_key(time_ps, seq, slot);
   }
@@ -107,7 +108,7 @@ class EventQueue {
   }
   // The stored callable of a slot (call it as `e.invoke(e)`); stays in place until release().
   [[nodiscard]] const Event& payload(std::uint32_t slot) const {
-    return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
+    return (*chunks_[slot >> kChunkBits])[slot & (kChunkSize - 1)];
   }
   void release(std::uint32_t slot) { free_.push_back(slot); }
 
@@ -140,10 +141,10 @@ class EventQueue {
   };
 
   [[nodiscard]] Event& writable_payload(std::uint32_t slot) {
-    return chunks_[slot >> kChunkBits][slot & (kChunkSize - 1)];
+    return (*chunks_[slot >> kChunkBits])[slot & (kChunkSize - 1)];
   }
   void add_chunk() {
-    chunks_.push_back(std::make_unique<Event[]>(kChunkSize));
+    chunks_.push_back(std::make_unique<std::array<Event, kChunkSize>>());
     slots_allocated_ += kChunkSize;
   }
 
@@ -198,7 +199,7 @@ class EventQueue {
   }
 
   std::vector<Key> heap_;
-  std::vector<std::unique_ptr<Event[]>> chunks_;  // payload slots; a chunk never moves
+  std::vector<std::unique_ptr<std::array<Event, kChunkSize>>> chunks_;  // payload slots; a chunk never moves
   std::size_t slots_allocated_ = 0;
   std::size_t slots_used_ = 0;
   std::vector<std::uint32_t> free_;

@@ -2,6 +2,7 @@
 // A callable stored inline, without allocation, for the hot paths (CP commands, interrupt
 // handlers). Restricted to trivially copyable callables — lambdas capturing pointers, ids and
 // integers — so copying it is a memcpy.
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -34,7 +35,7 @@ class InlineFunction<R(Args...), Bytes> {
       static_assert(std::is_trivially_copyable_v<Fn> && std::is_trivially_destructible_v<Fn>,
                     "callable must be trivially copyable (capture pointers and integers)");
       static_assert(alignof(Fn) <= alignof(std::max_align_t));
-      ::new (static_cast<void*>(storage_)) Fn(std::forward<F>(fn));
+      ::new (static_cast<void*>(storage_.data())) Fn(std::forward<F>(fn));
       invoke_ = [](const std::byte* s, Args... args) -> R {
         return (*std::launder(reinterpret_cast<const Fn*>(s)))(std::forward<Args>(args)...);
       };
@@ -42,10 +43,10 @@ class InlineFunction<R(Args...), Bytes> {
   }
 
   explicit operator bool() const { return invoke_ != nullptr; }
-  R operator()(Args... args) const { return invoke_(storage_, std::forward<Args>(args)...); }
+  R operator()(Args... args) const { return invoke_(storage_.data(), std::forward<Args>(args)...); }
 
  private:
-  alignas(std::max_align_t) std::byte storage_[Bytes]{};
+  alignas(std::max_align_t) std::array<std::byte, Bytes> storage_{};
   R (*invoke_)(const std::byte*, Args...) = nullptr;
 };
 

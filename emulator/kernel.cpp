@@ -25,7 +25,7 @@ struct Kernel::Fiber {
   bool cancel = false;
 };
 
-Kernel::Kernel(KernelOptions options) : options_(options) { queue_.reserve(1024); }
+Kernel::Kernel(const KernelOptions& options) : options_(options) { queue_.reserve(1024); }
 
 Kernel::~Kernel() { cancel_unfinished_fibers(); }
 

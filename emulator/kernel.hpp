@@ -56,7 +56,7 @@ class TraceHash {
 };
 
 struct KernelOptions {
-  std::size_t fiber_stack_bytes = 256 * 1024;
+  std::size_t fiber_stack_bytes = std::size_t{256} * 1024;
   // Fast-forward computation that no event can interrupt (see try_advance); off only to test
   // that it changes nothing.
   bool fast_forward = true;
@@ -71,7 +71,7 @@ struct KernelOptions {
 
 class Kernel {
  public:
-  explicit Kernel(KernelOptions options = {});
+  explicit Kernel(const KernelOptions& options = {});
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;
@@ -161,7 +161,6 @@ class Kernel {
   std::uint64_t events_processed_ = 0;
   std::uint64_t fast_forwards_ = 0;
   bool stop_requested_ = false;
-  bool tearing_down_ = false;
   std::uint32_t current_ = kNoFiber;
   std::vector<std::unique_ptr<Fiber>> fibers_;
   std::vector<std::function<void()>> function_slots_;

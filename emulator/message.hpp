@@ -34,9 +34,9 @@ std::string_view to_string(StampPoint p);
 
 struct Stamp {
   TimePoint time;
-  StampPoint point;
-  Resource resource;
-  NodeId node;
+  StampPoint point{};
+  Resource resource{};
+  NodeId node{};
   std::uint32_t aux = 0;  // with SyncDelay stamps: the cause's scope
 };
 

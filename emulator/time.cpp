@@ -1,6 +1,7 @@
 #include "emulator/time.hpp"
 
 #include <fmt/format.h>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -21,8 +22,8 @@ std::string format_duration(Duration d) {
     int digits;
     const char* name;
   };
-  static constexpr Unit units[] = {
-      {1'000'000'000'000, 12, "s"}, {1'000'000'000, 9, "ms"}, {1'000'000, 6, "us"}, {1'000, 3, "ns"}};
+  static constexpr std::array<Unit, 4> units = {
+      {{1'000'000'000'000, 12, "s"}, {1'000'000'000, 9, "ms"}, {1'000'000, 6, "us"}, {1'000, 3, "ns"}}};
   for (const auto& u : units) {
     if (mag >= u.scale) {
       const std::int64_t whole = mag / u.scale;
