@@ -222,7 +222,9 @@ class Gauss final : public Instance {
     const std::vector<double> x =
         back_substitute([&](std::size_t k) { return a.read_span(order[k] * stride_, cols_).data(); }, n_);
     std::ranges::copy(x, p.view(x_).write_span(0, n_).begin());
-    p.charge(kPerEliminated * static_cast<double>(n_ * n_ / 2) + kPerDivide * static_cast<double>(n_));
+    // About n^2 / 2 eliminated elements, counted as an integer (the charge the runs were calibrated with).
+    p.charge(kPerEliminated * static_cast<double>(n_ * n_ / 2) +  // NOLINT(bugprone-integer-division)
+             kPerDivide * static_cast<double>(n_));
   }
 
   // The same elimination, natively and sequentially.

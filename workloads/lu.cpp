@@ -101,7 +101,7 @@ struct NodeGrid {
 class Lu final : public Instance {
  public:
   Lu(std::size_t n, std::size_t block, int nodes, std::uint64_t seed)
-      : n_(n), b_(block), nb_(n / block), nodes_(nodes), grid_(nodes), seed_(seed) {}
+      : n_(n), b_(block), nb_(n / block), grid_(nodes), seed_(seed) {}
 
   void run(dsm::Process& p) override {
     allocate(p);
@@ -238,7 +238,6 @@ class Lu final : public Instance {
   }
 
   std::size_t n_, b_, nb_;
-  int nodes_;
   NodeGrid grid_;
   std::uint64_t seed_;
   dsm::SharedArray<double> matrix_;

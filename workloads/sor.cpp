@@ -16,6 +16,7 @@
 #include "workloads/sor.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -63,7 +64,8 @@ std::vector<float> sor_sequential(const SorProblem& problem, std::uint64_t seed)
   const std::size_t rows = problem.rows;
   const std::size_t cols = problem.cols;
   const std::size_t half = cols / 2;
-  std::vector<float> colour[2] = {std::vector<float>(rows * half), std::vector<float>(rows * half)};
+  std::array<std::vector<float>, 2> colour = {std::vector<float>(rows * half),
+                                              std::vector<float>(rows * half)};
   for (std::size_t r = 0; r < rows; ++r)
     for (std::size_t c = 0; c < cols; ++c)
       colour[(r + c) & 1U][r * half + c / 2] = sor_initial(problem, seed, r, c);
@@ -121,8 +123,9 @@ class Sor final : public Instance {
     const std::vector<float> expected = sor_sequential(problem_, seed_);
     const std::size_t cols = problem_.cols;
     const std::size_t half = cols / 2;
-    const std::span<const float> colour[2] = {p.view(colour_[0]).read_span(0, problem_.rows * half),
-                                              p.view(colour_[1]).read_span(0, problem_.rows * half)};
+    const std::array<std::span<const float>, 2> colour = {
+        p.view(colour_[0]).read_span(0, problem_.rows * half),
+        p.view(colour_[1]).read_span(0, problem_.rows * half)};
     std::size_t wrong = 0;
     std::size_t first = 0;
     for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -159,7 +162,7 @@ class Sor final : public Instance {
     const std::size_t cols = problem_.cols;
     const std::size_t begin = p.id() == 0 ? 0 : first_row(p.id());
     const std::size_t end = p.id() + 1 == nodes_ ? problem_.rows : first_row(p.id() + 1);
-    const dsm::ArrayView<float> colour[2] = {p.view(colour_[0]), p.view(colour_[1])};
+    const std::array<dsm::ArrayView<float>, 2> colour = {p.view(colour_[0]), p.view(colour_[1])};
     std::size_t points = 0;
     for (std::size_t r = begin; r < end; ++r) {
       const bool full_row = !problem_.zero_interior || r == 0 || r + 1 == problem_.rows;
@@ -207,7 +210,7 @@ class Sor final : public Instance {
   SorProblem problem_;
   int nodes_;
   std::uint64_t seed_;
-  dsm::SharedArray<float> colour_[2];  // red, black
+  std::array<dsm::SharedArray<float>, 2> colour_;  // red, black
 };
 
 SorProblem problem_of(const Params& params) {

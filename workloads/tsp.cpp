@@ -43,7 +43,7 @@ Instance make_instance(int cities, std::uint64_t seed) {
     x[i] = static_cast<double>(seeded(seed, 2 * i) % 1000);
     y[i] = static_cast<double>(seeded(seed, 2 * i + 1) % 1000);
   }
-  instance.distance.resize(static_cast<std::size_t>(cities * cities));
+  instance.distance.resize(tsp::index_of(cities * cities));
   for (int a = 0; a < cities; ++a)
     for (int b = 0; b < cities; ++b) {
       const auto ia = static_cast<std::size_t>(a), ib = static_cast<std::size_t>(b);
@@ -151,11 +151,11 @@ class Tsp final : public Instance {
     std::vector<bool> seen(static_cast<std::size_t>(cities_), false);
     std::int64_t length = 0;
     for (int i = 0; i < cities_; ++i) {
-      const std::int32_t city = best.get(static_cast<std::size_t>(1 + i));
+      const std::int32_t city = best.get(tsp::index_of(1 + i));
       if (city < 0 || city >= cities_ || seen[static_cast<std::size_t>(city)] || (i == 0 && city != 0))
         return fail(fmt::format("the stored best tour is not a tour: position {} holds city {}", i, city));
       seen[static_cast<std::size_t>(city)] = true;
-      const std::int32_t next = i + 1 < cities_ ? best.get(static_cast<std::size_t>(2 + i)) : 0;
+      const std::int32_t next = i + 1 < cities_ ? best.get(tsp::index_of(2 + i)) : 0;
       if (next >= 0 && next < cities_) length += instance_.d(city, next);
     }
     if (length != found)
@@ -180,16 +180,16 @@ class Tsp final : public Instance {
   enum class Take { Tour, Empty, Done };
 
   [[nodiscard]] std::int32_t d(const Local& l, int from, int to) const {
-    return l.distance[static_cast<std::size_t>(from * cities_ + to)];
+    return l.distance[tsp::index_of(from * cities_ + to)];
   }
 
   void allocate(dsm::Process& p) {  // collective
-    distance_ = p.alloc<std::int32_t>("tsp.distance", static_cast<std::size_t>(cities_ * cities_));
+    distance_ = p.alloc<std::int32_t>("tsp.distance", tsp::index_of(cities_ * cities_));
     pool_ = p.alloc<TourRecord>("tsp.pool", pool_size_);
     queue_ = p.alloc<std::int32_t>("tsp.queue", kHeaderWords);
     heap_ = p.alloc<std::int64_t>("tsp.heap", pool_size_);
     free_ = p.alloc<std::int32_t>("tsp.free", pool_size_);
-    best_ = p.alloc<std::int32_t>("tsp.best", static_cast<std::size_t>(1 + cities_));
+    best_ = p.alloc<std::int32_t>("tsp.best", tsp::index_of(1 + cities_));
   }
 
   // Node 0: the distances, the free slots, the root tour (city 0 alone) in the queue, and the
@@ -333,7 +333,7 @@ class Tsp final : public Instance {
   }
 
   void push_heap(dsm::Process& p, std::int32_t size, std::int64_t key) {
-    const auto heap = p.view(heap_).write_span(0, static_cast<std::size_t>(size + 1));
+    const auto heap = p.view(heap_).write_span(0, tsp::index_of(size + 1));
     auto hole = static_cast<std::size_t>(size);
     std::int64_t levels = 0;
     for (; hole > 0 && heap[(hole - 1) / 2] > key; ++levels) {
@@ -411,7 +411,7 @@ class Tsp final : public Instance {
       if (total < l.best) improve(p, l, path, total);
       return;
     }
-    const std::uint8_t* nearest = &l.nearest[static_cast<std::size_t>(last * (cities_ - 1))];
+    const std::uint8_t* nearest = &l.nearest[tsp::index_of(last * (cities_ - 1))];
     for (int k = 0; k < cities_ - 1; ++k) {
       const std::uint8_t c = nearest[k];
       ++l.candidates_uncharged;
