@@ -1,5 +1,6 @@
 #include "dsm/diff.hpp"
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <stdexcept>
@@ -13,9 +14,9 @@ namespace ncp2::dsm {
 
 namespace {
 void put_u32(std::vector<std::byte>& out, std::uint32_t v) {
-  std::byte b[4];
-  std::memcpy(b, &v, 4);
-  out.insert(out.end(), b, b + 4);
+  std::array<std::byte, 4> b{};
+  std::memcpy(b.data(), &v, 4);
+  out.insert(out.end(), b.begin(), b.end());
 }
 std::uint32_t get_u32(std::span<const std::byte> in, std::size_t at) {
   std::uint32_t v;

@@ -113,8 +113,8 @@ class Process {
     Process* p_;
     LockId lock_;
   };
-  [[nodiscard]] LockGuard lock(LockId lock) { return LockGuard(*this, lock); }
-  [[nodiscard]] LockGuard lock(std::uint32_t lock) { return LockGuard(*this, LockId{lock}); }
+  [[nodiscard]] LockGuard lock(LockId lock) { return {*this, lock}; }
+  [[nodiscard]] LockGuard lock(std::uint32_t lock) { return {*this, LockId{lock}}; }
 
   void barrier(BarrierId barrier = BarrierId{0}) { runtime_->barrier(node_, barrier); }
   void barrier(std::uint32_t barrier) { runtime_->barrier(node_, BarrierId{barrier}); }

@@ -86,10 +86,9 @@ class Runtime {
   // Starts one fiber per node running `body`, then the exit barrier (Tmk_exit); then
   // `after_exit` on every node (e.g. node 0 verifies the result through the DSM, outside the
   // timed region).
-  void start(std::function<void(Process&)> body, std::function<void(Process&)> after_exit = {});
+  void start(const std::function<void(Process&)>& body, const std::function<void(Process&)>& after_exit = {});
 
   [[nodiscard]] int nodes() const { return static_cast<int>(nodes_.size()); }
-  [[nodiscard]] Process& process(NodeId n);
   [[nodiscard]] const NodeStats& stats(NodeId n) const;
   [[nodiscard]] const std::vector<RegionInfo>& regions() const { return regions_; }
   // Virtual time at which node n left the exit barrier (the end of its timed region).
@@ -196,9 +195,8 @@ class Runtime {
   emu::Cluster& cluster_;
   const emu::MachineConfig& config_;
   std::size_t page_size_;
-  int page_shift_;
+  int page_shift_ = 0;
   std::vector<std::unique_ptr<NodeState>> nodes_;
-  std::vector<std::unique_ptr<Process>> processes_;
   std::vector<RegionInfo> regions_;
   std::vector<std::uint32_t> page_region_;              // global page -> region
   std::vector<std::vector<IntervalRecord>> intervals_;  // [owner][index - 1]

@@ -1,0 +1,148 @@
+// Barriers: every node sends its arrival (with its new intervals) to the manager, which answers
+// each with the intervals it has not seen. 2(n-1) messages.
+#include "dsm/runtime.hpp"
+
+#include "dsm/runtime_internal.hpp"
+
+namespace ncp2::dsm {
+
+using emu::Message;
+using emu::Resource;
+using emu::StampPoint;
+using emu::WorkContext;
+
+void Runtime::barrier(NodeId n, BarrierId barrier) {
+  const MeasuredEntry measured(*this, n);
+  if (raw(barrier) >= kMaxBarriers)
+    throw DsmError(fmt::format("node {}: barrier id {} is out of range (0..{})", emu::index(n), raw(barrier),
+                               kMaxBarriers - 1));
+  barrier_episode(self(n), barrier, true);
+}
+
+void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
+  OperationScope op(*ns.pp, Operation::Barrier);
+  ns.pp->compute(config_.dsm.protocol_handler);
+  close_interval(ns);
+  const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
+  const std::size_t usage = usage_bytes(ns);
+  const VectorTime& last_seen = barrier_.arrival_vt[static_cast<std::size_t>(emu::index(ns.id))];
+  if (ns.id == manager) {
+    ns.wait_start = kernel_.now();
+    ns.pp->set_in_wait(true);
+    ns.chain.clear();
+    ns.chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
+    record_arrival(nullptr, ns.id, barrier, ns.vt, usage, nullptr);
+  } else {
+    Message* m = new_message(ns.id, manager, kBarrierArrival,
+                             16 + 4 * ns.vt.size() + intervals_bytes(last_seen, ns.vt));
+    m->words[0] = raw(barrier);
+    m->words[1] = usage;
+    encode_vt(m->data, ns.vt);
+    send_request(ns, m, LocalCommand::SendMessage);
+  }
+  wait_until_done(ns, Operation::Barrier, raw(barrier));
+  ++ns.stats.barriers;
+  if (ns.release_gc && allow_gc) {
+    ns.release_gc = false;
+    run_gc(ns);
+  }
+}
+
+void Runtime::on_barrier_arrival(WorkContext& ctx, Message* m) {
+  // The manager's CP (ncp2) hands the arrival to the barrier handler on its PP, by interrupt.
+  if (ctx.resource() == Resource::CP) {
+    m->chain.add(ctx.now(), StampPoint::CpFinished, Resource::CP, ctx.node());
+    m->chain.add(ctx.now(), StampPoint::PpInterrupted, Resource::PP, ctx.node());
+  }
+  cluster_.notify_pp(
+      ctx,
+      [this, m](WorkContext& h) {
+        m->chain.add(h.start(), StampPoint::PpHandlerStart, Resource::PP, h.node());
+        h.spend(config_.dsm.protocol_handler);
+        const VectorTime vt = decode_vt(m->data, nodes_.size());
+        record_arrival(&h, m->source, BarrierId{static_cast<std::uint32_t>(m->words[0])}, vt,
+                       static_cast<std::size_t>(m->words[1]), m);
+      },
+      emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::Barrier)});
+}
+
+void Runtime::record_arrival(WorkContext* ctx, NodeId from, BarrierId barrier, const VectorTime& vt,
+                             std::size_t usage, Message* m) {
+  auto& b = barrier_;
+  if (b.arrived == 0) {
+    b.id = barrier;
+  } else if (b.id != barrier) {
+    throw DsmError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}",
+                               emu::index(from), barrier_name(raw(barrier)), b.arrived,
+                               barrier_name(raw(b.id))));
+  }
+  ++b.arrived;
+  merge_into(b.merged, vt);
+  b.arrival_vt[static_cast<std::size_t>(emu::index(from))] = vt;
+  b.waiting[static_cast<std::size_t>(emu::index(from))] = m;
+  if (usage > static_cast<std::size_t>(config_.dsm.gc_threshold_kb) * 1024 && raw(barrier) < kMaxBarriers)
+    b.gc = true;
+  b.last = from;
+  if (m) m->chain.add(ctx->now(), StampPoint::PpHandlerEnd, Resource::PP, ctx->node());
+  if (b.arrived == nodes()) release_barrier(ctx);
+}
+
+void Runtime::release_barrier(WorkContext* ctx) {
+  auto& b = barrier_;
+  ++b.episodes;
+  const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
+  NodeState& mgr = self(manager);
+  const emu::TimePoint release_start = ctx ? ctx->now() : kernel_.now();
+  // Take this episode's state and reset the manager for the next one before anything here can
+  // suspend: sending from the manager's fiber computes, and early arrivals for the next episode
+  // may be handled meanwhile.
+  std::vector<Message*> waiting(b.waiting.size(), nullptr);
+  waiting.swap(b.waiting);
+  const std::vector<VectorTime> seen = b.arrival_vt;
+  const VectorTime merged = b.merged;
+  const bool gc = b.gc;
+  const NodeId last = b.last;
+  for (auto& vt : b.arrival_vt) vt = merged;
+  b.arrived = 0;
+  b.gc = false;
+
+  const std::uint32_t last_scope = self(last).pp->attribution().scope;  // where the straggler was
+  if (last != manager) {
+    mgr.chain.add(mgr.wait_start, StampPoint::SyncDelayBegin, Resource::PP, last, last_scope);
+    mgr.chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last, last_scope);
+  }
+  apply_intervals(mgr, merged, ctx);
+  for (int j = 0; j < nodes(); ++j) {
+    Message* m = waiting[static_cast<std::size_t>(j)];
+    if (emu::node_id(j) == manager) continue;
+    if (emu::node_id(j) != last) {
+      // It waited for the last arrival: synchronization delay caused by that node.
+      m->chain.add(m->chain.back().time, StampPoint::SyncDelayBegin, Resource::PP, last, last_scope);
+      m->chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last, last_scope);
+    }
+    std::swap(m->source, m->destination);
+    m->purpose = kBarrierRelease;
+    m->payload_bytes = static_cast<std::uint32_t>(16 + 4 * merged.size() +
+                                                  intervals_bytes(seen[static_cast<std::size_t>(j)], merged));
+    m->words[1] = gc ? 1 : 0;
+    encode_vt(m->data, merged);
+    if (ctx)
+      send_from_handler(*ctx, m);
+    else
+      send_from_fiber(mgr, m);
+  }
+  // The manager itself continues when this handler ends (or at once if it arrived last).
+  mgr.release_gc = gc;
+  mgr.done = true;
+  if (ctx) mgr.pp->wake();
+}
+
+void Runtime::receive_release(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  apply_intervals(ns, decode_vt(m->data, ns.vt.size()), &ctx);
+  ns.release_gc = m->words[1] != 0;
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+}  // namespace ncp2::dsm

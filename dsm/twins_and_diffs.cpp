@@ -1,0 +1,176 @@
+// Twins and diffs: a page's first write in an interval (twin), diff creation, and fetching the
+// diffs of a page's concurrent writers on an access miss (requests, service, application).
+#include "dsm/runtime.hpp"
+
+#include <array>
+
+#include "dsm/runtime_internal.hpp"
+
+namespace ncp2::dsm {
+
+using emu::Message;
+using emu::WorkContext;
+
+// The diff of `page` for own interval `interval`, created from the twin if not yet done. On the
+// treadmarks machine software does it on the PP (cost per word); on ncp2 the CP's hardware does
+// it (its command cost covers it). The reference stays valid until the page's next diff is made.
+const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, WorkContext* ctx) {
+  PageState& ps = ns.pages[raw(page)];
+  for (const auto& own : ps.diffs)
+    if (own.interval == interval) return own.diff;
+  if (ps.twin.empty() || ps.twin_interval != interval)
+    throw std::logic_error(fmt::format("node {} has no diff and no twin for page {} interval {}",
+                                       emu::index(ns.id), raw(page), interval));
+  std::vector<std::byte> storage;
+  if (!ns.spare_diff_buffers.empty()) {
+    storage = std::move(ns.spare_diff_buffers.back());
+    ns.spare_diff_buffers.pop_back();
+  }
+  Diff d = Diff::between(ps.twin, page_bytes(ns.id, page), config_.memory.word_size, std::move(storage));
+  if (!cluster_.has_cp()) {
+    const auto words =
+        static_cast<std::int64_t>(page_size_ / static_cast<std::size_t>(config_.memory.word_size));
+    const emu::Duration cost = config_.dsm.diff_scan_per_word * words;
+    if (ctx)
+      ctx->spend(cost);
+    else
+      ns.pp->compute(cost);
+  }
+  ps.twin.clear();
+  ns.spare_twins.push_back(std::move(ps.twin));
+  ps.twin = {};
+  ps.twin_interval = 0;
+  ++ns.stats.diffs_created;
+  ns.diff_bytes += d.encoded_bytes();
+  ps.diffs.push_back({interval, std::move(d)});
+  return ps.diffs.back().diff;
+}
+
+void Runtime::fetch_diffs(NodeState& ns, PageId page) {
+  PageState& ps = ns.pages[raw(page)];
+  // One request per writer, in node order (deterministic), listing that writer's intervals.
+  auto& notices = ps.notices;
+  std::sort(notices.begin(), notices.end());
+  notices.erase(std::unique(notices.begin(), notices.end()), notices.end());
+  ns.received.clear();
+  ns.receive_buffer.clear();
+  ns.fanout.clear();
+  Message* first = nullptr;
+  std::uint32_t writers = 0;
+  for (std::size_t i = 0; i < notices.size();) {
+    std::size_t j = i;
+    while (j < notices.size() && notices[j].first == notices[i].first) ++j;
+    Message* m = new_message(ns.id, notices[i].first, kDiffRequest, 8 + 4 * (j - i));
+    m->words[0] = raw(page);
+    m->data.resize((j - i) * 4);
+    for (std::size_t k = i; k < j; ++k) std::memcpy(m->data.data() + (k - i) * 4, &notices[k].second, 4);
+    ns.fanout.push_back(m);
+    if (!first) first = m;
+    ++ns.stats.diff_requests;
+    ++writers;
+    i = j;
+  }
+  ns.outstanding = static_cast<int>(writers);
+  ns.wait_requests = writers;
+  send_request(ns, first, LocalCommand::DiffRequest);
+  wait_until_done(ns, Operation::DiffFetch, raw(page));
+}
+
+void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  const std::size_t count = m->data.size() / 4;
+  std::vector<std::byte>& reply = ns.reply_buffer;
+  reply.clear();
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint32_t interval;  // read in place: the request's buffer is only replaced below
+    std::memcpy(&interval, m->data.data() + k * 4, 4);
+    const Diff& d = make_diff(ns, page, interval, &ctx);
+    const std::array<std::uint32_t, 2> header = {interval, static_cast<std::uint32_t>(d.encoded_bytes())};
+    const auto* h = reinterpret_cast<const std::byte*>(header.data());
+    reply.insert(reply.end(), h, h + sizeof(header));
+    reply.insert(reply.end(), d.encoded().begin(), d.encoded().end());
+  }
+  m->data.swap(reply);  // the message's old buffer becomes the next reply buffer
+  std::swap(m->source, m->destination);
+  m->purpose = kDiffReply;
+  m->payload_bytes = static_cast<std::uint32_t>(8 + m->data.size());
+  send_from_handler(ctx, m);
+  // The writer's PP learns who asked.
+  cluster_.notify_pp(
+      ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::DiffFetch)});
+}
+
+void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  const NodeId writer = m->source;
+  std::size_t at = 0;
+  std::size_t words = 0;
+  while (at + 8 <= m->data.size()) {
+    std::array<std::uint32_t, 2> header{};
+    std::memcpy(header.data(), m->data.data() + at, sizeof(header));
+    at += 8;
+    const std::size_t offset = ns.receive_buffer.size();
+    ns.receive_buffer.insert(ns.receive_buffer.end(), m->data.begin() + static_cast<std::ptrdiff_t>(at),
+                             m->data.begin() + static_cast<std::ptrdiff_t>(at + header[1]));
+    words += Diff::count_words(std::span<const std::byte>(m->data.data() + at, header[1]),
+                               config_.memory.word_size);
+    at += header[1];
+    ns.received.push_back({writer, header[0], offset, header[1]});
+  }
+  if (!cluster_.has_cp()) ctx.spend(config_.dsm.diff_apply_per_word * static_cast<std::int64_t>(words));
+  if (--ns.outstanding > 0) {
+    cluster_.release(m);
+    return;
+  }
+  // Every reply is in: apply in happens-before order (concurrent diffs touch disjoint words).
+  std::sort(ns.received.begin(), ns.received.end(), [this](const ReceivedDiff& a, const ReceivedDiff& b) {
+    const auto ka = intervals_[static_cast<std::size_t>(emu::index(a.writer))][a.interval - 1].order_key;
+    const auto kb = intervals_[static_cast<std::size_t>(emu::index(b.writer))][b.interval - 1].order_key;
+    if (ka != kb) return ka < kb;
+    if (a.writer != b.writer) return a.writer < b.writer;
+    return a.interval < b.interval;
+  });
+  auto bytes = page_bytes(ns.id, page);
+  for (const auto& r : ns.received)
+    Diff::apply_encoded(std::span<const std::byte>(ns.receive_buffer.data() + r.offset, r.bytes), bytes,
+                        config_.memory.word_size);
+  ns.stats.diffs_applied += ns.received.size();
+  PageState& ps = ns.pages[raw(page)];
+  ns.notice_count -= std::min(ns.notice_count, ps.notices.size());
+  ps.notices.clear();
+  ns.received.clear();
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+void Runtime::begin_write(NodeState& ns, PageId page) {
+  PageState& ps = ns.pages[raw(page)];
+  const auto me = static_cast<std::size_t>(emu::index(ns.id));
+  const std::uint32_t current = ns.vt[me] + 1;
+  const bool software = !cluster_.has_cp();
+  if (software) ns.pp->compute(config_.dsm.fault_trap);  // write-protection fault
+  if (!ps.twin.empty() && ps.twin_interval != current) make_diff(ns, page, ps.twin_interval, nullptr);
+  if (ps.twin.empty()) {
+    const auto bytes = page_bytes(ns.id, page);
+    if (!ns.spare_twins.empty()) {
+      ps.twin = std::move(ns.spare_twins.back());
+      ns.spare_twins.pop_back();
+    }
+    ps.twin.assign(bytes.begin(), bytes.end());
+    ps.twin_interval = current;
+    ++ns.stats.twins;
+    if (software) {
+      const emu::TimePoint now = kernel_.now();
+      const emu::TimePoint copied =
+          ns.pp->bus().transfer(now, static_cast<std::int64_t>(page_size_), config_.pp.copy_bandwidth);
+      ns.pp->compute(copied - now);
+    }
+  }
+  ns.dirty.push_back(page);
+  const std::uint32_t r = page_region_[raw(page)];
+  ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::Write);
+}
+
+}  // namespace ncp2::dsm
