@@ -4,10 +4,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "carnival/timing/calibration.hpp"
-#include "carnival/timing/measured_time.hpp"
-#include "carnival/timing/tick_clock.hpp"
-#include "carnival/timing/time_source.hpp"
+#include "host_timing/calibration.hpp"
+#include "host_timing/measured_time.hpp"
+#include "host_timing/tick_clock.hpp"
+#include "host_timing/time_source.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "carnival/timing/sync_run.hpp"
+#include "host_timing/sync_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 

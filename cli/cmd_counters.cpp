@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 
-#include "carnival/counters/counter_store.hpp"
-#include "carnival/counters/events.hpp"
-#include "carnival/counters/perf_group.hpp"
-#include "carnival/counters/plot.hpp"
-#include "carnival/counters/report.hpp"
-#include "carnival/counters/sampler.hpp"
+#include "perf_counters/counter_store.hpp"
+#include "perf_counters/events.hpp"
+#include "perf_counters/perf_group.hpp"
+#include "perf_counters/plot.hpp"
+#include "perf_counters/report.hpp"
+#include "perf_counters/sampler.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 

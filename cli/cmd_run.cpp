@@ -17,8 +17,8 @@
 
 #include <fmt/format.h>
 
-#include "carnival/counters/events.hpp"
-#include "carnival/counters/scope_counters.hpp"
+#include "perf_counters/events.hpp"
+#include "perf_counters/scope_counters.hpp"
 #include "carnival/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"

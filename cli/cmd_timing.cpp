@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "carnival/timing/calibration.hpp"
-#include "carnival/timing/measured_time.hpp"
-#include "carnival/timing/overhead.hpp"
-#include "carnival/timing/tick_clock.hpp"
-#include "carnival/timing/time_source.hpp"
+#include "host_timing/calibration.hpp"
+#include "host_timing/measured_time.hpp"
+#include "host_timing/overhead.hpp"
+#include "host_timing/tick_clock.hpp"
+#include "host_timing/time_source.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 

@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "carnival/timing/calibration.hpp"
-#include "carnival/timing/tick_clock.hpp"
-#include "carnival/timing/time_source.hpp"
+#include "host_timing/calibration.hpp"
+#include "host_timing/tick_clock.hpp"
+#include "host_timing/time_source.hpp"
 
 namespace ncp2::cli {
 

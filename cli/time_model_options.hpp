@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "carnival/timing/measured_time.hpp"
+#include "host_timing/measured_time.hpp"
 #include "emulator/config.hpp"
 
 namespace ncp2::cli {

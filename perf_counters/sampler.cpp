@@ -1,0 +1,274 @@
+#include "perf_counters/sampler.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "perf_counters/events.hpp"
+#include "perf_counters/perf_group.hpp"
+#include "perf_counters/series.hpp"
+
+namespace ncp2::counters {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void throw_errno(const char* what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Pipe make_pipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
+  return {Fd(fds[0]), Fd(fds[1])};
+}
+
+// The forked child: killed and reaped if the sampler leaves early (an exception), reaped by wait().
+class Child {
+ public:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  ~Child() {
+    if (reaped_) return;
+    ::kill(pid_, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  [[nodiscard]] pid_t pid() const { return pid_; }
+
+  int wait() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0) {
+      if (errno != EINTR) throw_errno("waitpid");
+    }
+    reaped_ = true;
+    return status;
+  }
+  // Has it exited (without reaping it)?
+  [[nodiscard]] bool exited() const {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == pid_;
+  }
+
+ private:
+  pid_t pid_;
+  bool reaped_ = false;
+};
+
+// Like time(1) and perf stat: Ctrl-C goes to the command; the sampler stays to report its status.
+class IgnoreInterrupts {
+ public:
+  IgnoreInterrupts() {
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigemptyset(&ignore.sa_mask);
+    ::sigaction(SIGINT, &ignore, &old_int_);
+    ::sigaction(SIGQUIT, &ignore, &old_quit_);
+  }
+  ~IgnoreInterrupts() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGQUIT, &old_quit_, nullptr);
+  }
+  IgnoreInterrupts(const IgnoreInterrupts&) = delete;
+  IgnoreInterrupts& operator=(const IgnoreInterrupts&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_quit_ {};
+};
+
+std::string utc_now_iso() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void describe_status(int status, CounterRun& run) {
+  if (WIFEXITED(status)) {
+    run.exit_code = WEXITSTATUS(status);
+    run.exit_description = fmt::format("exited with status {}", run.exit_code);
+  } else if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    run.exit_code = 128 + sig;
+    const char* abbrev = ::sigabbrev_np(sig);
+    run.exit_description = fmt::format("killed by signal {} (SIG{})", sig, abbrev ? abbrev : "?");
+  } else {
+    run.exit_code = 1;
+    run.exit_description = fmt::format("ended with wait status {:#x}", status);
+  }
+}
+
+timespec to_timespec(Clock::duration d) {
+  const auto ns = std::chrono::duration_cast<Nanoseconds>(d).count();
+  return timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+}
+
+// In the child, between fork and exec: only async-signal-safe calls.
+[[noreturn]] void child_main(int go_read, int go_write, int error_write, char* const* argv) {
+  ::close(go_write);  // so that the parent's end alone decides: a byte means go, EOF means abort
+  char byte = 0;
+  ssize_t n = 0;
+  do {
+    n = ::read(go_read, &byte, 1);
+  } while (n < 0 && errno == EINTR);
+  if (n != 1) ::_exit(125);
+  ::execvp(argv[0], argv);
+  const int error = errno;
+  [[maybe_unused]] const ssize_t w = ::write(error_write, &error, sizeof error);
+  ::_exit(error == ENOENT ? 127 : 126);
+}
+
+}  // namespace
+
+Nanoseconds parse_period(std::string_view text) {
+  std::string_view s = text;
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  double value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || !std::isfinite(value))
+    throw std::invalid_argument(
+        fmt::format("period '{}': expected a duration such as 1ms, 100ms or 5s", text));
+  std::string_view unit(end, static_cast<std::size_t>(s.data() + s.size() - end));
+  while (!unit.empty() && unit.front() == ' ') unit.remove_prefix(1);
+  double scale_ns = 0;
+  if (unit == "us")
+    scale_ns = 1e3;
+  else if (unit == "ms")
+    scale_ns = 1e6;
+  else if (unit == "s")
+    scale_ns = 1e9;
+  else
+    throw std::invalid_argument(fmt::format("period '{}': the unit must be us, ms or s (e.g. 100ms)", text));
+  const double ns = value * scale_ns;
+  if (!(ns >= static_cast<double>(kMinPeriod.count()) && ns <= static_cast<double>(kMaxPeriod.count())))
+    throw std::invalid_argument(fmt::format("period '{}': must be between 100us and 60s", text));
+  return Nanoseconds(static_cast<std::int64_t>(std::llround(ns)));
+}
+
+CounterRun run_with_counters(std::span<const std::string> command, const SamplerOptions& options) {
+  if (command.empty()) throw std::invalid_argument("no command to run");
+  if (options.period < kMinPeriod || options.period > kMaxPeriod)
+    throw std::invalid_argument("the period must be between 100us and 60s");
+  const std::vector<std::string>& names = options.events.empty() ? default_event_names() : options.events;
+
+  // Everything the child needs is ready before the fork (no allocation after it).
+  std::vector<std::string> args(command.begin(), command.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  CounterRun run;
+  run.command = args;
+  run.period = options.period;
+  run.perf_event_paranoid = read_perf_event_paranoid();
+
+  Pipe go = make_pipe();
+  Pipe exec_error = make_pipe();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw_errno("fork");
+  if (pid == 0) child_main(go.read.get(), go.write.get(), exec_error.write.get(), argv.data());
+
+  Child child(pid);
+  go.read.reset();
+  exec_error.write.reset();
+  const IgnoreInterrupts interrupts;
+
+  // The child is blocked on the pipe: open the group on it, enabled by its exec.
+  CounterGroup group(pid, names, GroupOptions{.inherit = options.inherit, .enable_on_exec = true});
+  run.events = group.events();
+  run.inherit = group.inherit();
+  if (group.empty()) throw NoCountersError("no requested event can be counted on this machine", run.events);
+
+  const long raw_pidfd = ::syscall(SYS_pidfd_open, pid, 0);
+  const Fd pidfd(raw_pidfd < 0 ? -1 : static_cast<int>(raw_pidfd));
+
+  run.started_at = utc_now_iso();
+  const Clock::time_point start = Clock::now();
+  if (::write(go.write.get(), "g", 1) != 1) throw_errno("starting the command");
+  go.write.reset();
+
+  // EOF: the exec succeeded (the pipe closed on exec). An errno: it failed.
+  int exec_errno = 0;
+  ssize_t n = 0;
+  do {
+    n = ::read(exec_error.read.get(), &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    child.wait();
+    throw CommandError(fmt::format("cannot execute '{}': {}", args.front(), std::strerror(exec_errno)),
+                       exec_errno == ENOENT ? 127 : 126);
+  }
+
+  SampleSeries series;
+  const Clock::duration period = options.period;
+  Clock::time_point deadline = start + period;
+  for (;;) {
+    Clock::time_point now = Clock::now();
+    if (now < deadline) {
+      if (pidfd.valid()) {
+        pollfd exit_watch{pidfd.get(), POLLIN, 0};
+        const timespec timeout = to_timespec(deadline - now);
+        const int rc = ::ppoll(&exit_watch, 1, &timeout, nullptr);
+        if (rc > 0) break;
+        if (rc < 0 && errno != EINTR) throw_errno("ppoll");
+      } else {
+        // No pidfd (kernel < 5.3): look for the exit every few milliseconds.
+        const timespec nap =
+            to_timespec(std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(5)));
+        ::nanosleep(&nap, nullptr);
+        if (child.exited()) break;
+      }
+      now = Clock::now();
+      if (now < deadline) continue;
+    }
+    RawSample sample = group.read();
+    // The time after the read: the values are no later than it. A sampler delayed before or
+    // during the read shows as a late sample.
+    const Clock::time_point read_at = Clock::now();
+    sample.wall = std::chrono::duration_cast<Nanoseconds>(read_at - start);
+    sample.late = read_at - deadline > period / 2;
+    series.add(std::move(sample));
+    while (deadline <= read_at) deadline += period;
+  }
+
+  const int status = child.wait();
+  RawSample final_sample = group.read();
+  const Clock::time_point end = Clock::now();
+  final_sample.wall = std::chrono::duration_cast<Nanoseconds>(end - start);
+  series.add_final(std::move(final_sample));
+
+  describe_status(status, run);
+  run.wall_seconds = std::chrono::duration<double>(end - start).count();
+  run.samples_dropped = series.dropped();
+  run.samples_late = series.late();
+  run.samples = series.take();
+  mark_uncounted_events(run);
+  return run;
+}
+
+}  // namespace ncp2::counters
