@@ -6,79 +6,22 @@
 
 namespace ncp2::carnival {
 
-std::string_view to_string(Category c) {
-  switch (c) {
-    case Category::Comp:
-      return "Comp";
-    case Category::Extra:
-      return "Extra";
-    case Category::Wait:
-      return "Wait";
-    case Category::Prste:
-      return "Prste";
-    case Category::CPComp:
-      return "CPComp";
-    case Category::CPWait:
-      return "CPWait";
-    case Category::CPIdle:
-      return "CPIdle";
-  }
-  return "?";
-}
-
 std::optional<Category> category_from_string(std::string_view name) {
-  for (std::size_t i = 0; i < kCategories; ++i)
-    if (to_string(static_cast<Category>(i)) == name) return static_cast<Category>(i);
+  for (const auto& c : kCategoryTable)
+    if (c.name == name) return c.category;
   return std::nullopt;
 }
 
-std::string_view to_string(WaitPart p) {
-  switch (p) {
-    case WaitPart::CPLWait:
-      return "CPLWait";
-    case WaitPart::CPLComp:
-      return "CPLComp";
-    case WaitPart::CPComm:
-      return "CPComm";
-    case WaitPart::CPRWait:
-      return "CPRWait";
-    case WaitPart::CPRComp:
-      return "CPRComp";
-    case WaitPart::PPRWait:
-      return "PPRWait";
-    case WaitPart::PPRComp:
-      return "PPRComp";
-    case WaitPart::PPLWait:
-      return "PPLWait";
-    case WaitPart::SyncDelay:
-      return "SyncDelay";
-  }
-  return "?";
-}
-
 const std::vector<CategoryInfo>& category_catalogue() {
-  // Okabe-Ito and Tol palettes: distinguishable with the common colour-vision deficiencies.
-  static const std::vector<CategoryInfo> catalogue = {
-      {"Comp", "PP", "#0072B2", "application computation on the main processor"},
-      {"Extra", "PP", "#E69F00", "coherence work: time executing TreadMarks code"},
-      {"Wait", "PP", "#D55E00", "waiting for requests to be answered or for other processors"},
-      {"Prste", "PP", "#CC79A7",
-       "servicing requests of remote nodes or of the local CP, entered by interrupt"},
-      {"CPComp", "CP", "#009E73", "protocol controller executing commands from its queue"},
-      {"CPWait", "CP", "#F0E442", "protocol controller waiting for its own PP"},
-      {"CPIdle", "CP", "#BBBBBB", "protocol controller with no command to process"},
-      {"CPLWait", "WAIT", "#88CCEE", "intervals 1 and 11: command waits in the local CP's queue"},
-      {"CPLComp", "WAIT", "#44AA99",
-       "intervals 2 and 12: the local CP executes (treadmarks: the local PP's protocol work)"},
-      {"CPComm", "WAIT", "#117733", "intervals 3 and 10: transmission between the nodes"},
-      {"CPRWait", "WAIT", "#DDCC77", "intervals 4 and 8: command waits in the remote CP's queue"},
-      {"CPRComp", "WAIT", "#999933", "intervals 5 and 9: the remote CP executes"},
-      {"PPRWait", "WAIT", "#CC6677", "interval 6: the interrupt reaches the remote PP"},
-      {"PPRComp", "WAIT", "#882255", "interval 7: the remote PP's handler executes"},
-      {"PPLWait", "WAIT", "#AA4499", "interval 13: the notification reaches the local PP, which resumes"},
-      {"SyncDelay", "WAIT", "#332288",
-       "waiting for another processor (the last arrival at a barrier, the lock holder)"},
-  };
+  static const std::vector<CategoryInfo> catalogue = [] {
+    std::vector<CategoryInfo> out;
+    for (const auto& c : kCategoryTable)
+      out.push_back(
+          {std::string(c.name), std::string(c.resource), std::string(c.color), std::string(c.description)});
+    for (const auto& p : kWaitPartTable)
+      out.push_back({std::string(p.name), "WAIT", std::string(p.color), std::string(p.description)});
+    return out;
+  }();
   return catalogue;
 }
 

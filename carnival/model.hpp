@@ -10,38 +10,55 @@
 #include <string_view>
 #include <vector>
 
+#include "dsm/wait_parts.hpp"
+
 namespace ncp2::carnival {
 
 // Where time goes. Every picosecond of a PP is in exactly one of the first four; of a CP in one
-// of the last three.
-enum class Category : std::uint8_t {
-  Comp,    // PP: application computation
-  Extra,   // PP: TreadMarks code (coherence work)
-  Wait,    // PP: waiting for requests to be answered (and for other processors)
-  Prste,   // PP: servicing requests of remote nodes or of the local CP, entered by interrupt
-  CPComp,  // CP: executing commands
-  CPWait,  // CP: waiting for its own PP
-  CPIdle,  // CP: no command to process
-};
+// of the last three. Defined once, with their presentation, in kCategoryTable below.
+enum class Category : std::uint8_t { Comp, Extra, Wait, Prste, CPComp, CPWait, CPIdle };
 inline constexpr std::size_t kCategories = 7;
-std::string_view to_string(Category c);
-std::optional<Category> category_from_string(std::string_view name);
-inline bool is_pp_category(Category c) { return c <= Category::Prste; }
 
-// The 8 categories of the paper's Table 1 plus synchronization delay: the parts of one wait.
-enum class WaitPart : std::uint8_t {
-  CPLWait,
-  CPLComp,
-  CPComm,
-  CPRWait,
-  CPRComp,
-  PPRWait,
-  PPRComp,
-  PPLWait,
-  SyncDelay
+struct CategoryDef {
+  Category category;
+  std::string_view name;      // the profile's and timeline's `category` value
+  std::string_view resource;  // "PP" or "CP"
+  std::string_view color;     // "#rrggbb": Okabe-Ito, distinguishable with colour-vision deficiencies
+  std::string_view glyph;     // in text bars
+  std::string_view description;
 };
-inline constexpr std::size_t kWaitParts = 9;
-std::string_view to_string(WaitPart p);
+// Adding a category: the enum value and its row here; the schema's CHECK lists, the categories
+// table, reports and the GUI follow.
+inline constexpr std::array<CategoryDef, kCategories> kCategoryTable = {{
+    {Category::Comp, "Comp", "PP", "#0072B2", "█", "application computation on the main processor"},
+    {Category::Extra, "Extra", "PP", "#E69F00", "▓", "coherence work: time executing TreadMarks code"},
+    {Category::Wait, "Wait", "PP", "#D55E00", "▒",
+     "waiting for requests to be answered or for other processors"},
+    {Category::Prste, "Prste", "PP", "#CC79A7", "░",
+     "servicing requests of remote nodes or of the local CP, entered by interrupt"},
+    {Category::CPComp, "CPComp", "CP", "#009E73", "█",
+     "protocol controller executing commands from its queue"},
+    {Category::CPWait, "CPWait", "CP", "#F0E442", "▒", "protocol controller waiting for its own PP"},
+    {Category::CPIdle, "CPIdle", "CP", "#BBBBBB", "░", "protocol controller with no command to process"},
+}};
+static_assert([] {
+  for (std::size_t i = 0; i < kCategories; ++i)
+    if (static_cast<std::size_t>(kCategoryTable[i].category) != i) return false;
+  return true;
+}());
+
+constexpr const CategoryDef& info(Category c) { return kCategoryTable[static_cast<std::size_t>(c)]; }
+constexpr std::string_view to_string(Category c) { return info(c).name; }
+std::optional<Category> category_from_string(std::string_view name);
+inline bool is_pp_category(Category c) { return info(c).resource == "PP"; }
+
+// The parts of one wait: the 8 categories of the paper's Table 1 plus synchronization delay,
+// defined once in dsm/wait_parts.hpp (kWaitPartTable: name, SQL column, colour, glyph, description).
+using dsm::info;
+using dsm::kWaitParts;
+using dsm::kWaitPartTable;
+using dsm::to_string;
+using dsm::WaitPart;
 
 // One category for the `categories` table: colours are data, one colour-blind-safe palette.
 struct CategoryInfo {
@@ -50,7 +67,7 @@ struct CategoryInfo {
   std::string color;     // "#rrggbb"
   std::string description;
 };
-// The 7 profile categories, then the 9 wait parts, in enum order.
+// The 7 profile categories, then the 9 wait parts, in enum order (from the two tables).
 const std::vector<CategoryInfo>& category_catalogue();
 
 struct RunInfo {

@@ -26,8 +26,6 @@ std::string operation_name(std::uint8_t op) {
   return std::string(dsm::to_string(static_cast<dsm::Operation>(op)));
 }
 
-WaitPart part_of(dsm::WaitCategory c) { return static_cast<WaitPart>(static_cast<std::uint8_t>(c)); }
-
 // A path as recorded by the compiler. A compiler may record it relative to its working directory
 // (ccache with base_dir does that), which for our build is the build tree: resolved from there.
 std::string source_path(const std::string& file) {
@@ -416,7 +414,7 @@ void Profiler::on_wait(const RecordedWait& w, std::span<const emu::Stamp> stamps
         taken += overlap;
       }
     }
-    row.parts[static_cast<std::size_t>(part_of(seg.category))] += d;
+    row.parts[static_cast<std::size_t>(seg.category)] += d;
   }
   services.clear();
   row.duration_ps = emu::to_ps(w.end) - emu::to_ps(w.start) - taken;

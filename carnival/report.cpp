@@ -68,49 +68,9 @@ std::string format_ps(std::int64_t ps) {
   return fmt::format("{:.2f} {}", v, units[u].second);
 }
 
-std::string_view category_glyph(Category c) {
-  switch (c) {
-    case Category::Comp:
-      return "█";
-    case Category::Extra:
-      return "▓";
-    case Category::Wait:
-      return "▒";
-    case Category::Prste:
-      return "░";
-    case Category::CPComp:
-      return "█";
-    case Category::CPWait:
-      return "▒";
-    case Category::CPIdle:
-      return "░";
-  }
-  return "?";
-}
+std::string_view category_glyph(Category c) { return info(c).glyph; }
 
-std::string_view part_glyph(WaitPart p) {
-  switch (p) {
-    case WaitPart::CPLWait:
-      return "░";
-    case WaitPart::CPLComp:
-      return "▒";
-    case WaitPart::CPComm:
-      return "▓";
-    case WaitPart::CPRWait:
-      return "▚";
-    case WaitPart::CPRComp:
-      return "▞";
-    case WaitPart::PPRWait:
-      return "▄";
-    case WaitPart::PPRComp:
-      return "▀";
-    case WaitPart::PPLWait:
-      return "▐";
-    case WaitPart::SyncDelay:
-      return "█";
-  }
-  return "?";
-}
+std::string_view part_glyph(WaitPart p) { return info(p).glyph; }
 
 std::string draw_bar(const std::vector<std::int64_t>& values, const std::vector<std::string_view>& glyphs,
                      std::size_t length) {

@@ -11,7 +11,7 @@
 
 #include <sqlite3.h>
 
-#include "carnival/store.hpp"
+#include "carnival/store_error.hpp"
 
 namespace ncp2::carnival::sql {
 

@@ -15,6 +15,8 @@
 #include <tuple>
 
 #include "carnival/model.hpp"
+#include "carnival/store_error.hpp"
+#include "carnival/store_schema.hpp"
 
 namespace ncp2::carnival {
 
@@ -23,15 +25,6 @@ class Db;
 class Stmt;
 }  // namespace sql
 
-// Any failure to write or read a store: the message names the file and says what is wrong.
-class StoreError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-inline constexpr int kSchemaVersion = 2;  // 2: counter and per-scope counter tables
-// PRAGMA application_id of every store file: "NCP2" in ASCII.
-inline constexpr std::int32_t kApplicationId = 0x4E435032;
 inline constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
 
 struct WriteOptions {
@@ -52,6 +45,9 @@ void write_run(const std::string& path, const RunData& data, const WriteOptions&
 // PRAGMA quick_check's first finding). An incomplete or failed run is read normally: look at
 // data.run.status.
 RunData read_run(const std::string& path);
+
+// The wait_summary rows of run `run_id`, in file order (read_run and the GUI).
+std::vector<WaitSummary> read_wait_summary(const sql::Db& db, std::int64_t run_id);
 
 // Streaming writer for long runs: rows go to the temporary file in batches while the run goes
 // on; finish() renames the file into place, abort() too (with status 'incomplete', keeping the

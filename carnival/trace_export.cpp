@@ -32,10 +32,6 @@ namespace {
 
 std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
-constexpr std::array<const char*, kWaitParts> kPartKeys = {"CPLWait_ps", "CPLComp_ps", "CPComm_ps",
-                                                           "CPRWait_ps", "CPRComp_ps", "PPRWait_ps",
-                                                           "PPRComp_ps", "PPLWait_ps", "SyncDelay_ps"};
-
 class EventWriter {
  public:
   explicit EventWriter(std::ostream& out) : out_(out) { out_ << "{\"traceEvents\":[\n"; }
@@ -158,7 +154,8 @@ TraceCounts write_trace(const RunData& d, std::ostream& out) {
     std::string args =
         fmt::format(R"("id":{},"kind":{},"operation":{},"scope":{},"duration_ps":{})", x.id, quoted(x.kind),
                     quoted(x.operation), quoted(scope_label(scopes, x.scope)), x.duration_ps);
-    for (std::size_t i = 0; i < kWaitParts; ++i) args += fmt::format(R"(,"{}":{})", kPartKeys[i], x.parts[i]);
+    for (std::size_t i = 0; i < kWaitParts; ++i)
+      args += fmt::format(R"(,"{}_ps":{})", kWaitPartTable[i].name, x.parts[i]);
     if (x.cause_node >= 0) args += fmt::format(R"(,"cause_node":{})", x.cause_node);
     if (x.cause_scope >= 0)
       args += fmt::format(R"(,"cause_scope":{})", quoted(scope_label(scopes, x.cause_scope)));

@@ -10,96 +10,72 @@ using emu::Resource;
 using emu::Stamp;
 using emu::StampPoint;
 
-std::string_view to_string(WaitCategory c) {
-  switch (c) {
-    case WaitCategory::CPLWait:
-      return "CPLWait";
-    case WaitCategory::CPLComp:
-      return "CPLComp";
-    case WaitCategory::CPComm:
-      return "CPComm";
-    case WaitCategory::CPRWait:
-      return "CPRWait";
-    case WaitCategory::CPRComp:
-      return "CPRComp";
-    case WaitCategory::PPRWait:
-      return "PPRWait";
-    case WaitCategory::PPRComp:
-      return "PPRComp";
-    case WaitCategory::PPLWait:
-      return "PPLWait";
-    case WaitCategory::SyncDelay:
-      return "SyncDelay";
-  }
-  return "?";
-}
-
 namespace {
 
 // The category of the segment that ends at stamp `b`, coming from stamp `a`.
-WaitCategory category(const Stamp& a, const Stamp& b, emu::NodeId waiter, bool has_cp) {
+WaitPart category(const Stamp& a, const Stamp& b, emu::NodeId waiter, bool has_cp) {
   const bool local = b.node == waiter;
   const bool from_local = a.node == waiter;
   switch (b.point) {
     case StampPoint::SyncDelayEnd:
-      return WaitCategory::SyncDelay;
+      return WaitPart::SyncDelay;
     case StampPoint::CpStarted:
-      return local ? WaitCategory::CPLWait : WaitCategory::CPRWait;
+      return local ? WaitPart::CPLWait : WaitPart::CPRWait;
     case StampPoint::CpFinished:
-      return local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
+      return local ? WaitPart::CPLComp : WaitPart::CPRComp;
     case StampPoint::Injected:
-      if (a.point == StampPoint::CpFinished) return WaitCategory::CPComm;  // waiting for the link
-      return local ? WaitCategory::CPLComp : WaitCategory::PPRComp;        // a PP's software send path
+      if (a.point == StampPoint::CpFinished) return WaitPart::CPComm;  // waiting for the link
+      return local ? WaitPart::CPLComp : WaitPart::PPRComp;        // a PP's software send path
     case StampPoint::Delivered:
-      return WaitCategory::CPComm;
+      return WaitPart::CPComm;
     case StampPoint::CpQueued:
-      if (a.point == StampPoint::Delivered) return WaitCategory::CPComm;
+      if (a.point == StampPoint::Delivered) return WaitPart::CPComm;
       if (a.resource == Resource::PP)
-        return local ? WaitCategory::CPLWait : WaitCategory::PPRComp;  // PP posts
-      return local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
+        return local ? WaitPart::CPLWait : WaitPart::PPRComp;  // PP posts
+      return local ? WaitPart::CPLComp : WaitPart::CPRComp;
     case StampPoint::PpInterrupted:
-      if (a.point == StampPoint::Delivered) return WaitCategory::CPComm;
-      return local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
+      if (a.point == StampPoint::Delivered) return WaitPart::CPComm;
+      return local ? WaitPart::CPLComp : WaitPart::CPRComp;
     case StampPoint::PpHandlerStart:
-      if (local) return has_cp ? WaitCategory::PPLWait : WaitCategory::CPLWait;
-      return WaitCategory::PPRWait;
+      if (local) return has_cp ? WaitPart::PPLWait : WaitPart::CPLWait;
+      return WaitPart::PPRWait;
     case StampPoint::PpHandlerEnd:
-      if (local) return has_cp ? WaitCategory::PPLWait : WaitCategory::CPLComp;
-      return WaitCategory::PPRComp;
+      if (local) return has_cp ? WaitPart::PPLWait : WaitPart::CPLComp;
+      return WaitPart::PPRComp;
     case StampPoint::PpResumed:
-      return WaitCategory::PPLWait;
+      return WaitPart::PPLWait;
     case StampPoint::Issued:
-      return local ? WaitCategory::CPLComp : WaitCategory::PPRComp;
+      return local ? WaitPart::CPLComp : WaitPart::PPRComp;
     case StampPoint::SyncDelayBegin:
     case StampPoint::WaitBegin:
       // Whatever ran up to here, by where the previous stamp is.
-      if (a.resource == Resource::PP) return from_local ? WaitCategory::PPLWait : WaitCategory::PPRComp;
-      return from_local ? WaitCategory::CPLComp : WaitCategory::CPRComp;
+      if (a.resource == Resource::PP) return from_local ? WaitPart::PPLWait : WaitPart::PPRComp;
+      return from_local ? WaitPart::CPLComp : WaitPart::CPRComp;
   }
-  return WaitCategory::PPLWait;
+  return WaitPart::PPLWait;
 }
 
 // The interval number (1..13) of a category, given the phase of the round trip: before the
 // remote side (out), at the remote side (before or after its PP), or back home.
-int interval_of(WaitCategory c, bool returned, bool remote_pp_seen, bool from_remote) {
+int interval_of(WaitPart c, bool returned, bool remote_pp_seen, bool from_remote) {
   switch (c) {
-    case WaitCategory::CPLWait:
+    case WaitPart::CPLWait:
       return returned ? 11 : 1;
-    case WaitCategory::CPLComp:
+    case WaitPart::CPLComp:
       return returned ? 12 : 2;
-    case WaitCategory::CPComm:
+    case WaitPart::CPComm:
       return returned || from_remote ? 10 : 3;
-    case WaitCategory::CPRWait:
+    case WaitPart::CPRWait:
       return remote_pp_seen ? 8 : 4;
-    case WaitCategory::CPRComp:
+    case WaitPart::CPRComp:
       return remote_pp_seen ? 9 : 5;
-    case WaitCategory::PPRWait:
+    case WaitPart::PPRWait:
       return 6;
-    case WaitCategory::PPRComp:
+    case WaitPart::PPRComp:
       return 7;
-    case WaitCategory::PPLWait:
+    case WaitPart::PPLWait:
       return 13;
-    case WaitCategory::SyncDelay:
+    case WaitPart::SyncDelay:
       return 0;
   }
   return 0;
@@ -125,7 +101,7 @@ WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, 
       throw std::logic_error(fmt::format("wait chain of node {} goes back in time at stamp {} ({} after {})",
                                          emu::index(waiter), i, emu::to_string(b.point),
                                          emu::to_string(a.point)));
-    WaitCategory c;
+    WaitPart c;
     if (b.point == StampPoint::SyncDelayBegin) {
       in_sync = true;
       out.has_cause = true;
@@ -133,7 +109,7 @@ WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, 
       out.cause_scope = b.aux;
       c = category(a, b, waiter, has_cp);
     } else if (in_sync) {
-      c = WaitCategory::SyncDelay;
+      c = WaitPart::SyncDelay;
       if (b.point == StampPoint::SyncDelayEnd) in_sync = false;
     } else {
       c = category(a, b, waiter, has_cp);

@@ -9,35 +9,22 @@
 #include <string_view>
 #include <vector>
 
+#include "dsm/wait_parts.hpp"
 #include "emulator/ids.hpp"
 #include "emulator/message.hpp"
 #include "emulator/time.hpp"
 
 namespace ncp2::dsm {
 
-enum class WaitCategory : std::uint8_t {
-  CPLWait,    // 1, 11: command waits in the local CP's queue
-  CPLComp,    // 2, 12: local CP executes (treadmarks: the local PP's protocol work)
-  CPComm,     // 3, 10: network between the nodes
-  CPRWait,    // 4, 8: command waits in the remote CP's queue
-  CPRComp,    // 5, 9: remote CP executes
-  PPRWait,    // 6: interrupt reaches the remote PP
-  PPRComp,    // 7: the remote PP's handler
-  PPLWait,    // 13: notification reaches the local PP, which resumes
-  SyncDelay,  // waiting for another processor (the last arrival, the lock holder)
-};
-inline constexpr std::size_t kWaitCategories = 9;
-std::string_view to_string(WaitCategory c);
-
 struct WaitBreakdown {
-  std::array<emu::Duration, kWaitCategories> by_category{};
+  std::array<emu::Duration, kWaitParts> by_category{};
   std::array<emu::Duration, 14> by_interval{};  // [1..13]; [0] unused
   emu::Duration total{0};
   bool has_cause = false;
   emu::NodeId cause{};            // the processor that made this one wait (with SyncDelay)
   std::uint32_t cause_scope = 0;  // the scope it was executing then
   int remote = -1;                // the first other node on the path (who served the request)
-  [[nodiscard]] emu::Duration operator[](WaitCategory c) const {
+  [[nodiscard]] emu::Duration operator[](WaitPart c) const {
     return by_category[static_cast<std::size_t>(c)];
   }
 };
@@ -47,7 +34,7 @@ struct WaitBreakdown {
 struct WaitSegment {
   emu::TimePoint from;
   emu::TimePoint to;
-  WaitCategory category;
+  WaitPart category;
 };
 WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, bool has_cp,
                         std::vector<WaitSegment>* segments = nullptr);

@@ -82,21 +82,7 @@ RunSummary load_run_summary(const std::string& path) {
       d.profile.push_back(
           {s->i32(0), static_cast<std::uint32_t>(s->i64(1)), *category, "", s->i64(3), s->u64(4)});
     }
-    for (auto s =
-             query("SELECT node, scope_id, operation, kind, count, total_ps, cplwait_ps, cplcomp_ps, "
-                   "cpcomm_ps, cprwait_ps, cprcomp_ps, pprwait_ps, pprcomp_ps, pplwait_ps, sync_delay_ps "
-                   "FROM wait_summary WHERE run_id = ?1");
-         s->step();) {
-      carnival::WaitSummary w;
-      w.node = s->i32(0);
-      w.scope = static_cast<std::uint32_t>(s->i64(1));
-      w.operation = s->str(2);
-      w.kind = s->str(3);
-      w.count = s->u64(4);
-      w.total_ps = s->i64(5);
-      for (std::size_t i = 0; i < carnival::kWaitParts; ++i) w.parts[i] = s->i64(6 + static_cast<int>(i));
-      d.wait_summary.push_back(std::move(w));
-    }
+    d.wait_summary = carnival::read_wait_summary(db, run_id);
     for (sql::Stmt s(db, "SELECT key, value FROM meta WHERE key IN ('tool_version', 'waits_dropped')");
          s.step();) {
       if (s.str(0) == "tool_version") {
@@ -135,12 +121,12 @@ Causes query_causes(const std::string& path, std::uint32_t scope, const std::str
   return guarded(path, [&] {
     sql::Db db = carnival::open_store(path);
     // The index waits_by_scope(run_id, scope_id, operation) narrows this to the row's instances.
-    sql::Stmt s(
-        db,
-        "SELECT cause_node, cause_scope_id, sum(sync_delay_ps), count(*), count(DISTINCT node) FROM waits "
-        "WHERE run_id = (SELECT min(id) FROM runs) AND scope_id = ?1 AND operation = ?2 AND kind = ?3 "
-        "AND sync_delay_ps > 0 AND (?4 < 0 OR node = ?4) "
-        "GROUP BY cause_node, cause_scope_id ORDER BY sum(sync_delay_ps) DESC, cause_node, cause_scope_id");
+    sql::Stmt s(db, fmt::format("SELECT cause_node, cause_scope_id, sum({0}), count(*), count(DISTINCT node) "
+                                "FROM waits WHERE run_id = (SELECT min(id) FROM runs) AND scope_id = ?1 "
+                                "AND operation = ?2 AND kind = ?3 AND {0} > 0 AND (?4 < 0 OR node = ?4) "
+                                "GROUP BY cause_node, cause_scope_id ORDER BY sum({0}) DESC, cause_node, "
+                                "cause_scope_id",
+                                carnival::info(carnival::WaitPart::SyncDelay).column));
     s.bind(1, scope);
     s.bind(2, operation);
     s.bind(3, kind);

@@ -8,7 +8,7 @@ namespace {
 using namespace emu::literals;
 using testing::Harness;
 using testing::machine;
-using W = WaitCategory;
+using W = WaitPart;
 
 const WaitRecord* find_wait(const std::vector<WaitRecord>& waits, int node, Operation op) {
   for (const auto& w : waits)

@@ -1,0 +1,47 @@
+// How a written file becomes visible (carnival/file_publish.hpp).
+#include "carnival/file_publish.hpp"
+
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+
+#include "carnival/store_error.hpp"
+
+namespace ncp2::carnival {
+
+namespace fs = std::filesystem;
+
+namespace {
+std::string describe_errno(int e) { return std::strerror(e); }
+}  // namespace
+
+void rename_into_place(const std::string& from, const std::string& to, bool replace) {
+  if (!replace) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return;
+    const int e = errno;
+    if (e == EEXIST) throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
+    if (e != EINVAL && e != ENOSYS)
+      throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, describe_errno(e)));
+    std::error_code ec;
+    if (fs::exists(to, ec))
+      throw StoreError(fmt::format("{}: already exists; use --force to overwrite it", to));
+  }
+  if (std::rename(from.c_str(), to.c_str()) != 0)
+    throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, describe_errno(errno)));
+}
+
+void sync_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw StoreError(fmt::format("{}: cannot open to sync: {}", path, describe_errno(errno)));
+  const int rc = ::fsync(fd);
+  const int e = errno;
+  ::close(fd);
+  if (rc != 0) throw StoreError(fmt::format("{}: cannot sync: {}", path, describe_errno(e)));
+}
+
+}  // namespace ncp2::carnival

@@ -1,0 +1,38 @@
+#pragma once
+// The store's schema (docs/schema.md), generated where it depends on the categories and the wait
+// parts (carnival/model.hpp kCategoryTable, dsm/wait_parts.hpp kWaitPartTable): their CHECK lists
+// and the part columns of `waits` and `wait_summary` come from those tables, and so do the column
+// lists of the writer's INSERTs and the readers' SELECTs.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ncp2::carnival {
+
+inline constexpr int kSchemaVersion = 2;  // 2: counter and per-scope counter tables
+// PRAGMA application_id of every store file: "NCP2" in ASCII.
+inline constexpr std::int32_t kApplicationId = 0x4E435032;
+
+// The tables every store has (readers check them to recognise foreign files).
+inline constexpr std::array<std::string_view, 10> kTables = {
+    "meta",   "runs",    "nodes", "categories",   "sources",
+    "scopes", "profile", "waits", "wait_summary", "timeline"};
+
+// The columns of `runs` after id, in the order the writer binds and read_run_info reads them.
+inline constexpr std::string_view kRunColumns =
+    "workload, machine, nodes, status, virtual_time_ps, config, parameters, seed, started_at, wall_seconds, "
+    "verified, message";
+
+// Every CREATE TABLE of a run store.
+const std::string& schema_sql();
+// The indexes, built once the rows are in.
+std::string_view index_sql();
+// "cplwait_ps, cplcomp_ps, ..., sync_delay_ps": the part columns in kWaitPartTable's order.
+const std::string& wait_part_columns();
+// The columns of `waits` after run_id, in table order (what the writer's row source yields).
+const std::string& wait_row_columns();
+// The columns of `wait_summary` after run_id, in table order.
+const std::string& wait_summary_columns();
+
+}  // namespace ncp2::carnival
