@@ -12,6 +12,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "carnival/scope_tree.hpp"
+
 namespace ncp2::carnival {
 
 using nlohmann::json;
@@ -170,88 +172,6 @@ std::string parts_legend() {
   return s;
 }
 
-// The scope tree, with scopes that the data mentions but does not describe added under the root.
-class ScopeTree {
- public:
-  explicit ScopeTree(const RunData& d) {
-    for (const auto& s : d.scopes) scopes_.emplace(s.id, s);
-    auto mention = [&](std::int64_t id) {
-      if (id < 0 || scopes_.contains(static_cast<std::uint32_t>(id))) return;
-      Scope s;
-      s.id = static_cast<std::uint32_t>(id);
-      s.name = fmt::format("scope {}", id);
-      s.kind = "unknown";
-      scopes_.emplace(s.id, s);
-    };
-    for (const auto& c : d.profile) mention(c.scope);
-    for (const auto& w : d.waits) {
-      mention(w.scope);
-      mention(w.cause_scope);
-    }
-    for (const auto& w : d.wait_summary) mention(w.scope);
-    for (const auto& g : d.timeline) mention(g.scope);
-    const bool has_root = scopes_.contains(0);
-    for (auto& [id, s] : scopes_) {
-      if (s.kind == "unknown" && id != 0) s.parent = has_root ? 0 : -1;
-      const bool parent_known =
-          s.parent >= 0 && s.parent != id && scopes_.contains(static_cast<std::uint32_t>(s.parent));
-      if (parent_known)
-        children_[static_cast<std::uint32_t>(s.parent)].push_back(id);
-      else
-        roots_.push_back(id);
-    }
-    // Scopes on a parent cycle are reachable from no root: make them roots.
-    std::set<std::uint32_t> seen;
-    std::function<void(std::uint32_t)> visit = [&](std::uint32_t id) {
-      if (!seen.insert(id).second) return;
-      for (auto c : children(id)) visit(c);
-    };
-    for (auto r : roots_) visit(r);
-    for (const auto& [id, s] : scopes_)
-      if (!seen.contains(id)) {
-        roots_.push_back(id);
-        visit(id);
-      }
-  }
-
-  [[nodiscard]] const std::vector<std::uint32_t>& roots() const { return roots_; }
-  [[nodiscard]] const std::vector<std::uint32_t>& children(std::uint32_t id) const {
-    static const std::vector<std::uint32_t> none;
-    auto it = children_.find(id);
-    return it == children_.end() ? none : it->second;
-  }
-  [[nodiscard]] const Scope* find(std::int64_t id) const {
-    if (id < 0) return nullptr;
-    auto it = scopes_.find(static_cast<std::uint32_t>(id));
-    return it == scopes_.end() ? nullptr : &it->second;
-  }
-  [[nodiscard]] std::string name(std::int64_t id) const {
-    const Scope* s = find(id);
-    return s ? s->name : (id < 0 ? std::string("?") : fmt::format("scope {}", id));
-  }
-  [[nodiscard]] std::string location(std::int64_t id) const {
-    const Scope* s = find(id);
-    if (!s || s->file.empty()) return "";
-    if (s->begin_line <= 0) return s->file;
-    if (s->end_line <= s->begin_line) return fmt::format("{}:{}", s->file, s->begin_line);
-    return fmt::format("{}:{}-{}", s->file, s->begin_line, s->end_line);
-  }
-  // "name (file:lines)"
-  [[nodiscard]] std::string label(std::int64_t id) const {
-    const std::string loc = location(id);
-    return loc.empty() ? name(id) : fmt::format("{} ({})", name(id), loc);
-  }
-
- private:
-  std::map<std::uint32_t, Scope> scopes_;
-  std::map<std::uint32_t, std::vector<std::uint32_t>> children_;
-  std::vector<std::uint32_t> roots_;
-};
-
-using CategoryTimes = std::array<std::int64_t, kCategories>;
-
-std::int64_t pp_total(const CategoryTimes& t) { return t[0] + t[1] + t[2] + t[3]; }
-
 std::vector<std::int64_t> pp_values(const CategoryTimes& t) { return {t[0], t[1], t[2], t[3]}; }
 
 std::vector<Column> category_columns() {
@@ -267,7 +187,16 @@ std::vector<Column> category_columns() {
 
 // --- scopes -------------------------------------------------------------------------------------
 
-Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o) {
+// The parent under which the tree shows `id` (-1 for a root).
+std::int64_t parent_in(const ScopeTree& tree, std::uint32_t id) {
+  const ScopeNode* n = tree.find(id);
+  if (!n) return -1;
+  for (auto r : tree.roots())
+    if (r == id) return -1;
+  return n->scope.parent;
+}
+
+Table scopes_view(const RunData& d, const ScopeTree& shape, const ReportOptions& o) {
   Table t;
   t.view = ReportView::Scopes;
   t.title = "Scopes: PP time summed over the nodes (inclusive, exclusive), split by category";
@@ -280,48 +209,22 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
   for (auto& c : category_columns()) t.columns.push_back(std::move(c));
   t.columns.push_back({"Profile", "", Kind::Bar, Shown::TextOnly});
 
-  std::map<std::uint32_t, CategoryTimes> exclusive;
-  for (const auto& c : d.profile) exclusive[c.scope][static_cast<std::size_t>(c.category)] += c.time_ps;
-  std::map<std::uint32_t, CategoryTimes> inclusive;
-  std::function<const CategoryTimes&(std::uint32_t)> sum = [&](std::uint32_t id) -> const CategoryTimes& {
-    CategoryTimes total = exclusive[id];
-    for (auto c : tree.children(id)) {
-      const auto& ci = sum(c);
-      for (std::size_t i = 0; i < kCategories; ++i) total[i] += ci[i];
-    }
-    return inclusive[id] = total;
-  };
-  std::int64_t total_pp = 0;
-  for (auto r : tree.roots()) total_pp += pp_total(sum(r));
-
-  auto by_time = [&](std::vector<std::uint32_t> ids) {
-    std::stable_sort(ids.begin(), ids.end(), [&](auto a, auto b) {
-      const auto ta = pp_total(inclusive[a]), tb = pp_total(inclusive[b]);
-      return ta != tb ? ta > tb : a < b;
-    });
-    return ids;
-  };
+  ScopeTree tree = shape;  // the shape is shared by the views; the times are this view's
+  tree.accumulate(d.profile);
+  const std::int64_t total_pp = tree.total_pp_ps();
   // --top: the N hottest scopes (with their ancestors, so that the tree stays a tree).
   std::set<std::uint32_t> shown;
-  std::map<std::uint32_t, std::int64_t> parent_of;
-  std::function<void(std::uint32_t, std::int64_t)> link = [&](std::uint32_t id, std::int64_t parent) {
-    parent_of[id] = parent;
-    for (auto c : tree.children(id)) link(c, id);
-  };
-  for (auto r : tree.roots()) link(r, -1);
-  std::vector<std::uint32_t> all;
-  for (const auto& [id, parent] : parent_of) all.push_back(id);
-  all = by_time(all);
+  const std::vector<std::uint32_t>& all = tree.by_time();
   const std::size_t limit = o.top == 0 ? all.size() : std::min(o.top, all.size());
   for (std::size_t k = 0; k < all.size() && shown.size() < limit; ++k)
     for (std::int64_t id = all[k]; id >= 0 && shown.insert(static_cast<std::uint32_t>(id)).second;)
-      id = parent_of[static_cast<std::uint32_t>(id)];
+      id = parent_in(tree, static_cast<std::uint32_t>(id));
 
   std::function<void(std::uint32_t, std::int64_t, int)> emit = [&](std::uint32_t id, std::int64_t parent,
                                                                    int depth) {
     if (!shown.contains(id)) return;
-    const auto& inc = inclusive[id];
-    const auto& exc = exclusive[id];
+    const auto& inc = tree.find(id)->inclusive;
+    const auto& exc = tree.find(id)->exclusive;
     std::vector<Value> row = {std::string(static_cast<std::size_t>(depth) * 2, ' ') + tree.name(id),
                               std::int64_t{id},
                               parent,
@@ -335,9 +238,9 @@ Table scopes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     for (std::size_t i = 0; i < kCategories; ++i) row.emplace_back(inc[i]);
     row.emplace_back(draw_bar(pp_values(inc), pp_glyphs(), bar_length(pp_total(inc), total_pp, o.bar_width)));
     t.rows.push_back(std::move(row));
-    for (auto c : by_time(tree.children(id))) emit(c, id, depth + 1);
+    for (auto c : tree.children(id)) emit(c, id, depth + 1);
   };
-  for (auto r : by_time(tree.roots())) emit(r, -1, 0);
+  for (auto r : tree.roots()) emit(r, -1, 0);
 
   t.legend.push_back(pp_legend() + "  (length: share of the total PP time)");
   t.notes.push_back(
@@ -833,7 +736,7 @@ std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d) 
 }  // namespace
 
 std::string render_report(const RunData& d, const ReportOptions& o) {
-  const ScopeTree tree(d);
+  const ScopeTree tree(d.scopes, mentioned_scopes(d));
   std::vector<Table> tables;
   for (auto v : o.views) {
     switch (v) {

@@ -11,9 +11,6 @@
 
 namespace ncp2::gui {
 
-std::int64_t pp_total(const CategoryTimes& t) { return t[0] + t[1] + t[2] + t[3]; }
-std::int64_t cp_total(const CategoryTimes& t) { return t[4] + t[5] + t[6]; }
-
 // --- shading ---------------------------------------------------------------------------------
 
 const char* to_string(Shading s) {
@@ -75,10 +72,23 @@ std::vector<int> partition(std::span<const std::int64_t> values, int pixels) {
 
 // --- the analysis ----------------------------------------------------------------------------
 
+namespace {
+
+// The scopes the summary's rows refer to (the GUI reads no wait instances or timeline up front).
+std::vector<std::int64_t> mentioned_scopes(const RunSummary& s) {
+  std::vector<std::int64_t> ids;
+  for (const auto& c : s.profile) ids.push_back(c.scope);
+  for (const auto& w : s.wait_summary) ids.push_back(w.scope);
+  return ids;
+}
+
+}  // namespace
+
 Analysis::Analysis(std::shared_ptr<const RunSummary> summary, int node_filter)
-    : summary_(std::move(summary)), node_filter_(node_filter) {
-  build_tree();
-  accumulate();
+    : summary_(std::move(summary)),
+      node_filter_(node_filter),
+      tree_(summary_->scopes, mentioned_scopes(*summary_)) {
+  tree_.accumulate(summary_->profile, node_filter_);
   build_cpwait();
 }
 
@@ -87,80 +97,6 @@ std::vector<int> Analysis::node_ids() const {
   for (const auto& n : summary_->nodes) ids.insert(n.node);
   for (const auto& c : summary_->profile) ids.insert(c.node);
   return {ids.begin(), ids.end()};
-}
-
-void Analysis::build_tree() {
-  std::map<std::uint32_t, carnival::Scope> described;
-  for (const auto& s : summary_->scopes) described.emplace(s.id, s);
-  // Scopes the data mentions but does not describe hang under the root as "scope N".
-  auto mention = [&](std::uint32_t id) {
-    if (described.contains(id)) return;
-    carnival::Scope s;
-    s.id = id;
-    s.name = fmt::format("scope {}", id);
-    s.kind = "unknown";
-    s.parent = -2;  // resolved below
-    described.emplace(id, s);
-  };
-  for (const auto& c : summary_->profile) mention(c.scope);
-  for (const auto& w : summary_->wait_summary) mention(w.scope);
-  const bool has_root = described.contains(0);
-  for (auto& [id, s] : described) {
-    if (s.parent == -2) s.parent = (has_root && id != 0) ? 0 : -1;
-    index_[id] = scopes_.size();
-    scopes_.push_back({s, 0, {}, {}, {}});
-  }
-  for (auto& st : scopes_) {
-    const auto parent = st.scope.parent;
-    if (parent >= 0 && parent != st.scope.id && index_.contains(static_cast<std::uint32_t>(parent)))
-      scopes_[index_.at(static_cast<std::uint32_t>(parent))].children.push_back(st.scope.id);
-    else
-      roots_.push_back(st.scope.id);
-  }
-  // Depths from the roots; scopes on a parent cycle are reachable from none: they become roots.
-  std::vector<bool> seen(scopes_.size(), false);
-  std::function<void(std::uint32_t, int)> visit = [&](std::uint32_t id, int depth) {
-    const auto i = index_.at(id);
-    if (seen[i]) return;
-    seen[i] = true;
-    scopes_[i].depth = depth;
-    for (auto c : scopes_[i].children) visit(c, depth + 1);
-  };
-  for (auto r : roots_) visit(r, 0);
-  for (std::size_t i = 0; i < scopes_.size(); ++i)
-    if (!seen[i]) {
-      roots_.push_back(scopes_[i].scope.id);
-      visit(scopes_[i].scope.id, 0);
-    }
-}
-
-void Analysis::accumulate() {
-  for (const auto& c : summary_->profile) {
-    if (node_filter_ >= 0 && c.node != node_filter_) continue;
-    scopes_[index_.at(c.scope)].exclusive[static_cast<std::size_t>(c.category)] += c.time_ps;
-  }
-  std::vector<bool> done(scopes_.size(), false);
-  std::function<const CategoryTimes&(std::uint32_t)> sum = [&](std::uint32_t id) -> const CategoryTimes& {
-    auto& st = scopes_[index_.at(id)];
-    if (done[index_.at(id)]) return st.inclusive;
-    done[index_.at(id)] = true;
-    st.inclusive = st.exclusive;
-    for (auto c : st.children) {
-      const auto& ci = sum(c);
-      for (std::size_t k = 0; k < kCategories; ++k) st.inclusive[k] += ci[k];
-    }
-    return st.inclusive;
-  };
-  total_pp_ = 0;
-  for (auto r : roots_) total_pp_ += pp_total(sum(r));
-  auto hotter = [&](std::uint32_t a, std::uint32_t b) {
-    const auto ta = pp_total(scope(a)->inclusive), tb = pp_total(scope(b)->inclusive);
-    return ta != tb ? ta > tb : a < b;
-  };
-  for (auto& st : scopes_) std::sort(st.children.begin(), st.children.end(), hotter);
-  std::sort(roots_.begin(), roots_.end(), hotter);
-  for (const auto& st : scopes_) by_time_.push_back(st.scope.id);
-  std::sort(by_time_.begin(), by_time_.end(), hotter);
 }
 
 void Analysis::build_cpwait() {
@@ -180,30 +116,10 @@ void Analysis::build_cpwait() {
   }
 }
 
-const ScopeStats* Analysis::scope(std::int64_t id) const {
-  if (id < 0) return nullptr;
-  const auto it = index_.find(static_cast<std::uint32_t>(id));
-  return it == index_.end() ? nullptr : &scopes_[it->second];
-}
-
 const ScopeStats* Analysis::scope_by_name(const std::string& name) const {
-  for (const auto& st : scopes_)
+  for (const auto& st : scopes())
     if (st.scope.name == name) return &st;
   return nullptr;
-}
-
-std::string Analysis::scope_name(std::int64_t id) const {
-  if (const auto* st = scope(id)) return st->scope.name;
-  return id < 0 ? std::string("?") : fmt::format("scope {}", id);
-}
-
-std::string Analysis::scope_location(std::int64_t id) const {
-  const auto* st = scope(id);
-  if (!st || st->scope.file.empty()) return "";
-  const auto& s = st->scope;
-  if (s.begin_line <= 0) return s.file;
-  if (s.end_line <= s.begin_line) return fmt::format("{}:{}", s.file, s.begin_line);
-  return fmt::format("{}:{}-{}", s.file, s.begin_line, s.end_line);
 }
 
 Category Analysis::dominant_category(std::uint32_t id) const {
@@ -250,7 +166,7 @@ double Analysis::imbalance(std::uint32_t id) const {
 std::vector<std::string> Analysis::files() const {
   std::vector<std::string> out;
   for (const auto& s : summary_->sources) out.push_back(s.file);
-  for (const auto& st : scopes_)
+  for (const auto& st : scopes())
     if (!st.scope.file.empty() && std::find(out.begin(), out.end(), st.scope.file) == out.end())
       out.push_back(st.scope.file);
   return out;
@@ -268,7 +184,7 @@ std::size_t Analysis::line_count(const std::string& file) const {
     lines = static_cast<std::size_t>(std::count(text->begin(), text->end(), '\n'));
     if (!text->empty() && text->back() != '\n') ++lines;
   }
-  for (const auto& st : scopes_)
+  for (const auto& st : scopes())
     if (st.scope.file == file && st.scope.end_line > 0)
       lines = std::max(lines, static_cast<std::size_t>(st.scope.end_line));
   // A damaged or hostile file may claim a scope ends on line 2 000 000 000: never allocate for it.
@@ -278,7 +194,7 @@ std::size_t Analysis::line_count(const std::string& file) const {
 std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t lines) const {
   std::vector<std::int64_t> owner(lines, -1);
   std::vector<const ScopeStats*> in_file;
-  for (const auto& st : scopes_)
+  for (const auto& st : scopes())
     if (st.scope.file == file && st.scope.begin_line > 0 &&
         static_cast<std::size_t>(st.scope.begin_line) <= lines)
       in_file.push_back(&st);
@@ -303,7 +219,7 @@ std::vector<std::int64_t> Analysis::line_times(const std::string& file) const {
   std::map<std::int64_t, std::vector<std::size_t>> own_lines;
   for (std::size_t l = 0; l < lines; ++l)
     if (owner[l] >= 0) own_lines[owner[l]].push_back(l);
-  for (const auto& st : scopes_) {
+  for (const auto& st : scopes()) {
     if (st.scope.file != file || st.scope.begin_line <= 0) continue;
     const std::int64_t t = pp_total(st.exclusive);
     if (t <= 0) continue;

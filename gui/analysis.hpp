@@ -12,18 +12,18 @@
 #include <string>
 #include <vector>
 
+#include "carnival/scope_tree.hpp"
 #include "gui/run_database.hpp"
 
 namespace ncp2::gui {
 
 using carnival::Category;
+using carnival::CategoryTimes;
+using carnival::cp_total;  // CPComp + CPWait + CPIdle
 using carnival::kCategories;
 using carnival::kWaitParts;
-using CategoryTimes = std::array<std::int64_t, kCategories>;
+using carnival::pp_total;  // Comp + Extra + Wait + Prste
 using PartTimes = std::array<std::int64_t, kWaitParts>;
-
-std::int64_t pp_total(const CategoryTimes& t);  // Comp + Extra + Wait + Prste
-std::int64_t cp_total(const CategoryTimes& t);  // CPComp + CPWait + CPIdle
 
 // --- shading ---------------------------------------------------------------------------------
 
@@ -45,13 +45,9 @@ std::vector<int> partition(std::span<const std::int64_t> values, int pixels);
 
 // --- the analysis ----------------------------------------------------------------------------
 
-struct ScopeStats {
-  carnival::Scope scope;
-  int depth = 0;                        // 0 for roots
-  std::vector<std::uint32_t> children;  // by inclusive time, largest first
-  CategoryTimes exclusive{};            // over the selected nodes
-  CategoryTimes inclusive{};
-};
+// A scope with its children (by inclusive time, largest first), depth, and exclusive and
+// inclusive times over the selected nodes: carnival's one scope tree (carnival/scope_tree.hpp).
+using ScopeStats = carnival::ScopeNode;
 
 struct CPWaitRow {
   std::uint32_t scope = 0;
@@ -84,19 +80,21 @@ class Analysis {
   [[nodiscard]] std::vector<int> node_ids() const;
 
   // Total PP time of the selected nodes (100 % for every share below).
-  [[nodiscard]] std::int64_t total_pp_ps() const { return total_pp_; }
+  [[nodiscard]] std::int64_t total_pp_ps() const { return tree_.total_pp_ps(); }
   [[nodiscard]] std::int64_t total_wait_ps() const { return total_wait_; }
 
-  [[nodiscard]] const std::vector<ScopeStats>& scopes() const { return scopes_; }  // ids ascending
-  [[nodiscard]] const ScopeStats* scope(std::int64_t id) const;
+  [[nodiscard]] const std::vector<ScopeStats>& scopes() const { return tree_.nodes(); }  // ids ascending
+  [[nodiscard]] const ScopeStats* scope(std::int64_t id) const { return tree_.find(id); }
   [[nodiscard]] const ScopeStats* scope_by_name(const std::string& name) const;
-  [[nodiscard]] const std::vector<std::uint32_t>& roots() const { return roots_; }
-  [[nodiscard]] std::string scope_name(std::int64_t id) const;      // "scope N" when unknown, "?" for -1
-  [[nodiscard]] std::string scope_location(std::int64_t id) const;  // "file:begin-end" or ""
+  [[nodiscard]] const std::vector<std::uint32_t>& roots() const { return tree_.roots(); }
+  // "scope N" when unknown, "?" for -1
+  [[nodiscard]] std::string scope_name(std::int64_t id) const { return tree_.name(id); }
+  // "file:begin-end" or ""
+  [[nodiscard]] std::string scope_location(std::int64_t id) const { return tree_.location(id); }
   // The PP category with the most inclusive time.
   [[nodiscard]] Category dominant_category(std::uint32_t id) const;
   // Scopes by inclusive PP time, largest first (the Profile Map).
-  [[nodiscard]] const std::vector<std::uint32_t>& scopes_by_time() const { return by_time_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& scopes_by_time() const { return tree_.by_time(); }
   // The scope's inclusive time on each node (all nodes, whatever the filter), and its imbalance:
   // the largest node PP time over the mean (1.0 = balanced).
   [[nodiscard]] std::vector<NodeProfile> node_profile(std::uint32_t id) const;
@@ -119,19 +117,13 @@ class Analysis {
   [[nodiscard]] const CategoryStyle& style(std::size_t index) const;
 
  private:
-  void build_tree();
-  void accumulate();
   void build_cpwait();
   [[nodiscard]] std::vector<std::int64_t> owners(const std::string& file, std::size_t lines) const;
   [[nodiscard]] std::size_t line_count(const std::string& file) const;
 
   std::shared_ptr<const RunSummary> summary_;
   int node_filter_ = -1;
-  std::vector<ScopeStats> scopes_;
-  std::map<std::uint32_t, std::size_t> index_;
-  std::vector<std::uint32_t> roots_;
-  std::vector<std::uint32_t> by_time_;
-  std::int64_t total_pp_ = 0;
+  carnival::ScopeTree tree_;
   std::int64_t total_wait_ = 0;
   std::vector<CPWaitRow> cpwait_;
 };
