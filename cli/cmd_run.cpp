@@ -17,16 +17,17 @@
 
 #include <fmt/format.h>
 
-#include "perf_counters/events.hpp"
-#include "perf_counters/scope_counters.hpp"
 #include "carnival/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/time_model_options.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
+#include "perf_counters/events.hpp"
+#include "perf_counters/scope_counters.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/run_history.hpp"
+#include "workloads/run_session.hpp"
 #include "workloads/runner.hpp"
 #include "workloads/stats_json.hpp"
 
@@ -120,61 +121,12 @@ struct SignalGuard {
   struct sigaction old_term {};
 };
 
-std::string utc_now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-std::string store_status(workloads::RunStatus s) {
-  switch (s) {
-    case workloads::RunStatus::Completed:
-      return "complete";
-    case workloads::RunStatus::Stopped:
-    case workloads::RunStatus::TimeLimit:
-      return "incomplete";
-    default:
-      return "failed";
-  }
-}
-
-// Writes the run's CARNIVAL database; returns false (after saying why) when it could not.
-bool write_database(const RunOptions& o, const emu::MachineConfig& config, const workloads::Params& params,
-                    const std::string& started_at, const workloads::RunOutcome& outcome) {
-  if (!outcome.profile) {
-    fmt::print(stderr, "ncp2: no profile was collected: {}\n", outcome.diagnosis);
-    return false;
-  }
-  carnival::RunData data = *outcome.profile;
-  data.run.status = store_status(outcome.status);
-  data.run.config = emu::to_toml(config);
-  nlohmann::json p = nlohmann::json::object();
-  for (const auto& [name, value] : params.values())
-    std::visit([&p, &name](const auto& v) { p[name] = v; }, value);
-  data.run.parameters = p.dump();
-  data.run.started_at = started_at;
-  data.run.verified = outcome.verified;
-  data.run.message =
-      outcome.status == workloads::RunStatus::Completed ? outcome.verification : outcome.diagnosis;
-  if (outcome.status == workloads::RunStatus::Stopped) data.run.message = "interrupted by a signal";
-  carnival::WriteOptions w;
-  w.force = o.force;
-  w.max_wait_rows = o.max_wait_rows;
-  try {
-    carnival::write_run(o.db, data, w);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ncp2: cannot write the database: {}\n", e.what());
-    return false;
-  }
+// The database line of the summary.
+void print_database(const std::string& db, const workloads::StoredDatabase& d) {
   fmt::print(
       "database  {} ({} profile cells, {} wait instances{}); open it with: carnival {}  or: ncp2 report {}\n",
-      o.db, data.profile.size(), data.waits.size(),
-      data.waits_dropped ? fmt::format(", {} more summarized only", data.waits_dropped) : std::string(), o.db,
-      o.db);
-  return true;
+      db, d.profile_cells, d.wait_instances,
+      d.waits_dropped ? fmt::format(", {} more summarized only", d.waits_dropped) : std::string(), db, db);
 }
 
 void print_summary(const workloads::RunOutcome& o) {
@@ -210,29 +162,126 @@ void print_speedup(const workloads::RunOutcome& o, const std::optional<workloads
   }
 }
 
-int run(const RunOptions& o) {
-  const workloads::Workload* workload = nullptr;
-  workloads::Params params;
-  emu::MachineConfig config;
+workloads::SessionOptions session_options(const RunOptions& o) {
+  workloads::SessionOptions s;
+  s.workload = o.workload;
+  s.preset = o.preset;
+  s.params = o.params;
+  s.seed = o.seed;
+  s.db = o.db;
+  s.force = o.force;
+  s.max_wait_rows = o.max_wait_rows;
+  s.max_timeline = o.max_timeline;
+  s.stats_json = o.stats_json;
+  s.history = !o.no_history;
+  s.baseline = o.baseline;
+  s.stop_flag = &g_stop;
+  return s;
+}
+
+// The session's progress and baseline messages on the terminal.
+workloads::SessionObserver display(const RunOptions& o, std::optional<ProgressLine>& line,
+                                   const std::string& name) {
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const bool show = o.progress == "always" || (o.progress == "auto" && terminal);
+  workloads::SessionObserver observer;
+  observer.phase_started = [&line, show, terminal, name](
+                               workloads::SessionPhase phase,
+                               const std::optional<workloads::HistoryEntry>& previous) {
+    if (phase == workloads::SessionPhase::Baseline)
+      fmt::print("baseline  measuring {} on 1 node first (--baseline)\n", name);
+    line.emplace(show, terminal, previous);  // no 1-node run known for the baseline: no total
+  };
+  observer.progress = [&line](const workloads::RunProgress& p) {
+    if (line) line->update(p);
+  };
+  observer.phase_finished = [&line](workloads::SessionPhase phase, const workloads::RunOutcome& outcome) {
+    if (line) line->finish();
+    if (phase != workloads::SessionPhase::Baseline || outcome.ok()) return;
+    if (outcome.status == workloads::RunStatus::Stopped)
+      fmt::print(stderr, "ncp2: interrupted while measuring the baseline; nothing was run or stored\n");
+    else
+      fmt::print(stderr, "ncp2: the 1-node baseline did not complete ({}): {}\n",
+                 workloads::to_string(outcome.status),
+                 outcome.diagnosis.empty() ? outcome.verification : outcome.diagnosis);
+  };
+  return observer;
+}
+
+// --scope-counters: host counters per scope, a meter around the measured model's. Returns an
+// exit code when the option cannot be used, else sets `meter`.
+std::optional<int> setup_scope_counters(const RunOptions& o, const TimeModelSetup& time_model,
+                                        std::unique_ptr<counters::ScopeCounterMeter>& meter,
+                                        emu::Cluster*& cluster) {
+  if (o.scope_counters.empty()) return std::nullopt;
+  std::vector<std::string> events;
   try {
-    workload = &workloads::find_workload(o.workload);
-    config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
-    params = workload->resolve(o.preset, o.params);
-    workload->check(params, config.machine.nodes);
-  } catch (const workloads::WorkloadError& e) {
-    fmt::print(stderr, "ncp2: {}\n", e.what());
+    events = counters::parse_event_list(o.scope_counters);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "ncp2: --scope-counters: {}\n", e.what());
     return kExitUsage;
   }
+  if (!time_model.meter || o.db.empty()) {
+    fmt::print(stderr, "ncp2: --scope-counters needs --time-model measured and --db FILE\n");
+    return kExitUsage;
+  }
+  meter = std::make_unique<counters::ScopeCounterMeter>(
+      *time_model.meter, std::move(events),
+      [&cluster](dsm::NodeId n) { return cluster->pp(n).attribution().scope; });
+  return std::nullopt;
+}
 
+// Appends the per-scope counters to the stored database; false (after saying why) on failure.
+bool store_scope_counters(const std::string& db, const counters::ScopeCounterMeter& meter) {
+  try {
+    counters::append_scope_counters(db, meter.events(), meter.rows());
+    std::string counted;
+    for (const auto& e : meter.events())
+      if (e.available) counted += (counted.empty() ? "" : ", ") + e.name;
+    fmt::print("counters  per scope in {} (table scope_counters): {}\n", db,
+               counted.empty() ? "none" : counted);
+    for (const auto& e : meter.events())
+      if (!e.available) fmt::print(stderr, "ncp2: --scope-counters: {} not counted: {}\n", e.name, e.reason);
+    return true;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return false;
+  }
+}
+
+// After the summary: the statistics JSON, the database, the per-scope counters. The exit code.
+int publish(const RunOptions& o, const workloads::RunSession& session, workloads::RunOutcome& outcome,
+            const counters::ScopeCounterMeter* scope_meter) {
+  try {
+    session.write_stats(outcome);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitFailure;
+  }
+  bool stored = true;
   if (!o.db.empty()) {
-    const auto dir = std::filesystem::path(o.db).parent_path();
-    if (!dir.empty() && !std::filesystem::is_directory(dir)) {
-      fmt::print(stderr, "ncp2: cannot store the run in {}: no such directory {}\n", o.db, dir.string());
-      return kExitUsage;
+    try {
+      print_database(o.db, session.write_database(outcome));
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "ncp2: {}\n", e.what());
+      stored = false;
     }
   }
-  if (!o.db.empty() && !o.force && std::filesystem::exists(o.db)) {
-    fmt::print(stderr, "ncp2: {} already exists; use --force to replace it\n", o.db);
+  if (scope_meter && stored) stored = store_scope_counters(o.db, *scope_meter);
+  if (outcome.status == workloads::RunStatus::Completed && !outcome.verified)
+    fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
+  if (outcome.status == workloads::RunStatus::Stopped)
+    fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
+  return outcome.ok() && stored ? kExitOk : kExitFailure;
+}
+
+int run(const RunOptions& o) {
+  const emu::MachineConfig config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
+  std::optional<workloads::RunSession> session;
+  try {
+    session.emplace(config, session_options(o));
+  } catch (const workloads::SessionError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
   }
   TimeModelSetup time_model;
@@ -243,127 +292,28 @@ int run(const RunOptions& o) {
     return kExitUsage;
   }
   if (time_model.meter) fmt::print("time      {}\n", time_model.description);
-  workloads::RunOptions run_options;
-  run_options.compute_meter = time_model.meter.get();
-  // Per-scope host counters: a meter around the measured model's, reading the PP's scope.
   std::unique_ptr<counters::ScopeCounterMeter> scope_meter;
   emu::Cluster* cluster = nullptr;
-  if (!o.scope_counters.empty()) {
-    std::vector<std::string> events;
-    try {
-      events = counters::parse_event_list(o.scope_counters);
-    } catch (const std::invalid_argument& e) {
-      fmt::print(stderr, "ncp2: --scope-counters: {}\n", e.what());
-      return kExitUsage;
-    }
-    if (!time_model.meter || o.db.empty()) {
-      fmt::print(stderr, "ncp2: --scope-counters needs --time-model measured and --db FILE\n");
-      return kExitUsage;
-    }
-    scope_meter = std::make_unique<counters::ScopeCounterMeter>(
-        *time_model.meter, std::move(events),
-        [&cluster](dsm::NodeId n) { return cluster->pp(n).attribution().scope; });
-    run_options.compute_meter = scope_meter.get();
-    run_options.on_cluster = [&cluster](emu::Cluster& c) { cluster = &c; };
-  }
-  run_options.profile = !o.db.empty();
-  run_options.profiler.max_wait_rows = o.max_wait_rows;
-  run_options.profiler.max_timeline = o.max_timeline;
-  run_options.stop_flag = &g_stop;
-  // The history of earlier runs: a progress bar and the speedup over one node. Only runs of the
-  // deterministic time model are comparable.
-  const bool deterministic = time_model.meter == nullptr;
-  const workloads::RunHistory history(o.no_history || !deterministic ? std::nullopt
-                                                                     : workloads::RunHistory::default_path());
-  const std::string key = workloads::history_key(workload->name, params, o.seed, config);
-  const bool terminal = ::isatty(STDERR_FILENO) != 0;
-  const bool show_progress = o.progress == "always" || (o.progress == "auto" && terminal);
+  if (const auto code = setup_scope_counters(o, time_model, scope_meter, cluster)) return *code;
+  if (scope_meter)
+    session->use_compute_meter(scope_meter.get(), [&cluster](emu::Cluster& c) { cluster = &c; });
+  else
+    session->use_compute_meter(time_model.meter.get());
+
   const SignalGuard signals;
-
-  const std::vector<workloads::HistoryEntry> known = history.entries(key);  // one read of the history
-  std::optional<workloads::HistoryEntry> one_node = workloads::RunHistory::latest(known, 1);
-  if (o.baseline && !one_node && config.machine.nodes > 1) {
-    emu::MachineConfig single = config;
-    single.machine.nodes = 1;
-    fmt::print("baseline  measuring {} on 1 node first (--baseline)\n", workload->name);
-    workloads::RunOptions base_options;
-    base_options.stop_flag = &g_stop;
-    ProgressLine base_line(show_progress, terminal, std::nullopt);  // no 1-node run known: no total
-    base_options.progress = [&base_line](const workloads::RunProgress& p) { base_line.update(p); };
-    const workloads::RunOutcome base =
-        workloads::run_workload(single, *workload, params, o.seed, base_options);
-    base_line.finish();
-    if (base.ok()) {
-      one_node = workloads::HistoryEntry{
-          key, 1, emu::to_ps(base.timed_end), base.barrier_episodes, base.events, base.wall_seconds};
-      history.record(*one_node);
-    } else if (base.status == workloads::RunStatus::Stopped) {
-      fmt::print(stderr, "ncp2: interrupted while measuring the baseline; nothing was run or stored\n");
-      return kExitFailure;
-    } else {
-      fmt::print(stderr, "ncp2: the 1-node baseline did not complete ({}): {}\n",
-                 workloads::to_string(base.status),
-                 base.diagnosis.empty() ? base.verification : base.diagnosis);
-    }
-  }
-
-  ProgressLine progress(show_progress, terminal, workloads::RunHistory::latest(known, config.machine.nodes));
-  run_options.progress_interval = std::chrono::milliseconds(terminal ? 200 : 1000);  // a log: fewer lines
-  run_options.progress = [&progress](const workloads::RunProgress& p) { progress.update(p); };
-  const std::string started_at = utc_now_iso();
-  const workloads::RunOutcome outcome =
-      workloads::run_workload(config, *workload, params, o.seed, run_options);
-  progress.finish();
-  if (outcome.ok()) {
-    const workloads::HistoryEntry entry{key,
-                                        outcome.nodes,
-                                        emu::to_ps(outcome.timed_end),
-                                        outcome.barrier_episodes,
-                                        outcome.events,
-                                        outcome.wall_seconds};
-    history.record(entry);
-    if (outcome.nodes == 1) one_node = entry;
-  }
+  std::optional<ProgressLine> line;
+  workloads::RunOutcome outcome = session->run(display(o, line, session->workload().name));
+  if (session->baseline_interrupted()) return kExitFailure;
   if (outcome.status == workloads::RunStatus::Invalid) {
     fmt::print(stderr, "ncp2: {}\n", outcome.diagnosis);
     return kExitUsage;
   }
   print_summary(outcome);
-  print_speedup(outcome, one_node, deterministic, history.enabled());
+  print_speedup(outcome, session->one_node(), session->deterministic(), session->history_enabled());
   if (time_model.meter) print_measured_summary(*time_model.meter);
   if (!outcome.diagnosis.empty())
     fmt::print(stderr, "ncp2: run {}: {}\n", workloads::to_string(outcome.status), outcome.diagnosis);
-  if (!o.stats_json.empty()) {
-    try {
-      workloads::write_file_atomically(o.stats_json, workloads::stats_json(outcome).dump(2) + "\n");
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "ncp2: {}\n", e.what());
-      return kExitFailure;
-    }
-  }
-  bool stored = true;
-  if (!o.db.empty()) stored = write_database(o, config, params, started_at, outcome);
-  if (scope_meter && stored) {
-    try {
-      counters::append_scope_counters(o.db, scope_meter->events(), scope_meter->rows());
-      std::string counted;
-      for (const auto& e : scope_meter->events())
-        if (e.available) counted += (counted.empty() ? "" : ", ") + e.name;
-      fmt::print("counters  per scope in {} (table scope_counters): {}\n", o.db,
-                 counted.empty() ? "none" : counted);
-      for (const auto& e : scope_meter->events())
-        if (!e.available)
-          fmt::print(stderr, "ncp2: --scope-counters: {} not counted: {}\n", e.name, e.reason);
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "ncp2: {}\n", e.what());
-      stored = false;
-    }
-  }
-  if (outcome.status == workloads::RunStatus::Completed && !outcome.verified)
-    fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
-  if (outcome.status == workloads::RunStatus::Stopped)
-    fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
-  return outcome.ok() && stored ? kExitOk : kExitFailure;
+  return publish(o, *session, outcome, scope_meter.get());
 }
 
 }  // namespace
