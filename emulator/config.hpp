@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "emulator/config_error.hpp"
 #include "emulator/time.hpp"
+#include "emulator/units.hpp"
 
 namespace ncp2::emu {
 
@@ -98,13 +100,6 @@ struct MachineConfig {
   [[nodiscard]] bool has_cp() const { return machine.kind == MachineKind::Ncp2; }
 };
 
-// A configuration problem: bad file, unknown key, wrong type or impossible value. The message
-// names the file (or "--set") and the key.
-class ConfigError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 // Built-in defaults: the NCP2 machine, or the same hardware without protocol controllers.
 MachineConfig default_config(MachineKind kind);
 
@@ -127,11 +122,6 @@ struct ConfigKeyInfo {
   std::string source;        // where the default comes from
 };
 std::vector<ConfigKeyInfo> config_keys();
-
-// Parsing of unit-bearing values, exposed for tests and the CLI.
-Duration parse_duration(std::string_view text);  // "4us", "0.5 ms", "120 ns", "0"
-double parse_bandwidth(std::string_view text);   // "1.28 Gbit/s", "160 MB/s" -> bytes/s
-std::string format_bandwidth(double bytes_per_second);
 
 // The closest registered key to `unknown`, or "" when nothing is close.
 std::string suggest_key(std::string_view unknown);
