@@ -99,32 +99,8 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
   column->addWidget(filter_);
 
   auto* split = new QSplitter(Qt::Vertical, this);
-  auto* top = new QWidget(split);
-  auto* top_column = new QVBoxLayout(top);
-  top_column->setContentsMargins(0, 0, 0, 0);
-  table_ = make_table(model_, proxy_, top);
-  table_->setObjectName(QStringLiteral("cpwait-map"));
-  top_column->addWidget(table_, 1);
-  more_ = new MoreRowsBar(model_, tr("sources of waiting (less time)"), top);
-  more_->setObjectName(QStringLiteral("cpwait-more"));
-  top_column->addWidget(more_);
-  split->addWidget(top);
-
-  auto* bottom = new QWidget(split);
-  auto* bottom_column = new QVBoxLayout(bottom);
-  bottom_column->setContentsMargins(0, 0, 0, 0);
-  causes_title_ = make_title(bottom);
-  causes_title_->setText(tr("<b>Causes</b>: select a row."));
-  bottom_column->addWidget(causes_title_);
-  causes_table_ = make_table(causes_, causes_proxy_, bottom);
-  causes_table_->setObjectName(QStringLiteral("causes"));
-  bottom_column->addWidget(causes_table_, 1);
-  causes_more_ = new MoreRowsBar(causes_, tr("causes (less delay)"), bottom);
-  causes_more_->setObjectName(QStringLiteral("causes-more"));
-  bottom_column->addWidget(causes_more_);
-  causes_note_ = make_title(bottom);
-  bottom_column->addWidget(causes_note_);
-  split->addWidget(bottom);
+  split->addWidget(build_map(split));
+  split->addWidget(build_causes(split));
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
   column->addWidget(split, 1);
@@ -146,37 +122,70 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     const auto scope = index.data(roles::ScopeId).toLongLong();
     if (scope >= 0) context_->select_scope(scope);
   });
-  connect(&watcher_, &QFutureWatcher<CausesResult>::finished, this, [this] {
-    const CausesResult result = watcher_.result();
-    if (result.generation != generation_) return;  // a newer row was selected meanwhile
-    if (!result.error.isEmpty()) {
-      causes_note_->setText(tr("<span style=\"color:#b00\">Cannot read the causes: %1</span>")
-                                .arg(result.error.toHtmlEscaped()));
-      emit causes_ready();
-      return;
-    }
-    causes_->set_causes(context_->analysis(), result.causes);
-    causes_table_->resizeColumnsToContents();
-    const CPWaitRow* row = nullptr;
-    for (const auto& r : context_->analysis()->cpwait_rows())
-      if (property("queried").toString() ==
-          QString::fromStdString(std::to_string(r.scope) + "|" + r.kind + "|" + r.operation))
-        row = &r;
-    const auto row_delay = row ? row->parts[static_cast<std::size_t>(carnival::WaitPart::SyncDelay)] : 0;
-    QString note;
-    if (row_delay == 0)
-      note = tr("No synchronization delay in this row: its waiting is protocol time only (the profile bar).");
-    else if (result.causes.rows.empty())
-      note = tr("The wait instances behind this row were not stored (capped), so their causes are unknown.");
-    else
-      note = tr("Synchronization delay of the row: %1; the stored wait instances explain %2 of it.")
-                 .arg(time_text(row_delay), time_text(result.causes.total_delay_ps));
-    if (context_->analysis()->summary().waits_dropped > 0)
-      note += tr(" %1 wait instances of the run were not stored.")
-                  .arg(context_->analysis()->summary().waits_dropped);
-    causes_note_->setText(note);
+  connect(&watcher_, &QFutureWatcher<CausesResult>::finished, this,
+          [this] { show_causes(watcher_.result()); });
+}
+
+QWidget* CPWaitView::build_map(QWidget* parent) {
+  auto* top = new QWidget(parent);
+  auto* top_column = new QVBoxLayout(top);
+  top_column->setContentsMargins(0, 0, 0, 0);
+  table_ = make_table(model_, proxy_, top);
+  table_->setObjectName(QStringLiteral("cpwait-map"));
+  top_column->addWidget(table_, 1);
+  more_ = new MoreRowsBar(model_, tr("sources of waiting (less time)"), top);
+  more_->setObjectName(QStringLiteral("cpwait-more"));
+  top_column->addWidget(more_);
+  return top;
+}
+
+QWidget* CPWaitView::build_causes(QWidget* parent) {
+  auto* bottom = new QWidget(parent);
+  auto* bottom_column = new QVBoxLayout(bottom);
+  bottom_column->setContentsMargins(0, 0, 0, 0);
+  causes_title_ = make_title(bottom);
+  causes_title_->setText(tr("<b>Causes</b>: select a row."));
+  bottom_column->addWidget(causes_title_);
+  causes_table_ = make_table(causes_, causes_proxy_, bottom);
+  causes_table_->setObjectName(QStringLiteral("causes"));
+  bottom_column->addWidget(causes_table_, 1);
+  causes_more_ = new MoreRowsBar(causes_, tr("causes (less delay)"), bottom);
+  causes_more_->setObjectName(QStringLiteral("causes-more"));
+  bottom_column->addWidget(causes_more_);
+  causes_note_ = make_title(bottom);
+  bottom_column->addWidget(causes_note_);
+  return bottom;
+}
+
+void CPWaitView::show_causes(const CausesResult& result) {
+  if (result.generation != generation_) return;  // a newer row was selected meanwhile
+  if (!result.error.isEmpty()) {
+    causes_note_->setText(
+        tr("<span style=\"color:#b00\">Cannot read the causes: %1</span>").arg(result.error.toHtmlEscaped()));
     emit causes_ready();
-  });
+    return;
+  }
+  causes_->set_causes(context_->analysis(), result.causes);
+  causes_table_->resizeColumnsToContents();
+  const CPWaitRow* row = nullptr;
+  for (const auto& r : context_->analysis()->cpwait_rows())
+    if (property("queried").toString() ==
+        QString::fromStdString(std::to_string(r.scope) + "|" + r.kind + "|" + r.operation))
+      row = &r;
+  const auto row_delay = row ? row->parts[static_cast<std::size_t>(carnival::WaitPart::SyncDelay)] : 0;
+  QString note;
+  if (row_delay == 0)
+    note = tr("No synchronization delay in this row: its waiting is protocol time only (the profile bar).");
+  else if (result.causes.rows.empty())
+    note = tr("The wait instances behind this row were not stored (capped), so their causes are unknown.");
+  else
+    note = tr("Synchronization delay of the row: %1; the stored wait instances explain %2 of it.")
+               .arg(time_text(row_delay), time_text(result.causes.total_delay_ps));
+  if (context_->analysis()->summary().waits_dropped > 0)
+    note += tr(" %1 wait instances of the run were not stored.")
+                .arg(context_->analysis()->summary().waits_dropped);
+  causes_note_->setText(note);
+  emit causes_ready();
 }
 
 void CPWaitView::select_row(int source_row) {

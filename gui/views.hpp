@@ -61,6 +61,10 @@ class CPWaitView : public QWidget {
   void causes_ready();  // the causes panel shows the selected row's causes
 
  private:
+  QWidget* build_map(QWidget* parent);     // the map's table and its "more rows" bar
+  QWidget* build_causes(QWidget* parent);  // the causes panel: title, table, "more", note
+  // The causes of the queried row arrived (or failed): fill the panel and say what they explain.
+  void show_causes(const CausesResult& result);
   void row_activated(const QModelIndex& proxy_index);
   void query_causes(const CPWaitRow& row);
   // A scope selected elsewhere: select its first (largest) row and show its causes, without
