@@ -74,15 +74,15 @@ class CPWaitView : public QWidget {
   AnalysisContext* context_;
   CPWaitMapModel* model_;
   QSortFilterProxyModel* proxy_;
-  QTableView* table_;
+  QTableView* table_ = nullptr;
   QLineEdit* filter_;
-  MoreRowsBar* more_;
+  MoreRowsBar* more_ = nullptr;
   CausesModel* causes_;
   QSortFilterProxyModel* causes_proxy_;
-  QTableView* causes_table_;
-  QLabel* causes_title_;
-  QLabel* causes_note_;
-  MoreRowsBar* causes_more_;
+  QTableView* causes_table_ = nullptr;
+  QLabel* causes_title_ = nullptr;
+  QLabel* causes_note_ = nullptr;
+  MoreRowsBar* causes_more_ = nullptr;
   QFutureWatcher<CausesResult> watcher_;
   int generation_ = 0;
   bool following_ = false;  // selecting a row for follow_scope: do not select its scope again
