@@ -1,7 +1,6 @@
 #include "carnival/scope_tree.hpp"
 
 #include <algorithm>
-#include <functional>
 
 #include <fmt/format.h>
 
@@ -37,19 +36,25 @@ ScopeTree::ScopeTree(std::span<const Scope> scopes, std::span<const std::int64_t
       roots_.push_back(n.scope.id);
   }
   // Depths from the roots; scopes on a parent cycle are reachable from none: they become roots.
+  // Iterative: a damaged file may chain millions of scopes, deeper than any stack.
   std::vector<bool> seen(nodes_.size(), false);
-  std::function<void(std::uint32_t, int)> visit = [&](std::uint32_t id, int depth) {
-    const auto i = index_.at(id);
-    if (seen[i]) return;
-    seen[i] = true;
-    nodes_[i].depth = depth;
-    for (auto c : nodes_[i].children) visit(c, depth + 1);
+  auto visit = [&](std::uint32_t root) {
+    std::vector<std::pair<std::uint32_t, int>> stack{{root, 0}};
+    while (!stack.empty()) {
+      const auto [id, depth] = stack.back();
+      stack.pop_back();
+      const auto i = index_.at(id);
+      if (seen[i]) continue;
+      seen[i] = true;
+      nodes_[i].depth = depth;
+      for (auto c : nodes_[i].children) stack.emplace_back(c, depth + 1);
+    }
   };
-  for (auto r : roots_) visit(r, 0);
+  for (auto r : roots_) visit(r);
   for (std::size_t i = 0; i < nodes_.size(); ++i)
     if (!seen[i]) {
       roots_.push_back(nodes_[i].scope.id);
-      visit(nodes_[i].scope.id, 0);
+      visit(nodes_[i].scope.id);
     }
 }
 
@@ -59,21 +64,29 @@ void ScopeTree::accumulate(std::span<const ProfileCell> profile, int node_filter
     const auto it = index_.find(c.scope);
     if (it != index_.end()) nodes_[it->second].exclusive[static_cast<std::size_t>(c.category)] += c.time_ps;
   }
-  std::vector<bool> done(nodes_.size(), false);
-  std::function<const CategoryTimes&(std::uint32_t)> sum = [&](std::uint32_t id) -> const CategoryTimes& {
-    const auto i = index_.at(id);
-    auto& n = nodes_[i];
-    if (done[i]) return n.inclusive;
-    done[i] = true;
-    n.inclusive = n.exclusive;
-    for (auto c : n.children) {
-      const auto& ci = sum(c);
-      for (std::size_t k = 0; k < kCategories; ++k) n.inclusive[k] += ci[k];
-    }
-    return n.inclusive;
-  };
+  // Inclusive = exclusive + the children's inclusive, along the edges the walk from the roots
+  // took (so that a scope of a broken parent cycle is counted once), children before parents.
+  // Iterative: a damaged file may chain millions of scopes, deeper than any stack.
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::pair<std::size_t, std::size_t>> preorder;  // (node, parent on the walk)
+  std::vector<bool> seen(nodes_.size(), false);
+  std::vector<std::pair<std::size_t, std::size_t>> stack;
+  for (auto r : roots_) stack.emplace_back(index_.at(r), kNone);
+  while (!stack.empty()) {
+    const auto [i, parent] = stack.back();
+    stack.pop_back();
+    if (seen[i]) continue;
+    seen[i] = true;
+    preorder.emplace_back(i, parent);
+    for (auto c : nodes_[i].children) stack.emplace_back(index_.at(c), i);
+  }
+  for (auto& n : nodes_) n.inclusive = n.exclusive;
+  for (auto it = preorder.rbegin(); it != preorder.rend(); ++it)
+    if (it->second != kNone)
+      for (std::size_t k = 0; k < kCategories; ++k)
+        nodes_[it->second].inclusive[k] += nodes_[it->first].inclusive[k];
   total_pp_ = 0;
-  for (auto r : roots_) total_pp_ += pp_total(sum(r));
+  for (auto r : roots_) total_pp_ += pp_total(find(r)->inclusive);
   auto hotter = [&](std::uint32_t a, std::uint32_t b) {
     const auto ta = pp_total(find(a)->inclusive), tb = pp_total(find(b)->inclusive);
     return ta != tb ? ta > tb : a < b;
