@@ -1,16 +1,12 @@
 #include "carnival/profiler.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
-#include "carnival/scope.hpp"
+#include "carnival/run_scopes.hpp"
 #include "dsm/wait_chain.hpp"
 
 namespace ncp2::carnival {
@@ -24,34 +20,6 @@ std::uint64_t cell_key(int node, std::uint32_t scope, Category category, std::ui
 
 std::string operation_name(std::uint8_t op) {
   return std::string(dsm::to_string(static_cast<dsm::Operation>(op)));
-}
-
-// A path as recorded by the compiler. A compiler may record it relative to its working directory
-// (ccache with base_dir does that), which for our build is the build tree: resolved from there.
-std::string source_path(const std::string& file) {
-#ifdef NCP2_BUILD_DIR
-  const std::filesystem::path path(file);
-  if (path.is_relative()) return (std::filesystem::path(NCP2_BUILD_DIR) / path).lexically_normal().string();
-#endif
-  return file;
-}
-
-// Paths as recorded by the compiler, made relative to the source tree when inside it.
-std::string relative_path(const std::string& file) {
-  const std::string path = source_path(file);
-#ifdef NCP2_SOURCE_DIR
-  const std::string root = std::string(NCP2_SOURCE_DIR) + "/";
-  if (path.rfind(root, 0) == 0) return path.substr(root.size());
-#endif
-  return path;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -460,7 +428,23 @@ RunData Profiler::finish(RunInfo info) {
   for (std::size_t n = 0; n < nodes_.size(); ++n)
     d.nodes.push_back({static_cast<int>(n), nodes_[n].finish_ps});
 
-  std::set<std::uint32_t> used{0};
+  std::set<std::uint32_t> used{0};  // the scopes the profile and the waits mention
+  move_profile(d, used, end);
+  move_waits(d, used);
+  d.timeline.reserve(timeline_.size());
+  for (const auto& s : timeline_)
+    d.timeline.push_back(
+        Segment{s.node, s.cp, s.category, operation_name(s.operation), s.scope, s.from, s.to});
+  d.timeline_dropped = timeline_dropped_;
+
+  RunScopes scopes = collect_run_scopes(std::move(used), d.run.workload.empty() ? "program" : d.run.workload);
+  d.scopes = std::move(scopes.scopes);
+  d.sources = std::move(scopes.sources);
+  return d;
+}
+
+// The accounted cells as profile rows (plus each CP's idle time up to `end_ps`), sorted.
+void Profiler::move_profile(RunData& d, std::set<std::uint32_t>& used, std::int64_t end_ps) const {
   for (const auto& [key, cell] : cells_) {
     ProfileCell c;
     c.node = static_cast<int>(key >> 48);
@@ -474,14 +458,17 @@ RunData Profiler::finish(RunInfo info) {
   }
   if (has_cp_)
     for (std::size_t n = 0; n < nodes_.size(); ++n)
-      if (end > nodes_[n].cp_busy_ps)
+      if (end_ps > nodes_[n].cp_busy_ps)
         d.profile.push_back(
-            {static_cast<int>(n), 0, Category::CPIdle, operation_name(0), end - nodes_[n].cp_busy_ps, 1});
+            {static_cast<int>(n), 0, Category::CPIdle, operation_name(0), end_ps - nodes_[n].cp_busy_ps, 1});
   std::sort(d.profile.begin(), d.profile.end(), [](const ProfileCell& a, const ProfileCell& b) {
     return std::tie(a.node, a.scope, a.category, a.operation) <
            std::tie(b.node, b.scope, b.category, b.operation);
   });
+}
 
+// The wait instances (numbered from 1 in accounting order) and their summaries, sorted.
+void Profiler::move_waits(RunData& d, std::set<std::uint32_t>& used) const {
   d.waits.reserve(waits_.size());
   std::uint64_t next_id = 1;
   for (const auto& c : waits_) {
@@ -506,92 +493,6 @@ RunData Profiler::finish(RunInfo info) {
   std::sort(d.wait_summary.begin(), d.wait_summary.end(), [](const WaitSummary& a, const WaitSummary& b) {
     return std::tie(a.node, a.scope, a.operation, a.kind) < std::tie(b.node, b.scope, b.operation, b.kind);
   });
-  d.timeline.reserve(timeline_.size());
-  for (const auto& s : timeline_)
-    d.timeline.push_back(
-        Segment{s.node, s.cp, s.category, operation_name(s.operation), s.scope, s.from, s.to});
-  d.timeline_dropped = timeline_dropped_;
-
-  // Scopes: the sites seen in this run, their line ranges from the stored source, nested by range.
-  const auto sites = scope_sites();
-  std::map<std::string, std::string> texts;  // relative path -> text
-  for (std::uint32_t id : used) {
-    if (id == 0 || id > sites.size()) continue;
-    const std::string rel = relative_path(sites[id - 1]->file);
-    if (!texts.count(rel)) texts[rel] = read_text(source_path(sites[id - 1]->file));
-  }
-  // Scopes with no time of their own (a loop whose body is all inner scopes) still belong in the
-  // tree between the scopes they enclose and their own parents: add every registered site of the
-  // same files whose line range contains a used scope's.
-  {
-    auto range_of = [&](const ScopeSite& site) {
-      const std::string& text = texts[relative_path(site.file)];
-      return std::pair{site.line, text.empty() ? site.line : scope_end_line(text, site.line, site.column)};
-    };
-    std::vector<std::pair<std::string, std::pair<int, int>>> used_ranges;
-    for (std::uint32_t id : used)
-      if (id != 0 && id <= sites.size())
-        used_ranges.emplace_back(relative_path(sites[id - 1]->file), range_of(*sites[id - 1]));
-    for (const ScopeSite* site : sites) {
-      if (used.count(site->id) || !texts.count(relative_path(site->file))) continue;
-      const std::string rel = relative_path(site->file);
-      const auto [site_begin, site_end] = range_of(*site);
-      for (const auto& [file, range] : used_ranges) {
-        if (file == rel && site_begin <= range.first && range.second <= site_end &&
-            (site_begin < range.first || range.second < site_end)) {
-          used.insert(site->id);
-          break;
-        }
-      }
-    }
-  }
-  Scope program;
-  program.id = 0;
-  program.parent = -1;
-  program.name = d.run.workload.empty() ? std::string("program") : d.run.workload;
-  program.kind = "program";
-  // The whole program lies in the workload's file when its scopes all come from one file.
-  std::set<std::string> scope_files;
-  for (std::uint32_t id : used)
-    if (id != 0 && id <= sites.size()) scope_files.insert(relative_path(sites[id - 1]->file));
-  if (scope_files.size() == 1) {
-    program.file = *scope_files.begin();
-    const std::string& text = texts[program.file];
-    program.begin_line = 1;
-    program.end_line = static_cast<int>(std::count(text.begin(), text.end(), '\n')) + 1;
-  }
-  d.scopes.push_back(program);
-  for (std::uint32_t id : used) {
-    if (id == 0 || id > sites.size()) continue;
-    const ScopeSite& site = *sites[id - 1];
-    Scope s;
-    s.id = id;
-    s.name = site.name;
-    s.kind = site.kind;
-    s.file = relative_path(site.file);
-    s.begin_line = site.line;
-    const std::string& text = texts[s.file];
-    s.end_line = text.empty() ? site.line : scope_end_line(text, site.line, site.column);
-    d.scopes.push_back(std::move(s));
-  }
-  for (auto& s : d.scopes) {
-    if (s.id == 0) continue;
-    s.parent = 0;
-    int best_span = -1;
-    for (const auto& other : d.scopes) {
-      if (other.id == 0 || other.id == s.id || other.file != s.file) continue;
-      const bool contains = other.begin_line <= s.begin_line && s.end_line <= other.end_line &&
-                            (other.begin_line < s.begin_line || s.end_line < other.end_line);
-      const int span = other.end_line - other.begin_line;
-      if (contains && (best_span < 0 || span < best_span)) {
-        best_span = span;
-        s.parent = other.id;
-      }
-    }
-  }
-  for (auto& [file, text] : texts)
-    if (!text.empty()) d.sources.push_back({file, text});
-  return d;
 }
 
 }  // namespace ncp2::carnival

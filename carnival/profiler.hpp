@@ -19,6 +19,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -163,6 +164,8 @@ class Profiler final : public emu::ActivityProbe {
   void on_exit(std::size_t node, std::int64_t when_ps);
   void add_wait(const CompactWait& row);
   void flush_exit(std::size_t node, std::uint32_t scope);
+  void move_profile(RunData& d, std::set<std::uint32_t>& used, std::int64_t end_ps) const;
+  void move_waits(RunData& d, std::set<std::uint32_t>& used) const;
 
   dsm::Runtime& runtime_;
   emu::Cluster& cluster_;

@@ -38,8 +38,9 @@ struct Event {
     e.invoke = &invoke_stored<Fn>;
     return e;
   }
-  // Events are always invoked on a copy taken out of the queue (pop() returns by value), so
-  // the callable may schedule new events freely.
+  // The kernel invokes a callable where it lies in its slot (pop_due, payload, release): the
+  // slot is released only after the call, and the pool never moves a payload, so the callable
+  // may schedule new events freely while it runs.
   template <class Fn>
   static void invoke_stored(const Event& self) {
     (*std::launder(reinterpret_cast<const Fn*>(self.storage.data())))();
