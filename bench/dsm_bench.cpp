@@ -24,7 +24,7 @@ constexpr std::size_t kPages = 4096;
 
 struct Run {
   explicit Run(emu::MachineKind kind, int nodes)
-      : cfg(make(kind, nodes)), kernel(), cluster(kernel, cfg), dsm(kernel, cluster) {}
+      : cfg(make(kind, nodes)), cluster(kernel, cfg), dsm(kernel, cluster) {}
   static emu::MachineConfig make(emu::MachineKind kind, int nodes) {
     emu::MachineConfig c = emu::default_config(kind);
     c.machine.nodes = nodes;

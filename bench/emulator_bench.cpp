@@ -43,8 +43,8 @@ constexpr std::uint64_t kChunk = 1 << 16;
 // Reports `per_iteration` items per iteration as the wall time per item (an inverted rate, in
 // seconds; the console shows it with an SI prefix, e.g. "62.5n" for 62.5 ns).
 benchmark::Counter time_per_item(std::uint64_t per_iteration) {
-  return benchmark::Counter(static_cast<double>(per_iteration),
-                            benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  return {static_cast<double>(per_iteration),
+          benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert};
 }
 
 // xorshift64*: cheap, deterministic, good enough for event delays.
@@ -244,70 +244,54 @@ BENCHMARK(BM_PingPongMessages)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
-int traffic_mode(int argc, char** argv) {
+struct TrafficArgs {
   std::string pattern_name = "barrier";
   std::string machine_name = "ncp2";
   int nodes = 8;
   int rounds = 1000;
   int repeat = 1;
-  auto number = [](std::string_view value, std::string_view flag) {
-    char* end = nullptr;
-    const std::string text(value);
-    const long v = std::strtol(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || v < 1 || v > 100'000'000) {
-      std::fprintf(stderr, "ncp2_bench_emulator: %.*s needs a positive integer, got '%s'\n",
-                   static_cast<int>(flag.size()), flag.data(), text.c_str());
-      std::exit(2);
-    }
-    return static_cast<int>(v);
-  };
+};
+
+int positive_number(std::string_view value, std::string_view flag) {
+  char* end = nullptr;
+  const std::string text(value);
+  const long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v < 1 || v > 100'000'000) {
+    std::fprintf(stderr, "ncp2_bench_emulator: %.*s needs a positive integer, got '%s'\n",
+                 static_cast<int>(flag.size()), flag.data(), text.c_str());
+    std::exit(2);
+  }
+  return static_cast<int>(v);
+}
+
+// The --flag=value options of the traffic mode; false (after a message) on an unknown one.
+bool parse_traffic_args(int argc, char** argv, TrafficArgs& args) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const auto eq = arg.find('=');
     const std::string_view flag = arg.substr(0, eq);
     const std::string_view value = eq == std::string_view::npos ? std::string_view{} : arg.substr(eq + 1);
     if (flag == "--traffic")
-      pattern_name = value;
+      args.pattern_name = value;
     else if (flag == "--machine")
-      machine_name = value;
+      args.machine_name = value;
     else if (flag == "--nodes")
-      nodes = number(value, flag);
+      args.nodes = positive_number(value, flag);
     else if (flag == "--rounds")
-      rounds = number(value, flag);
+      args.rounds = positive_number(value, flag);
     else if (flag == "--repeat")
-      repeat = number(value, flag);
+      args.repeat = positive_number(value, flag);
     else {
       std::fprintf(stderr, "ncp2_bench_emulator: unknown option '%s' in --traffic mode\n", argv[i]);
-      return 2;
+      return false;
     }
   }
-  TrafficOptions options;
-  if (pattern_name == "barrier")
-    options.pattern = TrafficPattern::Barrier;
-  else if (pattern_name == "pingpong" || pattern_name == "ping-pong")
-    options.pattern = TrafficPattern::PingPong;
-  else {
-    std::fprintf(stderr, "ncp2_bench_emulator: --traffic must be barrier or pingpong\n");
-    return 2;
-  }
-  MachineKind kind;
-  if (machine_name == "ncp2")
-    kind = MachineKind::Ncp2;
-  else if (machine_name == "treadmarks")
-    kind = MachineKind::TreadMarks;
-  else {
-    std::fprintf(stderr, "ncp2_bench_emulator: --machine must be ncp2 or treadmarks\n");
-    return 2;
-  }
-  if (options.pattern == TrafficPattern::PingPong) nodes = 2;
-  options.rounds = rounds;
-  MachineConfig config = machine(kind, nodes);
-  // SimGrid's platform is one crossbar for all nodes: give ours the same (one switch with a
-  // port per node) so both simulate the same network, not our default tree of 8-port switches.
-  config.network.switch_ports = std::max(config.network.switch_ports, nodes);
+  return true;
+}
 
-  double best_wall = 0;
-  TrafficResult best;
+// The fastest of `repeat` runs (wall seconds and its result); false if a run did not complete.
+bool best_of(const MachineConfig& config, const TrafficOptions& options, int repeat, double& best_wall,
+             TrafficResult& best) {
   for (int r = 0; r < repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
     TrafficResult result = run_traffic(config, options);
@@ -315,17 +299,51 @@ int traffic_mode(int argc, char** argv) {
     if (result.run.status != RunStatus::Completed) {
       std::fprintf(stderr, "ncp2_bench_emulator: the run did not complete: %s\n",
                    result.run.diagnosis.c_str());
-      return 1;
+      return false;
     }
     if (r == 0 || wall < best_wall) {
       best_wall = wall;
       best = std::move(result);
     }
   }
+  return true;
+}
+
+int traffic_mode(int argc, char** argv) {
+  TrafficArgs args;
+  if (!parse_traffic_args(argc, argv, args)) return 2;
+  TrafficOptions options;
+  if (args.pattern_name == "barrier")
+    options.pattern = TrafficPattern::Barrier;
+  else if (args.pattern_name == "pingpong" || args.pattern_name == "ping-pong")
+    options.pattern = TrafficPattern::PingPong;
+  else {
+    std::fprintf(stderr, "ncp2_bench_emulator: --traffic must be barrier or pingpong\n");
+    return 2;
+  }
+  MachineKind kind{};
+  if (args.machine_name == "ncp2")
+    kind = MachineKind::Ncp2;
+  else if (args.machine_name == "treadmarks")
+    kind = MachineKind::TreadMarks;
+  else {
+    std::fprintf(stderr, "ncp2_bench_emulator: --machine must be ncp2 or treadmarks\n");
+    return 2;
+  }
+  const int nodes = options.pattern == TrafficPattern::PingPong ? 2 : args.nodes;
+  options.rounds = args.rounds;
+  MachineConfig config = machine(kind, nodes);
+  // SimGrid's platform is one crossbar for all nodes: give ours the same (one switch with a
+  // port per node) so both simulate the same network, not our default tree of 8-port switches.
+  config.network.switch_ports = std::max(config.network.switch_ports, nodes);
+
+  double best_wall = 0;
+  TrafficResult best;
+  if (!best_of(config, options, args.repeat, best_wall, best)) return 1;
   std::printf(
       "ours pattern=%s machine=%s nodes=%d rounds=%d messages=%llu wall_s=%.6f msgs_per_s=%.0f sim_s=%.9f\n",
-      options.pattern == TrafficPattern::Barrier ? "barrier" : "pingpong", machine_name.c_str(), nodes,
-      rounds, static_cast<unsigned long long>(best.messages), best_wall,
+      options.pattern == TrafficPattern::Barrier ? "barrier" : "pingpong", args.machine_name.c_str(), nodes,
+      args.rounds, static_cast<unsigned long long>(best.messages), best_wall,
       static_cast<double>(best.messages) / best_wall, static_cast<double>(to_ps(best.run.end_time)) * 1e-12);
   return 0;
 }

@@ -6,6 +6,7 @@
 // file on the worker thread, building every view, painting the whole window (grab). Prints each
 // run, the median, and the time of the whole-file integrity check that follows in the background.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -89,7 +90,7 @@ void generate(const Options& o) {
       cells.push_back({n, s.id, Category::CPIdle, "none", base * 4, 10});
     }
   writer.append_profile(cells);
-  const char* operations[] = {"page fault", "diff fetch", "barrier", "lock acquire"};
+  const std::array<const char*, 4> operations = {"page fault", "diff fetch", "barrier", "lock acquire"};
   std::vector<WaitRow> batch;
   batch.reserve(50'000);
   for (std::size_t i = 0; i < o.waits; ++i) {
@@ -122,7 +123,7 @@ void generate(const Options& o) {
   RunData rest;
   rest.run = info;
   rest.run.status = "complete";
-  for (int n = 0; n < kNodes; ++n) rest.nodes.push_back({n, info.virtual_time_ps - n * 1000});
+  for (int n = 0; n < kNodes; ++n) rest.nodes.push_back({n, info.virtual_time_ps - std::int64_t{n} * 1000});
   writer.finish(rest);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "written in %.1f s (%.0f MB)\n", seconds,

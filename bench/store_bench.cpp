@@ -26,7 +26,7 @@ RunData synthetic_run(std::size_t waits) {
   d.run.nodes = 16;
   d.scopes = {{0, -1, "program", "program", "bench.cpp", 1, 100},
               {1, 0, "loop", "loop", "bench.cpp", 10, 50}};
-  const char* operations[] = {"page fault", "diff fetch", "barrier", "lock acquire"};
+  const std::array<const char*, 4> operations = {"page fault", "diff fetch", "barrier", "lock acquire"};
   d.waits.reserve(waits);
   for (std::size_t i = 0; i < waits; ++i) {
     WaitRow w;
