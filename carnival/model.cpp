@@ -15,6 +15,7 @@ std::optional<Category> category_from_string(std::string_view name) {
 const std::vector<CategoryInfo>& category_catalogue() {
   static const std::vector<CategoryInfo> catalogue = [] {
     std::vector<CategoryInfo> out;
+    out.reserve(kCategoryTable.size() + kWaitPartTable.size());
     for (const auto& c : kCategoryTable)
       out.push_back(
           {std::string(c.name), std::string(c.resource), std::string(c.color), std::string(c.description)});

@@ -66,23 +66,23 @@ class Profiler final : public emu::ActivityProbe {
   // ---- the emulation thread's side: record the events, hand batches over
   enum class EventKind : std::uint8_t { PpSpan, CpSpan, Wait, Exit, Stop };
   struct Event {
-    std::int64_t from;  // Wait: the index of its record in Batch::waits
-    std::int64_t to;
+    std::int64_t from = 0;  // Wait: the index of its record in Batch::waits
+    std::int64_t to = 0;
     emu::Attribution attribution;  // CpSpan: its PP's; Wait: the scope it began in
     emu::HandlerTag tag;
-    std::uint16_t node;
-    emu::PpActivity activity;
-    EventKind kind;
+    std::uint16_t node = 0;
+    emu::PpActivity activity{};
+    EventKind kind{};
   };
   // A wait as recorded: its stamps go to Batch::stamps (copying only those in use).
   struct RecordedWait {
     emu::TimePoint start;
     emu::TimePoint end;
-    std::uint64_t object;
-    std::uint32_t first_stamp;
-    std::uint32_t stamps;
-    emu::NodeId node;
-    dsm::Operation operation;
+    std::uint64_t object = 0;
+    std::uint32_t first_stamp = 0;
+    std::uint32_t stamps = 0;
+    emu::NodeId node{};
+    dsm::Operation operation{};
   };
   struct Batch {
     std::array<Event, 4096> events;  // the first `size` (a plain array: no capacity check per event)

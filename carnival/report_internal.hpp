@@ -53,7 +53,7 @@ void render_text(const Table& t, std::string& out);
 void render_markdown(const Table& t, std::string& out);
 void render_csv(const Table& t, std::string& out);
 json table_json(const Table& t);
-std::string markdown_cell(std::string s);
+std::string markdown_cell(const std::string& s);
 std::string status_warning(const RunInfo& r);
 json run_json(const RunData& d);
 std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d);

@@ -115,7 +115,7 @@ void render_text(const Table& t, std::string& out) {
   for (const auto& n : t.notes) out += n + "\n";
 }
 
-std::string markdown_cell(std::string s) {
+std::string markdown_cell(const std::string& s) {
   std::string out;
   for (char ch : s) {
     if (ch == '|')

@@ -292,6 +292,7 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
   for (const auto& s : d.wait_summary) summary_total += s.parts[kSync];
 
   std::vector<Row> sorted;
+  sorted.reserve(rows.size());
   for (auto& [k, r] : rows) sorted.push_back(std::move(r));
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const Row& a, const Row& b) { return a.delay > b.delay; });

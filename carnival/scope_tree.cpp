@@ -1,6 +1,7 @@
 #include "carnival/scope_tree.hpp"
 
 #include <algorithm>
+#include <ranges>
 
 #include <fmt/format.h>
 
@@ -67,7 +68,7 @@ void ScopeTree::accumulate(std::span<const ProfileCell> profile, int node_filter
   // Inclusive = exclusive + the children's inclusive, along the edges the walk from the roots
   // took (so that a scope of a broken parent cycle is counted once), children before parents.
   // Iterative: a damaged file may chain millions of scopes, deeper than any stack.
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  constexpr auto kNone = static_cast<std::size_t>(-1);
   std::vector<std::pair<std::size_t, std::size_t>> preorder;  // (node, parent on the walk)
   std::vector<bool> seen(nodes_.size(), false);
   std::vector<std::pair<std::size_t, std::size_t>> stack;
@@ -81,10 +82,9 @@ void ScopeTree::accumulate(std::span<const ProfileCell> profile, int node_filter
     for (auto c : nodes_[i].children) stack.emplace_back(index_.at(c), i);
   }
   for (auto& n : nodes_) n.inclusive = n.exclusive;
-  for (auto it = preorder.rbegin(); it != preorder.rend(); ++it)
-    if (it->second != kNone)
-      for (std::size_t k = 0; k < kCategories; ++k)
-        nodes_[it->second].inclusive[k] += nodes_[it->first].inclusive[k];
+  for (const auto& [node, parent] : std::ranges::reverse_view(preorder))
+    if (parent != kNone)
+      for (std::size_t k = 0; k < kCategories; ++k) nodes_[parent].inclusive[k] += nodes_[node].inclusive[k];
   total_pp_ = 0;
   for (auto r : roots_) total_pp_ += pp_total(find(r)->inclusive);
   auto hotter = [&](std::uint32_t a, std::uint32_t b) {

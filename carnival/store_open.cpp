@@ -1,6 +1,7 @@
 // Opening one of our files for reading: the checks shared by every reader (carnival/store_open.hpp).
 #include "carnival/store_open.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -41,9 +42,10 @@ sql::Db open_ncp2_file(const std::string& path) {
     // The 16-byte header of every SQLite 3 file: "SQLite format 3\0".
     std::ifstream in(path, std::ios::binary);
     if (!in) throw StoreError(fmt::format("{}: cannot read: {}", path, describe_errno(errno)));
-    char header[16] = {};
-    in.read(header, sizeof header);
-    if (in.gcount() != sizeof header || std::memcmp(header, "SQLite format 3", 16) != 0)
+    std::array<char, 16> header{};
+    in.read(header.data(), header.size());
+    if (in.gcount() != static_cast<std::streamsize>(header.size()) ||
+        std::memcmp(header.data(), "SQLite format 3", header.size()) != 0)
       throw StoreError(fmt::format("{} is not an SQLite database", path));
   }
   try {

@@ -15,8 +15,9 @@ namespace {
 
 RunData read_tables(const sql::Db& db, const std::string& path) {
   RunData d;
-  auto [run_id, info] = read_run_info(db, path);
-  d.run = std::move(info);
+  auto run_and_id = read_run_info(db, path);
+  const auto run_id = run_and_id.first;  // a named variable: lambdas capture it (C++20 allows a
+  d.run = std::move(run_and_id.second);  // structured binding, clang-tidy 14 does not)
   auto query = [&](const std::string& sql) {
     auto s = std::make_unique<sql::Stmt>(db, sql);
     s->bind(1, run_id);

@@ -34,7 +34,7 @@ struct WaitBreakdown {
 struct WaitSegment {
   emu::TimePoint from;
   emu::TimePoint to;
-  WaitPart category;
+  WaitPart category{};
 };
 WaitBreakdown fold_wait(std::span<const emu::Stamp> stamps, emu::NodeId waiter, bool has_cp,
                         std::vector<WaitSegment>* segments = nullptr);

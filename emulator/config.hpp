@@ -25,12 +25,12 @@ struct MachineSection {
 
 struct PpConfig {
   double clock_mhz = 100.0;
-  Duration interrupt_overhead;    // entering + leaving an interrupt handler
-  Duration command_post;          // PP writes a command into its CP's queue (ncp2)
-  Duration notification_handler;  // PP handles a CP notification (ncp2)
-  Duration send_overhead;         // software send path, per message (treadmarks)
-  Duration receive_overhead;      // software receive path, per message (treadmarks)
-  double copy_bandwidth = 0;      // bytes/s of a memcpy by the PP
+  Duration interrupt_overhead{};    // entering + leaving an interrupt handler
+  Duration command_post{};          // PP writes a command into its CP's queue (ncp2)
+  Duration notification_handler{};  // PP handles a CP notification (ncp2)
+  Duration send_overhead{};         // software send path, per message (treadmarks)
+  Duration receive_overhead{};      // software receive path, per message (treadmarks)
+  double copy_bandwidth = 0;        // bytes/s of a memcpy by the PP
 };
 
 struct CpConfig {
@@ -54,8 +54,8 @@ std::string_view to_string(Topology t);
 
 struct NetworkConfig {
   double link_bandwidth = 0;  // bytes/s of every cable
-  Duration link_latency;      // propagation through one cable (node-switch or switch-switch)
-  Duration switch_delay;      // routing decision inside a switch, per switch crossed
+  Duration link_latency{};    // propagation through one cable (node-switch or switch-switch)
+  Duration switch_delay{};    // routing decision inside a switch, per switch crossed
   int switch_ports = 8;
   Topology topology = Topology::Auto;
   int header_bytes = 0;  // added to each message's payload on the wire
@@ -63,13 +63,13 @@ struct NetworkConfig {
 
 // Costs of the TreadMarks protocol code itself (interpreted by dsm/, not by the emulator).
 struct DsmConfig {
-  Duration fault_trap;           // PP takes an access fault and enters the DSM handler
-  Duration protocol_handler;     // one protocol handler's bookkeeping (lock, barrier, request)
-  Duration per_write_notice;     // creating or applying one write notice
-  Duration diff_scan_per_word;   // software diff creation, per word of the page (treadmarks)
-  Duration diff_apply_per_word;  // software diff application, per word written (treadmarks)
-  int gc_threshold_kb = 1024;    // diffs + write notices per node that trigger a GC at a barrier
-  int barrier_manager = 0;       // node that manages barriers
+  Duration fault_trap{};           // PP takes an access fault and enters the DSM handler
+  Duration protocol_handler{};     // one protocol handler's bookkeeping (lock, barrier, request)
+  Duration per_write_notice{};     // creating or applying one write notice
+  Duration diff_scan_per_word{};   // software diff creation, per word of the page (treadmarks)
+  Duration diff_apply_per_word{};  // software diff application, per word written (treadmarks)
+  int gc_threshold_kb = 1024;      // diffs + write notices per node that trigger a GC at a barrier
+  int barrier_manager = 0;         // node that manages barriers
 };
 
 // PP cycles per operation of workload code: the deterministic time model charges a workload's

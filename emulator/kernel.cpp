@@ -1,6 +1,7 @@
 #include "emulator/kernel.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 #include <boost/context/fiber.hpp>
@@ -25,7 +26,7 @@ struct Kernel::Fiber {
   bool cancel = false;
 };
 
-Kernel::Kernel(const KernelOptions& options) : options_(options) { queue_.reserve(1024); }
+Kernel::Kernel(KernelOptions options) : options_(std::move(options)) { queue_.reserve(1024); }
 
 Kernel::~Kernel() { cancel_unfinished_fibers(); }
 

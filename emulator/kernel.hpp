@@ -71,7 +71,7 @@ struct KernelOptions {
 
 class Kernel {
  public:
-  explicit Kernel(const KernelOptions& options = {});
+  explicit Kernel(KernelOptions options = {});
   ~Kernel();
   Kernel(const Kernel&) = delete;
   Kernel& operator=(const Kernel&) = delete;

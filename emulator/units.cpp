@@ -50,7 +50,7 @@ Duration parse_duration(std::string_view text) {
   auto [value, unit] = *parsed;
   if (value < 0) throw ConfigError(fmt::format("duration '{}' is negative", text));
   double scale = 0;
-  if (unit == "ps")
+  if (unit == "ps" || (unit.empty() && value == 0))  // a bare 0 needs no unit
     scale = 1;
   else if (unit == "ns")
     scale = 1e3;
@@ -60,8 +60,6 @@ Duration parse_duration(std::string_view text) {
     scale = 1e9;
   else if (unit == "s")
     scale = 1e12;
-  else if (unit.empty() && value == 0)
-    scale = 1;
   else if (unit.empty())
     throw ConfigError(fmt::format("duration '{}' needs a unit: ps, ns, us, ms or s", text));
   else

@@ -146,6 +146,7 @@ std::vector<NodeProfile> Analysis::node_profile(std::uint32_t id) const {
   for (const auto& c : summary_->profile)
     if (subtree.contains(c.scope)) by_node[c.node].times[static_cast<std::size_t>(c.category)] += c.time_ps;
   std::vector<NodeProfile> out;
+  out.reserve(by_node.size());
   for (auto& [n, p] : by_node) out.push_back(p);
   return out;
 }

@@ -29,7 +29,7 @@ class AnalysisContext : public QObject {
   void set_run(std::shared_ptr<const RunSummary> summary);
   void clear();
 
- public slots:
+ public slots:  // NOLINT(readability-redundant-access-specifiers): "slots" marks them for moc
   // Selects the scope and moves the line to its first line (in its file).
   void select_scope(qint64 id);
   // Selects a line, and the innermost scope that holds it.

@@ -1,5 +1,7 @@
 #include "gui/main_window.hpp"
 
+#include <array>
+
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
@@ -137,10 +139,10 @@ void MainWindow::build_menus() {
   quit->setShortcut(QKeySequence::Quit);
 
   auto* view = menuBar()->addMenu(tr("&View"));
-  const std::pair<QString, ViewId> views[] = {{tr("Profile Map"), ViewId::ProfileMap},
-                                              {tr("CPWait Map"), ViewId::CPWait},
-                                              {tr("Scope per processor"), ViewId::Scope},
-                                              {tr("Category histogram"), ViewId::Histogram}};
+  const std::array<std::pair<QString, ViewId>, 4> views = {{{tr("Profile Map"), ViewId::ProfileMap},
+                                                            {tr("CPWait Map"), ViewId::CPWait},
+                                                            {tr("Scope per processor"), ViewId::Scope},
+                                                            {tr("Category histogram"), ViewId::Histogram}}};
   int key = 1;
   for (const auto& [name, id] : views) {
     auto* action = view->addAction(name, this, [this, v = id] { show_view(v); });

@@ -1,6 +1,7 @@
 #include "gui/models.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "carnival/report.hpp"
 
@@ -97,9 +98,10 @@ int CPWaitMapModel::columnCount(const QModelIndex& parent) const {
 
 QVariant CPWaitMapModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Location", "Category", "Operation", "Count",
-                                "Profile",  "Time",     "%",         "Cum. %"};
-  return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+  static constexpr std::array names = {"Location", "Category", "Operation", "Count",
+                                       "Profile",  "Time",     "%",         "Cum. %"};
+  return section >= 0 && section < ColumnCount ? QString(names[static_cast<std::size_t>(section)])
+                                               : QVariant();
 }
 
 QVariant CPWaitMapModel::data(const QModelIndex& index, int role) const {
@@ -193,8 +195,9 @@ int ProfileMapModel::columnCount(const QModelIndex& parent) const {
 
 QVariant ProfileMapModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Scope", "Profile", "Time", "%", "Dominant", "Location"};
-  return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+  static constexpr std::array names = {"Scope", "Profile", "Time", "%", "Dominant", "Location"};
+  return section >= 0 && section < ColumnCount ? QString(names[static_cast<std::size_t>(section)])
+                                               : QVariant();
 }
 
 QVariant ProfileMapModel::data(const QModelIndex& index, int role) const {
@@ -337,8 +340,9 @@ int CategoryHistogramModel::columnCount(const QModelIndex& parent) const {
 
 QVariant CategoryHistogramModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Category", "Histogram", "Time", "% of PP / CP", "Meaning"};
-  return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+  static constexpr std::array names = {"Category", "Histogram", "Time", "% of PP / CP", "Meaning"};
+  return section >= 0 && section < ColumnCount ? QString(names[static_cast<std::size_t>(section)])
+                                               : QVariant();
 }
 
 QVariant CategoryHistogramModel::data(const QModelIndex& index, int role) const {
@@ -404,8 +408,10 @@ int CausesModel::columnCount(const QModelIndex& parent) const { return parent.is
 
 QVariant CausesModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Cause node", "Cause scope", "Sync delay", "%", "Waits", "Waiting nodes"};
-  return section >= 0 && section < ColumnCount ? QString(names[section]) : QVariant();
+  static constexpr std::array names = {"Cause node", "Cause scope", "Sync delay",
+                                       "%",          "Waits",       "Waiting nodes"};
+  return section >= 0 && section < ColumnCount ? QString(names[static_cast<std::size_t>(section)])
+                                               : QVariant();
 }
 
 QVariant CausesModel::data(const QModelIndex& index, int role) const {

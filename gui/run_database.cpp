@@ -31,7 +31,7 @@ std::vector<std::string> RunSummary::warnings() const {
                               run.message.empty() ? "interrupted" : run.message));
   else if (run.status == "failed")
     out.push_back(fmt::format("This run FAILED ({}): the times cover only the part that ran.", run.message));
-  if (is_empty()) out.push_back("This run recorded no time: there is no profile and no wait to show.");
+  if (is_empty()) out.emplace_back("This run recorded no time: there is no profile and no wait to show.");
   if (waits_dropped > 0)
     out.push_back(
         fmt::format("{} wait instances were not stored (capped): the causes panel shows the stored ones.",
@@ -44,8 +44,9 @@ RunSummary load_run_summary(const std::string& path) {
     sql::Db db = carnival::open_store(path);
     RunSummary d;
     d.path = path;
-    auto [run_id, info] = carnival::read_run_info(db, path);
-    d.run = std::move(info);
+    auto run_and_id = carnival::read_run_info(db, path);
+    const auto run_id = run_and_id.first;  // named, not a structured binding: the lambda below
+    d.run = std::move(run_and_id.second);  // captures it (clang-tidy 14 rejects that capture)
     auto query = [&](const char* text) {
       auto s = std::make_unique<sql::Stmt>(db, text);
       s->bind(1, run_id);

@@ -1,5 +1,7 @@
 #include "gui/widgets.hpp"
 
+#include <utility>
+
 #include <QApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -259,10 +261,10 @@ void ShadingLegend::paintEvent(QPaintEvent*) {
 
 // --- N more rows -----------------------------------------------------------------------------
 
-MoreRowsBar::MoreRowsBar(LimitedTableModel* model, const QString& what, QWidget* parent)
+MoreRowsBar::MoreRowsBar(LimitedTableModel* model, QString what, QWidget* parent)
     : QWidget(parent),
       model_(model),
-      what_(what),
+      what_(std::move(what)),
       label_(new QLabel(this)),
       button_(new QPushButton(tr("Show all"), this)) {
   auto* row = new QHBoxLayout(this);

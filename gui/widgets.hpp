@@ -80,7 +80,7 @@ class ShadingLegend : public QWidget {
 class MoreRowsBar : public QWidget {
   Q_OBJECT
  public:
-  MoreRowsBar(LimitedTableModel* model, const QString& what, QWidget* parent = nullptr);
+  MoreRowsBar(LimitedTableModel* model, QString what, QWidget* parent = nullptr);
   void refresh();
   [[nodiscard]] QPushButton* button() const { return button_; }
   [[nodiscard]] QString text() const { return label_->text(); }

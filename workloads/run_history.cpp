@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <ranges>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -69,8 +70,8 @@ std::vector<HistoryEntry> RunHistory::entries(std::string_view key) const {
 }
 
 std::optional<HistoryEntry> RunHistory::latest(const std::vector<HistoryEntry>& entries, int nodes) {
-  for (auto it = entries.rbegin(); it != entries.rend(); ++it)
-    if (it->nodes == nodes) return *it;
+  for (const auto& entry : std::ranges::reverse_view(entries))
+    if (entry.nodes == nodes) return entry;
   return std::nullopt;
 }
 

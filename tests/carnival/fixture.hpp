@@ -22,8 +22,9 @@ inline constexpr std::int64_t us(double v) { return static_cast<std::int64_t>(v 
 // Waits (us): 1 barrier 200 (sync 130, cause node 1 in update), 2 barrier 600 (sync 500, cause
 // node 0 in update), 3 page fault 300, 4 page fault 200, 5 CPWait page fault 50, 6 lock acquire
 // 100 (sync 60, cause node 1 in phase loop). Total 1450.
-inline RunData make_fixture() {
-  RunData d;
+namespace fixture_parts {
+
+inline void add_run(RunData& d) {
   auto& r = d.run;
   r.workload = "phases";
   r.machine = "ncp2";
@@ -43,6 +44,9 @@ inline RunData make_fixture() {
               {1, 0, "phase loop", "loop", "workloads/phases.cpp", 10, 50},
               {2, 1, "update", "function", "workloads/phases.cpp", 20, 30},
               {3, 0, "verify", "verify", "workloads/phases.cpp", 60, 70}};
+}
+
+inline void add_profile(RunData& d) {
   using C = Category;
   auto cell = [&](int node, std::uint32_t scope, C c, const char* op, double t, std::uint64_t n) {
     d.profile.push_back({node, scope, c, op, us(t), n});
@@ -69,7 +73,9 @@ inline RunData make_fixture() {
   cell(1, 2, C::CPComp, "page fault", 400, 5);
   cell(1, 2, C::CPWait, "page fault", 50, 1);
   cell(1, 0, C::CPIdle, "none", 1450, 9);
+}
 
+inline void add_waits(RunData& d) {
   // parts: CPLWait CPLComp CPComm CPRWait CPRComp PPRWait PPRComp PPLWait SyncDelay
   auto wait = [&](std::uint64_t id, int node, std::uint32_t scope, const char* op, const char* kind,
                   double start, std::array<double, kWaitParts> parts, int cause_node,
@@ -99,7 +105,10 @@ inline RunData make_fixture() {
   wait(5, 1, 2, "page fault", "CPWait", 950, {0, 0, 0, 0, 0, 20, 30, 0, 0}, -1, -1, 13, -1);
   wait(6, 0, 1, "lock acquire", "Wait", 1150, {0, 0, 40, 0, 0, 0, 0, 0, 60}, 1, 1, 3, 1);
   d.wait_summary = summarize(d.waits);
+}
 
+inline void add_timeline(RunData& d) {
+  using C = Category;
   auto seg = [&](int node, bool cp, C c, const char* op, std::uint32_t scope, double from, double to) {
     d.timeline.push_back({node, cp, c, op, scope, us(from), us(to)});
   };
@@ -114,6 +123,16 @@ inline RunData make_fixture() {
   seg(1, false, C::Comp, "none", 1, 0, 1300);
   seg(1, false, C::Wait, "barrier", 1, 1300, 1900);
   seg(1, true, C::CPIdle, "none", 0, 0, 2000);
+}
+
+}  // namespace fixture_parts
+
+inline RunData make_fixture() {
+  RunData d;
+  fixture_parts::add_run(d);
+  fixture_parts::add_profile(d);
+  fixture_parts::add_waits(d);
+  fixture_parts::add_timeline(d);
   return d;
 }
 

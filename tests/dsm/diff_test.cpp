@@ -1,3 +1,4 @@
+#include <array>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -60,9 +61,9 @@ std::vector<std::byte> reference_encoding(const std::vector<std::byte>& twin,
                                           const std::vector<std::byte>& page, std::size_t ws) {
   std::vector<std::byte> out;
   const auto put = [&](std::uint32_t v) {
-    std::byte b[4];
-    std::memcpy(b, &v, 4);
-    out.insert(out.end(), b, b + 4);
+    std::array<std::byte, 4> b{};
+    std::memcpy(b.data(), &v, b.size());
+    out.insert(out.end(), b.begin(), b.end());
   };
   const std::size_t n = page.size() / ws;
   for (std::size_t w = 0; w < n;) {

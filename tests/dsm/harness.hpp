@@ -1,6 +1,7 @@
 #pragma once
 // A cluster + DSM runtime for tests: build, run a body on every node, read the counters.
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "dsm/process.hpp"
@@ -17,8 +18,8 @@ inline emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
 }
 
 struct Harness {
-  explicit Harness(const emu::MachineConfig& config)
-      : cfg(config), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
+  explicit Harness(emu::MachineConfig config)
+      : cfg(std::move(config)), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
     dsm.add_wait_observer([this](const WaitRecord& w) { waits.push_back(w); });
   }
   emu::KernelOptions options() const {
@@ -26,8 +27,9 @@ struct Harness {
     o.fiber_stack_bytes = static_cast<std::size_t>(cfg.emulator.fiber_stack_kb) * 1024;
     return o;
   }
-  emu::RunResult run(std::function<void(Process&)> body, std::function<void(Process&)> after = {}) {
-    dsm.start(std::move(body), std::move(after));
+  emu::RunResult run(const std::function<void(Process&)>& body,
+                     const std::function<void(Process&)>& after = {}) {
+    dsm.start(body, after);
     return kernel.run();
   }
   std::uint64_t total(std::uint16_t purpose) const {

@@ -1,4 +1,5 @@
 // The TreadMarks protocol on both machines: message laws, coherence, misuse diagnostics.
+#include <array>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -11,7 +12,7 @@ using namespace emu::literals;
 using testing::Harness;
 using testing::machine;
 
-constexpr emu::MachineKind kBoth[] = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
+constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 
 TEST(Protocol, BarrierCostsTwoMessagesPerOtherNode) {
   for (auto kind : kBoth) {
@@ -122,7 +123,7 @@ TEST(Protocol, GarbageCollectionMovesEachWrittenPageHomeToItsLastWriter) {
     std::vector<std::int64_t> seen;
     std::uint64_t node0_diff_requests = 0;
     h.run([&](Process& p) {
-      auto a = p.alloc<std::int64_t>("a", 512 * 4);  // four pages, one written by each node
+      auto a = p.alloc<std::int64_t>("a", std::size_t{512} * 4);  // four pages, one written by each node
       auto v = p.view(a);
       const auto mine = static_cast<std::size_t>(p.id()) * 512;
       for (int round = 1; round <= 6; ++round) {
@@ -170,7 +171,7 @@ TEST(Protocol, EveryRequestHasItsReply) {
       auto a = p.alloc<std::int32_t>("a", 4096);
       auto v = p.view(a);
       for (int round = 0; round < 3; ++round) {
-        for (std::size_t i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5) v.set(i, v.get(i) + 1);
+        for (auto i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5) v.set(i, v.get(i) + 1);
         {
           auto g = p.lock(7);
           v.set(0, v.get(0) + 1);

@@ -7,6 +7,7 @@
 // Data-race freedom by construction: in a phase each element is written by at most one node and
 // read only by that node or when nobody writes it; a counter is read only in phases where no node
 // adds to it. So every execution order gives the interpreter's result.
+#include <array>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -51,7 +52,7 @@ inline RandomProgram generate_program(std::uint64_t seed) {
   p.seed = seed;
   p.config = emu::default_config(rng() % 2 ? emu::MachineKind::Ncp2 : emu::MachineKind::TreadMarks);
   p.config.machine.nodes = static_cast<int>(pick(1, 9));
-  static constexpr int kPageSizes[] = {64, 128, 256, 512, 4096};
+  static constexpr std::array kPageSizes = {64, 128, 256, 512, 4096};
   p.config.memory.page_size = kPageSizes[pick(0, 4)];
   p.config.dsm.gc_threshold_kb = rng() % 3 == 0 ? 1 : 1024;  // often collect garbage
   const int n = p.nodes();
@@ -69,7 +70,7 @@ inline RandomProgram generate_program(std::uint64_t seed) {
         if (rng() % 3 == 0) w = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
     }
     std::vector<bool> adding(p.sizes.back(), false);
-    for (std::size_t k = 0; k < adding.size(); ++k) adding[k] = rng() % 2 == 0;
+    for (auto&& adds : adding) adds = rng() % 2 == 0;
     auto readable = [&](int node, int array, std::size_t i) {
       if (array == counter_array) return !adding[i];
       const int w = writer[static_cast<std::size_t>(array)][i];

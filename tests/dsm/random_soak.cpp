@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
     if ((k + 1) % 1000 == 0 || k + 1 == count) {
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       std::fprintf(stderr, "\r%llu/%llu programs, %llu failed, %.1f s",
-                   static_cast<unsigned long long>(k + 1), static_cast<unsigned long long>(count),
+                   static_cast<unsigned long long>(k) + 1, static_cast<unsigned long long>(count),
                    static_cast<unsigned long long>(failures), s);
     }
   }

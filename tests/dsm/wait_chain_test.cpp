@@ -164,8 +164,7 @@ TEST(WaitChain, EveryWaitOfAMixedRunFoldsExactly) {
       auto a = p.alloc<std::int32_t>("a", 3000);
       auto v = p.view(a);
       for (int round = 0; round < 3; ++round) {
-        for (std::size_t i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5)
-          v.set(i, v.get(i) + round);
+        for (auto i = static_cast<std::size_t>(p.id()); i < a.size(); i += 5) v.set(i, v.get(i) + round);
         {
           auto g = p.lock(static_cast<std::uint32_t>(round));
           v.set(7, v.get(7) + 1);

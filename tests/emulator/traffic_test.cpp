@@ -63,7 +63,7 @@ TEST(Traffic, BarrierRoundCostsTwoMessagesPerOtherNode) {
     for (int n = 1; n <= 9; ++n) {
       const TrafficResult r = run_traffic(machine(kind, n), pattern(TrafficPattern::Barrier, 3));
       EXPECT_EQ(r.run.status, RunStatus::Completed) << r.run.diagnosis;
-      EXPECT_EQ(r.messages, 3u * 2u * static_cast<std::uint64_t>(n - 1)) << "n=" << n;
+      EXPECT_EQ(r.messages, std::uint64_t{3} * 2 * static_cast<std::uint64_t>(n - 1)) << "n=" << n;
     }
   }
 }

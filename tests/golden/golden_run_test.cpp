@@ -8,6 +8,7 @@
 // On a mismatch the canonical dumps are kept under the build tree for diffing.
 #include <sqlite3.h>
 
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -62,9 +63,9 @@ std::string value_text(sqlite3_stmt* s, int column) {
     case SQLITE_INTEGER:
       return std::to_string(sqlite3_column_int64(s, column));
     case SQLITE_FLOAT: {
-      char buf[40];
-      std::snprintf(buf, sizeof buf, "%.17g", sqlite3_column_double(s, column));
-      return buf;
+      std::array<char, 40> buf{};
+      std::snprintf(buf.data(), buf.size(), "%.17g", sqlite3_column_double(s, column));
+      return buf.data();
     }
     default: {
       const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, column));
@@ -173,8 +174,9 @@ std::map<std::string, std::string> canonical_tables(const std::string& path) {
     std::string list;
     for (const auto& c : columns) list += (list.empty() ? "" : ", ") + c;
     std::string dump = list + "\n";
-    db.each("SELECT " + list + " FROM " + table + " ORDER BY " + list,
-            [&](sqlite3_stmt* s) { dump += row_text(table, columns, s, sources); });
+    std::string sql = "SELECT ";
+    sql.append(list).append(" FROM ").append(table).append(" ORDER BY ").append(list);
+    db.each(sql, [&](sqlite3_stmt* s) { dump += row_text(table, columns, s, sources); });
     out[table] = dump;
   }
   return out;
@@ -214,10 +216,10 @@ std::vector<std::string> digest_lines(const GoldenCase& c) {
   std::vector<std::string> lines;
   auto add = [&](const std::string& what, const std::string& text) {
     std::ofstream(dir / (what + ".txt")) << text;
-    char digest[17];
-    std::snprintf(digest, sizeof digest, "%016" PRIx64, fnv1a(text));
+    std::array<char, 17> digest{};
+    std::snprintf(digest.data(), digest.size(), "%016" PRIx64, fnv1a(text));
     const auto count = std::count(text.begin(), text.end(), '\n');
-    lines.push_back(c.name + " " + what + " " + std::to_string(count) + " " + digest);
+    lines.push_back(c.name + " " + what + " " + std::to_string(count) + " " + digest.data());
   };
   for (const auto& [table, dump] : canonical_tables(db)) add(table, dump);
   add("stats_json", without_host_fields(nlohmann::json::parse(slurp(stats))).dump(1) + "\n");

@@ -60,13 +60,13 @@ inline carnival::RunData gui_fixture() {
 }
 
 inline QString write_db(const QTemporaryDir& dir, const QString& name, const carnival::RunData& data) {
-  const QString path = dir.filePath(name);
+  QString path = dir.filePath(name);
   carnival::write_run(path.toStdString(), data, {.force = true});
   return path;
 }
 
 inline QString write_bytes(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
-  const QString path = dir.filePath(name);
+  QString path = dir.filePath(name);
   QFile f(path);
   if (f.open(QIODevice::WriteOnly)) f.write(bytes);
   return path;

@@ -1,6 +1,8 @@
 // The window on the offscreen platform: loading off the UI thread, the shared selection followed
 // by every view (clicks with QTest, signals with QSignalSpy), pixel relations on grabbed images,
 // bad input, recent files, headless rendering and the `carnival` executable itself.
+#include <array>
+
 #include <QAbstractItemView>
 #include <QComboBox>
 #include <QHeaderView>
@@ -366,7 +368,7 @@ class WidgetTest : public QObject {
     QVERIFY(w.banner()->text().contains("is not an SQLite database"));
     QVERIFY(open_and_wait(w, db_));
     const auto analysis = w.context()->analysis();
-    const std::pair<QString, QString> cases[] = {
+    const std::array<std::pair<QString, QString>, 7> cases = {{
         {bad_.random, "is not an SQLite database"},
         {bad_.empty, "is not an SQLite database"},
         {bad_.foreign, "is not an NCP2-Carnival database"},
@@ -374,7 +376,7 @@ class WidgetTest : public QObject {
         {bad_.missing_table, "no table 'wait_summary'"},
         {bad_.directory, "is a directory"},
         {dir_.filePath("absent.db"), "no such file"},
-    };
+    }};
     for (const auto& [path, message] : cases) {
       QSignalSpy failed(&w, &MainWindow::open_failed);
       QVERIFY2(!open_and_wait(w, path), qPrintable(path));
