@@ -24,14 +24,14 @@ constexpr std::size_t kPages = 4096;
 
 struct Run {
   explicit Run(emu::MachineKind kind, int nodes)
-      : cfg(make(kind, nodes)), cluster(kernel, cfg), dsm(kernel, cluster) {}
-  static emu::MachineConfig make(emu::MachineKind kind, int nodes) {
-    emu::MachineConfig c = emu::default_config(kind);
+      : cfg(make(kind, nodes)), cluster(kernel, cfg), dsm(kernel, cluster, cfg) {}
+  static dsm::SystemConfig make(emu::MachineKind kind, int nodes) {
+    dsm::SystemConfig c = dsm::default_config(kind);
     c.machine.nodes = nodes;
     c.dsm.gc_threshold_kb = 1 << 20;  // no GC inside the measurement
     return c;
   }
-  emu::MachineConfig cfg;
+  dsm::SystemConfig cfg;
   emu::Kernel kernel;
   emu::Cluster cluster;
   dsm::Runtime dsm;
@@ -180,7 +180,7 @@ BENCHMARK(BM_BarrierHeavy)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond)->UseR
 namespace {
 void BM_Workload(benchmark::State& state, bool profile, std::size_t timeline) {
   const auto& w = ncp2::workloads::find_workload("phases");
-  auto config = ncp2::emu::default_config(ncp2::emu::MachineKind::Ncp2);
+  auto config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);
   config.machine.nodes = 8;
   const auto params = w.resolve("paper", {});
   ncp2::workloads::RunOptions options;
@@ -196,7 +196,7 @@ void BM_Workload(benchmark::State& state, bool profile, std::size_t timeline) {
 // assembling the profile afterwards): what the probes cost while the machine runs.
 void BM_Emulation(benchmark::State& state, bool profile) {
   const auto& w = ncp2::workloads::find_workload("phases");
-  auto config = ncp2::emu::default_config(ncp2::emu::MachineKind::Ncp2);
+  auto config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);
   config.machine.nodes = 8;
   const auto params = w.resolve("paper", {});
   ncp2::workloads::RunOptions options;
@@ -213,7 +213,7 @@ void BM_Emulation(benchmark::State& state, bool profile) {
 // exposes both to the same conditions. Counter `ratio`: min(on) / min(off).
 void BM_EmulationRatio(benchmark::State& state) {
   const auto& w = ncp2::workloads::find_workload("phases");
-  auto config = ncp2::emu::default_config(ncp2::emu::MachineKind::Ncp2);
+  auto config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);
   config.machine.nodes = 8;
   const auto params = w.resolve("paper", {});
   ncp2::workloads::RunOptions off;

@@ -191,7 +191,7 @@ int pattern_messages_per_round(TrafficPattern pattern, int nodes) {
 }
 
 MachineConfig machine(MachineKind kind, int nodes) {
-  MachineConfig config = default_config(kind);
+  MachineConfig config = default_machine_config(kind);
   config.machine.nodes = nodes;
   return config;
 }

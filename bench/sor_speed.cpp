@@ -41,14 +41,14 @@ struct Timing {
 
 // The timed body only: the same machinery as run_workload, without the verification.
 double emulated_seconds(emu::MachineKind kind, int nodes, const workloads::Params& params) {
-  emu::MachineConfig config = emu::default_config(kind);
+  dsm::SystemConfig config = dsm::default_config(kind);
   config.machine.nodes = nodes;
   const auto& w = workloads::find_workload("sor");
   w.check(params, nodes);
   const auto instance = w.make(params, nodes, 1);
   emu::Kernel kernel;
   emu::Cluster cluster(kernel, config);
-  dsm::Runtime runtime(kernel, cluster);
+  dsm::Runtime runtime(kernel, cluster, config);
   const auto start = Clock::now();
   runtime.start([&instance](dsm::Process& p) { instance->run(p); });
   const emu::RunResult result = kernel.run();

@@ -6,7 +6,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
-#include "emulator/config.hpp"
+#include "dsm/config.hpp"
 
 namespace ncp2::cli {
 
@@ -23,17 +23,17 @@ Subcommand add_config_command(CLI::App& app) {
               if (*markdown) {
                 fmt::print("| key | type | default (ncp2) | meaning | source of the default |\n");
                 fmt::print("|---|---|---|---|---|\n");
-                for (const auto& k : emu::config_keys())
+                for (const auto& k : dsm::config_keys())
                   fmt::print("| `{}` | {} | `{}` | {} | {} |\n", k.key, k.type, k.ncp2_default, k.description,
                              k.source);
               } else {
-                for (const auto& k : emu::config_keys())
+                for (const auto& k : dsm::config_keys())
                   fmt::print("{:<36} {:<12} {:<14} {}\n", k.key, k.type, k.ncp2_default, k.description);
               }
               return kExitOk;
             }
-            const emu::MachineConfig config = load_machine_config(*options);
-            fmt::print("# effective configuration (ncp2 config)\n{}", emu::to_toml(config));
+            const dsm::SystemConfig config = load_machine_config(*options);
+            fmt::print("# effective configuration (ncp2 config)\n{}", dsm::to_toml(config));
             return kExitOk;
           }};
 }

@@ -276,7 +276,7 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
 }
 
 int run(const RunOptions& o) {
-  const emu::MachineConfig config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
+  const dsm::SystemConfig config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
   std::optional<workloads::RunSession> session;
   try {
     session.emplace(config, session_options(o));

@@ -17,21 +17,21 @@ void add_machine_options(CLI::App& app, MachineOptions& options) {
   app.add_option("--nodes", options.nodes, "number of nodes (overrides machine.nodes)");
 }
 
-emu::MachineConfig load_machine_config(const MachineOptions& options) {
+dsm::SystemConfig load_machine_config(const MachineOptions& options) {
   using emu::MachineKind;
-  emu::MachineConfig config =
-      emu::default_config(options.machine == "treadmarks" ? MachineKind::TreadMarks : MachineKind::Ncp2);
+  dsm::SystemConfig config =
+      dsm::default_config(options.machine == "treadmarks" ? MachineKind::TreadMarks : MachineKind::Ncp2);
   if (!options.config_file.empty()) {
     if (!std::filesystem::exists(options.config_file))
       throw emu::ConfigError(fmt::format("{}: no such configuration file", options.config_file));
-    emu::apply_toml_file(config, options.config_file);
+    dsm::apply_toml_file(config, options.config_file);
   }
-  for (const auto& assignment : options.overrides) emu::apply_override(config, assignment);
+  for (const auto& assignment : options.overrides) dsm::apply_override(config, assignment);
   if (options.nodes) config.machine.nodes = *options.nodes;
   if (!options.machine.empty())
     config.machine.kind = options.machine == "treadmarks" ? MachineKind::TreadMarks : MachineKind::Ncp2;
   try {
-    emu::validate(config);
+    dsm::validate(config);
   } catch (const emu::ConfigError& e) {
     std::string origin = options.config_file.empty() ? std::string("configuration") : options.config_file;
     throw emu::ConfigError(fmt::format("{}: {}", origin, e.what()));

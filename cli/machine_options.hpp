@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "emulator/config.hpp"
+#include "dsm/config.hpp"
 
 namespace ncp2::cli {
 
@@ -25,6 +25,6 @@ struct MachineOptions {
 void add_machine_options(CLI::App& app, MachineOptions& options);
 // Builds the effective configuration: defaults, then --config, then --set, then --nodes and
 // --machine. Throws emu::ConfigError with a message naming the file or option and the key.
-emu::MachineConfig load_machine_config(const MachineOptions& options);
+dsm::SystemConfig load_machine_config(const MachineOptions& options);
 
 }  // namespace ncp2::cli

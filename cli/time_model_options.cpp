@@ -28,7 +28,7 @@ void add_time_model_options(CLI::App& app, TimeModelOptions& o) {
   scale->excludes(target);
 }
 
-TimeModelSetup make_time_model(const TimeModelOptions& o, const emu::MachineConfig& config) {
+TimeModelSetup make_time_model(const TimeModelOptions& o, const dsm::SystemConfig& config) {
   TimeModelSetup setup;
   if (o.model != "measured") {
     if (o.target_mhz || o.scale)

@@ -6,8 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "dsm/config.hpp"
 #include "host_timing/measured_time.hpp"
-#include "emulator/config.hpp"
 
 namespace ncp2::cli {
 
@@ -27,7 +27,7 @@ struct TimeModelSetup {
 // Calibrates the host clock briefly when the measured model is asked for. Throws
 // std::invalid_argument for options that do not fit together or cannot be honoured here.
 [[nodiscard]] TimeModelSetup make_time_model(const TimeModelOptions& options,
-                                             const emu::MachineConfig& config);
+                                             const dsm::SystemConfig& config);
 
 // One line on what the measured model charged in the run.
 void print_measured_summary(const timing::MeasuredTimeModel& meter);

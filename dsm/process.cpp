@@ -11,7 +11,7 @@ void Process::compute_cycles(std::int64_t cycles) {
 }
 
 double Process::cycles_of(const OpCounts& ops) const {
-  const emu::CostConfig& cost = runtime_->cluster().config().cost;
+  const CostConfig& cost = runtime_->config().cost;
   return ops.flops * cost.flop + ops.int_ops * cost.int_op + ops.loads * cost.load + ops.stores * cost.store +
          ops.branches * cost.branch;
 }

@@ -15,11 +15,11 @@ using emu::Resource;
 using emu::StampPoint;
 using emu::WorkContext;
 
-Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster)
+Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig& config)
     : kernel_(kernel),
       cluster_(cluster),
-      config_(cluster.config()),
-      page_size_(static_cast<std::size_t>(cluster.config().memory.page_size)) {
+      config_(config),
+      page_size_(static_cast<std::size_t>(config.memory.page_size)) {
   while ((std::size_t{1} << page_shift_) < page_size_) ++page_shift_;
   const int n = cluster.size();
   intervals_.resize(static_cast<std::size_t>(n));

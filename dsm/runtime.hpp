@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "dsm/compute_meter.hpp"
+#include "dsm/config.hpp"
 #include "dsm/diff.hpp"
 #include "dsm/types.hpp"
 #include "emulator/cluster.hpp"
@@ -78,7 +79,8 @@ class Runtime {
  public:
   using WaitObserver = std::function<void(const WaitRecord&)>;
 
-  Runtime(emu::Kernel& kernel, emu::Cluster& cluster);
+  // `config` is the system's (the cluster was built from its machine part); the runtime keeps a copy.
+  Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig& config);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -96,6 +98,7 @@ class Runtime {
   [[nodiscard]] emu::TimePoint timed_end() const;  // latest exit_time over the nodes
   [[nodiscard]] std::uint64_t barrier_episodes() const { return barrier_.episodes; }
   [[nodiscard]] emu::Cluster& cluster() { return cluster_; }
+  [[nodiscard]] const SystemConfig& config() const { return config_; }
   [[nodiscard]] emu::Kernel& kernel() { return kernel_; }
 
   // Observers of completed waits (the profiler, tests); returns an id for remove_wait_observer.
@@ -193,7 +196,7 @@ class Runtime {
 
   emu::Kernel& kernel_;
   emu::Cluster& cluster_;
-  const emu::MachineConfig& config_;
+  const SystemConfig config_;
   std::size_t page_size_;
   int page_shift_ = 0;
   std::vector<std::unique_ptr<NodeState>> nodes_;

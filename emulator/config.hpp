@@ -1,7 +1,8 @@
 #pragma once
-// Every timing parameter of the emulated machine, with NCP2 defaults (SPEC §1).
-// One registry of keys (config.cpp) drives TOML parsing, `--set` overrides, validation with
-// "did you mean", printing the effective configuration, and the key list in the docs.
+// Every timing parameter of the emulated machine (the hardware: nodes, PP, CP, memory, network),
+// with NCP2 defaults (SPEC §1). The protocol's costs live with the protocol (dsm/config.hpp).
+// One table of keys (config_keys.cpp) drives TOML parsing, `--set` overrides, "did you mean",
+// printing the effective configuration, and the key list in the docs.
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "emulator/config_error.hpp"
+#include "emulator/config_key.hpp"
 #include "emulator/time.hpp"
 #include "emulator/units.hpp"
 
@@ -61,28 +63,6 @@ struct NetworkConfig {
   int header_bytes = 0;  // added to each message's payload on the wire
 };
 
-// Costs of the TreadMarks protocol code itself (interpreted by dsm/, not by the emulator).
-struct DsmConfig {
-  Duration fault_trap{};           // PP takes an access fault and enters the DSM handler
-  Duration protocol_handler{};     // one protocol handler's bookkeeping (lock, barrier, request)
-  Duration per_write_notice{};     // creating or applying one write notice
-  Duration diff_scan_per_word{};   // software diff creation, per word of the page (treadmarks)
-  Duration diff_apply_per_word{};  // software diff application, per word written (treadmarks)
-  int gc_threshold_kb = 1024;      // diffs + write notices per node that trigger a GC at a barrier
-  int barrier_manager = 0;         // node that manages barriers
-};
-
-// PP cycles per operation of workload code: the deterministic time model charges a workload's
-// computation from its operation counts (dsm::OpCounts) with these averages, which include the
-// cache behaviour of typical loops on a 100 MHz PowerPC 604 with a 256 KB L2.
-struct CostConfig {
-  double flop = 2.0;    // floating-point add, multiply, compare (divide: count several)
-  double int_op = 1.0;  // integer arithmetic, logic, address computation
-  double load = 1.5;    // load from memory (L1 hits mostly, some L2)
-  double store = 1.5;   // store to memory
-  double branch = 1.0;  // conditional branch, loop iteration or call (mispredictions averaged in)
-};
-
 struct EmulatorSection {
   int fiber_stack_kb = 256;
 };
@@ -93,37 +73,19 @@ struct MachineConfig {
   CpConfig cp;
   MemoryConfig memory;
   NetworkConfig network;
-  DsmConfig dsm;
-  CostConfig cost;
   EmulatorSection emulator;
 
   [[nodiscard]] bool has_cp() const { return machine.kind == MachineKind::Ncp2; }
 };
 
 // Built-in defaults: the NCP2 machine, or the same hardware without protocol controllers.
-MachineConfig default_config(MachineKind kind);
+MachineConfig default_machine_config(MachineKind kind);
 
-// Applies the keys of a TOML file / text over `config`. `origin` names the source in errors.
-void apply_toml_file(MachineConfig& config, const std::string& path);
-void apply_toml_text(MachineConfig& config, std::string_view text, std::string_view origin);
-// Applies one "key=value" override (the value is written as on the command line, no quotes).
-void apply_override(MachineConfig& config, std::string_view assignment);
 // Checks cross-key constraints (positive bandwidths, a possible topology...). Throws ConfigError.
 void validate(const MachineConfig& config);
 
-// The effective configuration as a TOML document that apply_toml_text() reads back unchanged.
-std::string to_toml(const MachineConfig& config);
-
-struct ConfigKeyInfo {
-  std::string key;   // "network.link_bandwidth"
-  std::string type;  // "duration", "bandwidth", "integer", ...
-  std::string description;
-  std::string ncp2_default;  // as printed by to_toml()
-  std::string source;        // where the default comes from
-};
-std::vector<ConfigKeyInfo> config_keys();
-
-// The closest registered key to `unknown`, or "" when nothing is close.
-std::string suggest_key(std::string_view unknown);
+// The machine's configuration keys, in the order `ncp2 config` prints them (config_keys.cpp).
+// Reading files and overrides: config_reader.hpp, over the whole system's keys (dsm/config.hpp).
+std::vector<config::Key<MachineConfig>> machine_keys();
 
 }  // namespace ncp2::emu

@@ -24,11 +24,11 @@ std::uint64_t fnv1a(std::string_view text) {
 }  // namespace
 
 std::string history_key(std::string_view workload, const Params& params, std::uint64_t seed,
-                        const emu::MachineConfig& config) {
-  emu::MachineConfig without_nodes = config;
+                        const dsm::SystemConfig& config) {
+  dsm::SystemConfig without_nodes = config;
   without_nodes.machine.nodes = 1;
   const std::string text =
-      fmt::format("{}\n{}\n{}\n{}", workload, params.describe(), seed, emu::to_toml(without_nodes));
+      fmt::format("{}\n{}\n{}\n{}", workload, params.describe(), seed, dsm::to_toml(without_nodes));
   return fmt::format("{}-{:016x}", workload, fnv1a(text));
 }
 

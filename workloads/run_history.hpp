@@ -26,7 +26,7 @@ struct HistoryEntry {
 // Identifies a run up to its node count: workload, parameters, seed and the whole machine
 // configuration except machine.nodes (a stable 64-bit FNV-1a hash, in hex, plus the name).
 std::string history_key(std::string_view workload, const Params& params, std::uint64_t seed,
-                        const emu::MachineConfig& config);
+                        const dsm::SystemConfig& config);
 
 class RunHistory {
  public:

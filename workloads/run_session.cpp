@@ -52,7 +52,7 @@ void check_database_path(const SessionOptions& o) {
 
 }  // namespace
 
-RunSession::RunSession(emu::MachineConfig config, SessionOptions options)
+RunSession::RunSession(dsm::SystemConfig config, SessionOptions options)
     : config_(std::move(config)),
       options_(std::move(options)),
       history_(options_.history && options_.compute_meter == nullptr ? RunHistory::default_path()
@@ -85,7 +85,7 @@ RunOptions RunSession::run_options(const SessionObserver& observer) const {
 void RunSession::run_baseline(const SessionObserver& observer, const std::vector<HistoryEntry>& known) {
   one_node_ = RunHistory::latest(known, 1);
   if (!options_.baseline || one_node_ || config_.machine.nodes <= 1) return;
-  emu::MachineConfig single = config_;
+  dsm::SystemConfig single = config_;
   single.machine.nodes = 1;
   if (observer.phase_started) observer.phase_started(SessionPhase::Baseline, std::nullopt);
   RunOptions base_options = run_options(observer);
@@ -137,7 +137,7 @@ StoredDatabase RunSession::write_database(RunOutcome& outcome) const {
     throw std::runtime_error(fmt::format("no profile was collected: {}", outcome.diagnosis));
   carnival::RunData& data = *outcome.profile;
   data.run.status = store_status(outcome.status);
-  data.run.config = emu::to_toml(config_);
+  data.run.config = dsm::to_toml(config_);
   data.run.parameters = params_json(params_).dump();  // as in the statistics JSON
   data.run.started_at = started_at_;
   data.run.verified = outcome.verified;

@@ -69,11 +69,11 @@ class RunSession {
  public:
   // Resolves the workload and its parameters against `config` and checks the database path.
   // Throws SessionError.
-  RunSession(emu::MachineConfig config, SessionOptions options);
+  RunSession(dsm::SystemConfig config, SessionOptions options);
 
   [[nodiscard]] const Workload& workload() const { return *workload_; }
   [[nodiscard]] const Params& params() const { return params_; }
-  [[nodiscard]] const emu::MachineConfig& config() const { return config_; }
+  [[nodiscard]] const dsm::SystemConfig& config() const { return config_; }
   // The measured time model (docs/timing.md): its meter, and a hook given the machine once it is
   // built (per-scope counters read the PPs' attribution). Such runs are not reproducible: the
   // history is neither read nor recorded.
@@ -99,7 +99,7 @@ class RunSession {
   RunOptions run_options(const SessionObserver& observer) const;
   void run_baseline(const SessionObserver& observer, const std::vector<HistoryEntry>& known);
 
-  emu::MachineConfig config_;
+  dsm::SystemConfig config_;
   SessionOptions options_;
   const Workload* workload_ = nullptr;
   Params params_;

@@ -78,14 +78,14 @@ RunStatus from_kernel(emu::RunStatus s) {
 // exit barrier; node 0 verifies only when every node has, so the verification's page traffic
 // stays out of the timed statistics.
 struct Session {
-  Session(const emu::MachineConfig& config, const RunOptions& options)
-      : kernel(kernel_options(config, options)), cluster(kernel, config), dsm(kernel, cluster) {
+  Session(const dsm::SystemConfig& config, const RunOptions& options)
+      : kernel(kernel_options(config, options)), cluster(kernel, config), dsm(kernel, cluster, config) {
     const auto n = static_cast<std::size_t>(cluster.size());
     snapshot.resize(n);
     interrupts.resize(n, 0);
     taken.resize(n, false);
   }
-  emu::KernelOptions kernel_options(const emu::MachineConfig& config, const RunOptions& options) {
+  emu::KernelOptions kernel_options(const dsm::SystemConfig& config, const RunOptions& options) {
     emu::KernelOptions o;
     o.stop_flag = options.stop_flag;
     if (options.progress) {
@@ -159,7 +159,7 @@ void collect(RunOutcome& out, Session& s) {
 
 }  // namespace
 
-RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,
+RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
                         std::uint64_t seed, const RunOptions& options) {
   RunOutcome out;
   out.workload = workload.name;
@@ -172,7 +172,7 @@ RunOutcome run_workload(const emu::MachineConfig& config, const Workload& worklo
   std::unique_ptr<Session> session;
   try {
     if (!workload.make) throw WorkloadError(fmt::format("workload '{}' has no factory", workload.name));
-    emu::validate(config);
+    dsm::validate(config);
     workload.check(params, config.machine.nodes);
     instance = workload.make(params, config.machine.nodes, seed);
     session = std::make_unique<Session>(config, options);

@@ -91,7 +91,7 @@ struct RunOptions {
   std::chrono::milliseconds progress_interval{200};
 };
 
-RunOutcome run_workload(const emu::MachineConfig& config, const Workload& workload, const Params& params,
+RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
                         std::uint64_t seed, const RunOptions& options = {});
 
 }  // namespace ncp2::workloads

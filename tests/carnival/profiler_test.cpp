@@ -64,7 +64,7 @@ TEST(Profiler, InvariantsHoldOnEveryWorkloadAndBothMachines) {
   for (const auto& w : workloads::all_workloads()) {
     for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
       for (int nodes : {1, 3, 8}) {
-        emu::MachineConfig config = emu::default_config(kind);
+        dsm::SystemConfig config = dsm::default_config(kind);
         config.machine.nodes = nodes;
         workloads::RunOptions options;
         options.profile = true;
@@ -83,7 +83,7 @@ TEST(Profiler, InvariantsHoldOnEveryWorkloadAndBothMachines) {
 TEST(Profiler, ProfilingDoesNotChangeTheRun) {
   const auto& w = workloads::find_workload("phases");
   for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
-    emu::MachineConfig config = emu::default_config(kind);
+    dsm::SystemConfig config = dsm::default_config(kind);
     config.machine.nodes = 4;
     const auto params = w.resolve("small", {});
     workloads::RunOptions on;
@@ -103,7 +103,7 @@ TEST(Profiler, BackgroundAccountingGivesTheSameDataAsInline) {
     const auto& w = workloads::find_workload(name);
     for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
       SCOPED_TRACE(fmt::format("{} on {}", name, emu::to_string(kind)));
-      emu::MachineConfig config = emu::default_config(kind);
+      dsm::SystemConfig config = dsm::default_config(kind);
       config.machine.nodes = 4;
       const auto params = w.resolve("small", {});
       workloads::RunOptions background, inline_;

@@ -11,15 +11,15 @@
 
 namespace ncp2::dsm::testing {
 
-inline emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
-  emu::MachineConfig c = emu::default_config(kind);
+inline dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
+  dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
   return c;
 }
 
 struct Harness {
-  explicit Harness(emu::MachineConfig config)
-      : cfg(std::move(config)), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster) {
+  explicit Harness(dsm::SystemConfig config)
+      : cfg(std::move(config)), kernel(options()), cluster(kernel, cfg), dsm(kernel, cluster, cfg) {
     dsm.add_wait_observer([this](const WaitRecord& w) { waits.push_back(w); });
   }
   emu::KernelOptions options() const {
@@ -44,7 +44,7 @@ struct Harness {
     return sum;
   }
 
-  emu::MachineConfig cfg;
+  dsm::SystemConfig cfg;
   emu::Kernel kernel;
   emu::Cluster cluster;
   Runtime dsm;

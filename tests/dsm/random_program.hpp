@@ -30,7 +30,7 @@ struct Op {
 
 struct RandomProgram {
   std::uint64_t seed = 0;
-  emu::MachineConfig config;
+  dsm::SystemConfig config;
   std::vector<std::size_t> sizes;  // arrays of int64; the last one holds the lock-protected counters
   std::vector<std::vector<std::vector<Op>>> phases;  // [phase][node]
   [[nodiscard]] int nodes() const { return config.machine.nodes; }
@@ -50,7 +50,7 @@ inline RandomProgram generate_program(std::uint64_t seed) {
   auto pick = [&rng](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
   RandomProgram p;
   p.seed = seed;
-  p.config = emu::default_config(rng() % 2 ? emu::MachineKind::Ncp2 : emu::MachineKind::TreadMarks);
+  p.config = dsm::default_config(rng() % 2 ? emu::MachineKind::Ncp2 : emu::MachineKind::TreadMarks);
   p.config.machine.nodes = static_cast<int>(pick(1, 9));
   static constexpr std::array kPageSizes = {64, 128, 256, 512, 4096};
   p.config.memory.page_size = kPageSizes[pick(0, 4)];

@@ -11,7 +11,7 @@ using namespace literals;
 
 // A network on its own, recording when each message's tail arrives.
 struct NetworkHarness {
-  explicit NetworkHarness(int nodes, NetworkConfig cfg = default_config(MachineKind::Ncp2).network)
+  explicit NetworkHarness(int nodes, NetworkConfig cfg = default_machine_config(MachineKind::Ncp2).network)
       : config(cfg), network(kernel, config, nodes) {
     network.set_deliver([this](Message* m) { arrivals[m->id] = kernel.now(); });
   }
@@ -88,7 +88,7 @@ TEST(Network, LoopbackUsesNoCable) {
 
 TEST(Network, CascadedTreeAddsTwoSwitchesPerLevelCrossed) {
   // 16 nodes on 8-port switches: leaves of 7 nodes (n0-6, n7-13, n14-15) under one root.
-  NetworkConfig c = default_config(MachineKind::Ncp2).network;
+  NetworkConfig c = default_machine_config(MachineKind::Ncp2).network;
   c.topology = Topology::Tree;
   NetworkHarness h(16, c);
   EXPECT_EQ(h.network.switch_count(), 4);
@@ -109,7 +109,7 @@ TEST(Network, LargeTreesCascadeMoreLevels) {
 }
 
 TEST(Network, ChainCrossesEverySwitchInBetween) {
-  NetworkConfig c = default_config(MachineKind::Ncp2).network;
+  NetworkConfig c = default_machine_config(MachineKind::Ncp2).network;
   c.topology = Topology::Chain;
   NetworkHarness h(20, c);  // 6 nodes per switch: s0 n0-5, s1 n6-11, s2 n12-17, s3 n18-19
   EXPECT_EQ(h.network.switch_count(), 4);
@@ -120,7 +120,7 @@ TEST(Network, ChainCrossesEverySwitchInBetween) {
 }
 
 TEST(Network, StarTooSmallForTheNodesIsAConfigurationError) {
-  NetworkConfig c = default_config(MachineKind::Ncp2).network;
+  NetworkConfig c = default_machine_config(MachineKind::Ncp2).network;
   c.topology = Topology::Star;
   Kernel k;
   EXPECT_THROW(Network(k, c, 9), ConfigError);

@@ -9,7 +9,7 @@ namespace {
 using namespace literals;
 
 MachineConfig machine(MachineKind kind, int nodes) {
-  MachineConfig c = default_config(kind);
+  MachineConfig c = default_machine_config(kind);
   c.machine.nodes = nodes;
   return c;
 }

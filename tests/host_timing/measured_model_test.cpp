@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "dsm/process.hpp"
 #include "host_timing/measured_time.hpp"
 #include "host_timing/tick_clock.hpp"
-#include "dsm/process.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/runner.hpp"
 
@@ -82,8 +82,8 @@ TEST(MeasuredModel, ScaleForATargetClockAndProbeMeasurement) {
 
 // ---- in the emulator
 
-emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
-  emu::MachineConfig c = emu::default_config(kind);
+dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
+  dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
   return c;
 }

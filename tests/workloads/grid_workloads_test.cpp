@@ -17,8 +17,8 @@ namespace {
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 constexpr std::array kMine = {"sor", "jacobi", "matmul", "gauss", "lu", "fft3d"};
 
-emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
-  emu::MachineConfig c = emu::default_config(kind);
+dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
+  dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
   return c;
 }

@@ -16,7 +16,7 @@ TEST_P(PaperPreset, VerifiesOnEightNodesAndBeatsOneNode) {
   const Workload& w = find_workload(GetParam());
   const Params params = w.resolve("paper", {});
   for (const auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
-    emu::MachineConfig config = emu::default_config(kind);
+    dsm::SystemConfig config = dsm::default_config(kind);
     config.machine.nodes = 8;
     const RunOutcome eight = run_workload(config, w, params, 1);
     ASSERT_TRUE(eight.ok()) << eight.diagnosis << eight.verification;

@@ -30,8 +30,8 @@ class RunSessionTest : public ::testing::Test {
     ::setenv("NCP2_HISTORY", "", 1);
     fs::remove_all(dir_);
   }
-  static emu::MachineConfig machine(int nodes) {
-    emu::MachineConfig c = emu::default_config(emu::MachineKind::Ncp2);
+  static dsm::SystemConfig machine(int nodes) {
+    dsm::SystemConfig c = dsm::default_config(emu::MachineKind::Ncp2);
     c.machine.nodes = nodes;
     return c;
   }

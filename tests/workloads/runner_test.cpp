@@ -21,8 +21,8 @@
 namespace ncp2::workloads {
 namespace {
 
-emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
-  emu::MachineConfig c = emu::default_config(kind);
+dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
+  dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
   return c;
 }
@@ -142,7 +142,7 @@ TEST(Runner, ImpossibleParametersOrConfigurationAreInvalid) {
   EXPECT_EQ(o.status, RunStatus::Invalid);
   EXPECT_NE(o.diagnosis.find("n=3 < nodes=4"), std::string::npos) << o.diagnosis;
 
-  emu::MachineConfig bad = machine(emu::MachineKind::Ncp2, 4);
+  dsm::SystemConfig bad = machine(emu::MachineKind::Ncp2, 4);
   bad.network.link_bandwidth = 0;
   o = run_workload(bad, phases, phases.resolve("small", {}), 1);
   EXPECT_EQ(o.status, RunStatus::Invalid);
@@ -200,8 +200,8 @@ TEST(RunHistory, KeyIgnoresTheNodeCountOnly) {
   const Workload& w = find_workload("phases");
   const Params small = w.resolve("small", {});
   const Params other = w.resolve("small", std::vector<std::string>{"phases=5"});
-  emu::MachineConfig four = machine(emu::MachineKind::Ncp2, 4);
-  emu::MachineConfig eight = machine(emu::MachineKind::Ncp2, 8);
+  dsm::SystemConfig four = machine(emu::MachineKind::Ncp2, 4);
+  dsm::SystemConfig eight = machine(emu::MachineKind::Ncp2, 8);
   EXPECT_EQ(history_key("phases", small, 1, four), history_key("phases", small, 1, eight));
   EXPECT_NE(history_key("phases", small, 1, four), history_key("phases", small, 2, four));
   EXPECT_NE(history_key("phases", small, 1, four), history_key("phases", other, 1, four));

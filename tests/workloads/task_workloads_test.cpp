@@ -23,8 +23,8 @@ namespace {
 using Strings = std::vector<std::string>;
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 
-emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
-  emu::MachineConfig c = emu::default_config(kind);
+dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
+  dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
   return c;
 }

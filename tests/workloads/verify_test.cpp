@@ -13,8 +13,8 @@
 namespace ncp2::workloads {
 namespace {
 
-emu::MachineConfig machine(emu::MachineKind kind, int nodes) {
-  emu::MachineConfig c = emu::default_config(kind);
+dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
+  dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
   return c;
 }

@@ -6,11 +6,16 @@
 #include <gtest/gtest.h>
 #include <toml++/toml.h>
 
-#include "emulator/config.hpp"
+#include "dsm/config.hpp"
 
-namespace ncp2::emu {
+// The whole system's configuration: the machine's keys (emulator/config.hpp) and the protocol's
+// (dsm/config.hpp), read, checked and printed through one table.
+namespace ncp2::dsm {
 namespace {
-using namespace literals;
+using namespace emu::literals;
+using emu::ConfigError;
+using emu::MachineKind;
+using emu::Topology;
 
 const std::string kConfigs = std::string(NCP2_SOURCE_DIR) + "/configs/";
 
@@ -25,8 +30,8 @@ std::string error_of(F&& fn) {
   return "";
 }
 
-MachineConfig from_text(std::string_view text) {
-  MachineConfig c = default_config(MachineKind::Ncp2);
+SystemConfig from_text(std::string_view text) {
+  SystemConfig c = default_config(MachineKind::Ncp2);
   apply_toml_text(c, text, "test.toml");
   validate(c);
   return c;
@@ -40,7 +45,7 @@ TEST(Config, DefaultsAreValidForBothMachines) {
 }
 
 TEST(Config, DefaultsAreTheNcp2ValuesOfTheSpec) {
-  const MachineConfig c = default_config(MachineKind::Ncp2);
+  const SystemConfig c = default_config(MachineKind::Ncp2);
   EXPECT_DOUBLE_EQ(c.pp.clock_mhz, 100.0);
   EXPECT_DOUBLE_EQ(c.network.link_bandwidth, 1.28e9 / 8);
   EXPECT_EQ(c.network.switch_ports, 8);
@@ -57,19 +62,19 @@ TEST(Config, ShippedNcp2FileStatesEveryKeyWithTheBuiltInDefaults) {
     keys_in_file += table.at_path(key.key).is_value() ? 1 : 0;
   }
   EXPECT_EQ(keys_in_file, config_keys().size());
-  MachineConfig from_file = default_config(MachineKind::TreadMarks);  // every key gets overwritten
+  SystemConfig from_file = default_config(MachineKind::TreadMarks);  // every key gets overwritten
   apply_toml_file(from_file, kConfigs + "ncp2.toml");
   EXPECT_EQ(to_toml(from_file), to_toml(default_config(MachineKind::Ncp2)));
 }
 
 TEST(Config, ShippedTreadMarksFileIsTheSameHardwareWithoutCp) {
-  MachineConfig c = default_config(MachineKind::Ncp2);
+  SystemConfig c = default_config(MachineKind::Ncp2);
   apply_toml_file(c, kConfigs + "treadmarks.toml");
   EXPECT_EQ(to_toml(c), to_toml(default_config(MachineKind::TreadMarks)));
 }
 
 TEST(Config, ShippedWorkstationClusterFileIsValid) {
-  MachineConfig c = default_config(MachineKind::Ncp2);
+  SystemConfig c = default_config(MachineKind::Ncp2);
   apply_toml_file(c, kConfigs + "workstations-atm.toml");
   EXPECT_NO_THROW(validate(c));
   EXPECT_FALSE(c.has_cp());
@@ -77,13 +82,13 @@ TEST(Config, ShippedWorkstationClusterFileIsValid) {
 }
 
 TEST(Config, PrintedConfigurationReadsBackUnchanged) {
-  MachineConfig c = default_config(MachineKind::TreadMarks);
+  SystemConfig c = default_config(MachineKind::TreadMarks);
   c.machine.nodes = 13;
   c.pp.interrupt_overhead = 1234567_ps;
   c.network.link_bandwidth = 123.456e6;
   c.network.topology = Topology::Chain;
   c.cp.command_cost["page_reply"] = 7_us;
-  MachineConfig back = default_config(MachineKind::Ncp2);
+  SystemConfig back = default_config(MachineKind::Ncp2);
   apply_toml_text(back, to_toml(c), "printed");
   EXPECT_EQ(to_toml(back), to_toml(c));
   EXPECT_EQ(back.pp.interrupt_overhead, 1234567_ps);
@@ -164,13 +169,13 @@ TEST(Config, SyntaxErrorsPointAtTheLine) {
 }
 
 TEST(Config, MissingFileIsAClearError) {
-  MachineConfig c = default_config(MachineKind::Ncp2);
+  SystemConfig c = default_config(MachineKind::Ncp2);
   const std::string msg = error_of([&] { apply_toml_file(c, "/nonexistent/x.toml"); });
   EXPECT_NE(msg.find("/nonexistent/x.toml"), std::string::npos) << msg;
 }
 
 TEST(Config, CommandLineOverridesParseLikeTheFile) {
-  MachineConfig c = default_config(MachineKind::Ncp2);
+  SystemConfig c = default_config(MachineKind::Ncp2);
   apply_override(c, "network.link_latency=250ns");
   apply_override(c, "machine.nodes = 12");
   apply_override(c, "network.topology=chain");
@@ -189,18 +194,18 @@ TEST(Config, CommandLineOverridesParseLikeTheFile) {
 }
 
 TEST(Config, UnitParsing) {
-  EXPECT_EQ(parse_duration("4us"), 4_us);
-  EXPECT_EQ(parse_duration("0.5 ms"), 500_us);
-  EXPECT_EQ(parse_duration("1e3 ns"), 1_us);
-  EXPECT_EQ(parse_duration("0"), 0_ps);
-  EXPECT_DOUBLE_EQ(parse_bandwidth("1.28 Gbit/s"), 160e6);
-  EXPECT_DOUBLE_EQ(parse_bandwidth("160MB/s"), 160e6);
-  EXPECT_DOUBLE_EQ(parse_bandwidth("1 MiB/s"), 1048576.0);
-  EXPECT_THROW(parse_bandwidth("fast"), ConfigError);
+  EXPECT_EQ(emu::parse_duration("4us"), 4_us);
+  EXPECT_EQ(emu::parse_duration("0.5 ms"), 500_us);
+  EXPECT_EQ(emu::parse_duration("1e3 ns"), 1_us);
+  EXPECT_EQ(emu::parse_duration("0"), 0_ps);
+  EXPECT_DOUBLE_EQ(emu::parse_bandwidth("1.28 Gbit/s"), 160e6);
+  EXPECT_DOUBLE_EQ(emu::parse_bandwidth("160MB/s"), 160e6);
+  EXPECT_DOUBLE_EQ(emu::parse_bandwidth("1 MiB/s"), 1048576.0);
+  EXPECT_THROW(emu::parse_bandwidth("fast"), ConfigError);
 }
 
 TEST(Config, UnknownCommandCostIsAClearError) {
-  const MachineConfig c = default_config(MachineKind::Ncp2);
+  const SystemConfig c = default_config(MachineKind::Ncp2);
   EXPECT_NE(error_of([&] { (void)c.cp.cost_of("teleport"); }).find("cp.command_cost.teleport"),
             std::string::npos);
 }
@@ -217,14 +222,8 @@ TEST(Config, EveryKeyIsDocumented) {
   }
 }
 
-}  // namespace
-}  // namespace ncp2::emu
-
-namespace ncp2::emu {
-namespace {
-
 TEST(Config, OperationCostsAreKeysWithBounds) {
-  MachineConfig c = default_config(MachineKind::Ncp2);
+  SystemConfig c = default_config(MachineKind::Ncp2);
   apply_override(c, "cost.flop=3.5");
   EXPECT_DOUBLE_EQ(c.cost.flop, 3.5);
   validate(c);
@@ -241,4 +240,4 @@ TEST(Config, OperationCostsAreKeysWithBounds) {
 }
 
 }  // namespace
-}  // namespace ncp2::emu
+}  // namespace ncp2::dsm

@@ -1,0 +1,146 @@
+// The system's configuration: the protocol's keys, defaults and checks on top of the machine's.
+#include "dsm/config.hpp"
+
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "emulator/config_reader.hpp"
+
+namespace ncp2::dsm {
+
+namespace {
+
+using namespace emu::config;  // NOLINT(google-build-using-namespace): the key builders
+using C = SystemConfig;
+
+// NOLINTNEXTLINE(readability-function-size): a data table, one entry per configuration key.
+std::vector<Key<C>> protocol_keys() {
+  std::vector<Key<C>> k;
+  auto integer = [&](std::string name, auto field, std::string desc, std::string_view src) {
+    k.push_back(integer_key<C>(std::move(name), field, std::move(desc), src));
+  };
+  auto real = [&](std::string name, auto field, std::string desc, std::string_view src) {
+    k.push_back(real_key<C>(std::move(name), field, std::move(desc), src));
+  };
+  auto duration = [&](std::string name, auto field, std::string desc, std::string_view src) {
+    k.push_back(duration_key<C>(std::move(name), field, std::move(desc), src));
+  };
+
+  duration(
+      "dsm.fault_trap", [](C& c) -> emu::Duration& { return c.dsm.fault_trap; },
+      "PP takes an access fault on a shared page and enters the DSM handler", kAssumed);
+  duration(
+      "dsm.protocol_handler", [](C& c) -> emu::Duration& { return c.dsm.protocol_handler; },
+      "PP runs the bookkeeping of one protocol operation (lock, barrier, request)", kAssumed);
+  duration(
+      "dsm.per_write_notice", [](C& c) -> emu::Duration& { return c.dsm.per_write_notice; },
+      "creating or applying one write notice (invalidation)", kAssumed);
+  duration(
+      "dsm.diff_scan_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_scan_per_word; },
+      "software diff creation on the PP, per word of the page compared with its twin (treadmarks)", kAssumed);
+  duration(
+      "dsm.diff_apply_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_apply_per_word; },
+      "software diff application on the PP, per word written (treadmarks)", kAssumed);
+  integer(
+      "dsm.gc_threshold_kb", [](C& c) -> int& { return c.dsm.gc_threshold_kb; },
+      "diffs + write notices held by a node that make the next barrier collect garbage",
+      "TreadMarks practice");
+  integer(
+      "dsm.barrier_manager", [](C& c) -> int& { return c.dsm.barrier_manager; }, "node that manages barriers",
+      "TreadMarks: process 0");
+
+  real(
+      "cost.flop", [](C& c) -> double& { return c.cost.flop; },
+      "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed);
+  real(
+      "cost.int_op", [](C& c) -> double& { return c.cost.int_op; },
+      "PP cycles per integer operation in workload code", kAssumed);
+  real(
+      "cost.load", [](C& c) -> double& { return c.cost.load; },
+      "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed);
+  real(
+      "cost.store", [](C& c) -> double& { return c.cost.store; }, "PP cycles per store in workload code",
+      kAssumed);
+  real(
+      "cost.branch", [](C& c) -> double& { return c.cost.branch; },
+      "PP cycles per branch or loop iteration in workload code", kAssumed);
+
+  return k;
+}
+
+// The machine's keys, the protocol's inserted before the emulator's own settings: the order in
+// which `ncp2 config` has always printed them, and in which runs store their configuration.
+const KeyTable<C>& keys() {
+  static const KeyTable<C> table = [] {
+    std::vector<Key<C>> all;
+    std::vector<Key<C>> emulator_section;
+    for (const auto& key : emu::machine_keys())
+      (key.name.starts_with("emulator.") ? emulator_section : all).push_back(lift<C>(key));
+    for (auto& key : protocol_keys()) all.push_back(std::move(key));
+    for (auto& key : emulator_section) all.push_back(std::move(key));
+    return KeyTable<C>(std::move(all));
+  }();
+  return table;
+}
+
+}  // namespace
+
+SystemConfig default_config(emu::MachineKind kind) {
+  using namespace emu::literals;
+  SystemConfig c;
+  static_cast<emu::MachineConfig&>(c) = emu::default_machine_config(kind);
+  c.dsm.fault_trap = 3_us;
+  c.dsm.protocol_handler = 2_us;
+  c.dsm.per_write_notice = 100_ns;
+  c.dsm.diff_scan_per_word = 20_ns;  // ~2 cycles per word at 100 MHz
+  c.dsm.diff_apply_per_word = 20_ns;
+  c.dsm.gc_threshold_kb = 1024;
+  c.dsm.barrier_manager = 0;
+  c.cost = CostConfig{};
+  return c;
+}
+
+void apply_toml_file(SystemConfig& config, const std::string& path) { keys().apply_toml_file(config, path); }
+
+void apply_toml_text(SystemConfig& config, std::string_view text, std::string_view origin) {
+  keys().apply_toml_text(config, text, origin);
+}
+
+void apply_override(SystemConfig& config, std::string_view assignment) {
+  keys().apply_override(config, assignment);
+}
+
+void validate(const SystemConfig& c) {
+  emu::validate(c);
+  auto fail = [](std::string_view key, const std::string& why) {
+    throw emu::ConfigError(fmt::format("key '{}': {}", key, why));
+  };
+  auto non_negative = [&](std::string_view key, emu::Duration d) {
+    if (d.count() < 0) fail(key, "duration must not be negative");
+  };
+  non_negative("dsm.fault_trap", c.dsm.fault_trap);
+  non_negative("dsm.protocol_handler", c.dsm.protocol_handler);
+  non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
+  non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);
+  non_negative("dsm.diff_apply_per_word", c.dsm.diff_apply_per_word);
+  if (c.dsm.gc_threshold_kb < 1) fail("dsm.gc_threshold_kb", "must be at least 1");
+  if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
+    fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}",
+                                            c.machine.nodes - 1, c.dsm.barrier_manager));
+  for (const auto& [key, value] :
+       {std::pair{"cost.flop", c.cost.flop}, std::pair{"cost.int_op", c.cost.int_op},
+        std::pair{"cost.load", c.cost.load}, std::pair{"cost.store", c.cost.store},
+        std::pair{"cost.branch", c.cost.branch}})
+    if (!(value >= 0) || value > 1e6)
+      fail(key, fmt::format("must be between 0 and 1e6 cycles, got {}", value));
+}
+
+std::string to_toml(const SystemConfig& config) { return keys().to_toml(config); }
+
+std::vector<ConfigKeyInfo> config_keys() { return keys().infos(dsm::default_config(emu::MachineKind::Ncp2)); }
+
+std::string suggest_key(std::string_view unknown) { return keys().suggest(unknown); }
+
+}  // namespace ncp2::dsm

@@ -1,0 +1,64 @@
+#pragma once
+// The configuration of a whole emulated system: the machine (emulator/config.hpp) plus what the
+// TreadMarks protocol costs ([dsm]) and what workload code costs in the deterministic time model
+// ([cost]). One table of keys (the machine's, then the protocol's) drives TOML files, `--set`,
+// `ncp2 config` and the configuration stored with every run.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "emulator/config.hpp"
+#include "emulator/config_key.hpp"
+
+namespace ncp2::dsm {
+
+// Costs of the TreadMarks protocol code itself.
+struct DsmConfig {
+  emu::Duration fault_trap{};           // PP takes an access fault and enters the DSM handler
+  emu::Duration protocol_handler{};     // one protocol handler's bookkeeping (lock, barrier, request)
+  emu::Duration per_write_notice{};     // creating or applying one write notice
+  emu::Duration diff_scan_per_word{};   // software diff creation, per word of the page (treadmarks)
+  emu::Duration diff_apply_per_word{};  // software diff application, per word written (treadmarks)
+  int gc_threshold_kb = 1024;           // diffs + write notices per node that trigger a GC at a barrier
+  int barrier_manager = 0;              // node that manages barriers
+};
+
+// PP cycles per operation of workload code: the deterministic time model charges a workload's
+// computation from its operation counts (dsm::OpCounts) with these averages, which include the
+// cache behaviour of typical loops on a 100 MHz PowerPC 604 with a 256 KB L2.
+struct CostConfig {
+  double flop = 2.0;    // floating-point add, multiply, compare (divide: count several)
+  double int_op = 1.0;  // integer arithmetic, logic, address computation
+  double load = 1.5;    // load from memory (L1 hits mostly, some L2)
+  double store = 1.5;   // store to memory
+  double branch = 1.0;  // conditional branch, loop iteration or call (mispredictions averaged in)
+};
+
+// The machine and the protocol: what a run is configured with. A SystemConfig is a MachineConfig
+// (the emulator takes it as one).
+struct SystemConfig : emu::MachineConfig {
+  DsmConfig dsm;
+  CostConfig cost;
+};
+
+// Built-in defaults: the NCP2 machine, or the same hardware without protocol controllers.
+SystemConfig default_config(emu::MachineKind kind);
+
+// Applies the keys of a TOML file / text over `config`. `origin` names the source in errors.
+void apply_toml_file(SystemConfig& config, const std::string& path);
+void apply_toml_text(SystemConfig& config, std::string_view text, std::string_view origin);
+// Applies one "key=value" override (the value is written as on the command line, no quotes).
+void apply_override(SystemConfig& config, std::string_view assignment);
+// Checks cross-key constraints (the machine's, then the protocol's). Throws emu::ConfigError.
+void validate(const SystemConfig& config);
+
+// The effective configuration as a TOML document that apply_toml_text() reads back unchanged.
+std::string to_toml(const SystemConfig& config);
+
+// Every key with its type, meaning, ncp2 default and source.
+std::vector<emu::config::ConfigKeyInfo> config_keys();
+
+// The closest registered key to `unknown`, or "" when nothing is close.
+std::string suggest_key(std::string_view unknown);
+
+}  // namespace ncp2::dsm
