@@ -6,19 +6,20 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "cli/commands.hpp"
+#include "cli/machine_options.hpp"
 #include "perf_counters/counter_store.hpp"
 #include "perf_counters/events.hpp"
 #include "perf_counters/perf_group.hpp"
 #include "perf_counters/plot.hpp"
 #include "perf_counters/report.hpp"
 #include "perf_counters/sampler.hpp"
-#include "cli/commands.hpp"
-#include "cli/machine_options.hpp"
 
 namespace ncp2::cli {
 
@@ -61,6 +62,7 @@ int list_events(const CountersCommand& o) {
     if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
   if (!o.events.empty()) names = counters::parse_event_list(o.events);
   std::vector<counters::EventStatus> statuses;
+  statuses.reserve(names.size());
   for (const auto& n : names) statuses.push_back(counters::probe_event(n));
   const auto paranoid = counters::read_perf_event_paranoid();
   if (o.json) {
@@ -81,26 +83,26 @@ int list_events(const CountersCommand& o) {
   return emit(o, text) ? kExitOk : kExitFailure;
 }
 
-int run_counters(const CountersCommand& o) {
-  if (o.list_events) return list_events(o);
-  if (o.command.empty()) {
-    fmt::print(stderr, "ncp2: counters: no command to run (ncp2 counters [options] -- COMMAND [ARGS...])\n");
-    return kExitUsage;
-  }
+// --period, --events and --no-inherit as the sampler's options; nothing after a usage error (said).
+std::optional<counters::SamplerOptions> sampler_options(const CountersCommand& o) {
   counters::SamplerOptions options;
   try {
     options.period = counters::parse_period(o.period);
     if (!o.events.empty()) options.events = counters::parse_event_list(o.events);
   } catch (const std::invalid_argument& e) {
     fmt::print(stderr, "ncp2: counters: {}\n", e.what());
-    return kExitUsage;
+    return std::nullopt;
   }
   options.inherit = !o.no_inherit;
-  // Refuse outputs that cannot be written before running anything.
+  return options;
+}
+
+// Refuses outputs that cannot be written before running anything: false (and why, on stderr).
+bool outputs_writable(const CountersCommand& o) {
   if (!o.db.empty())
     if (const auto problem = counters::check_output_path(o.db, o.force); !problem.empty()) {
       fmt::print(stderr, "ncp2: {}\n", problem);
-      return kExitUsage;
+      return false;
     }
   if (!o.plot.empty()) {
     if (!counters::plot_available()) {
@@ -108,15 +110,20 @@ int run_counters(const CountersCommand& o) {
                  "ncp2: --plot {}: this ncp2 was built without Qt 6, so it cannot draw PNG plots "
                  "(install qt6-base-dev, e.g. `bash cmake/install-deps.sh gui`, and configure again)\n",
                  o.plot);
-      return kExitUsage;
+      return false;
     }
     if (const auto problem = counters::check_output_path(o.plot, true); !problem.empty()) {
       fmt::print(stderr, "ncp2: --plot {}\n", problem);
-      return kExitUsage;
+      return false;
     }
   }
+  return true;
+}
 
-  counters::CounterRun run;
+// Runs the command under the counters into `run`. If it could not be run: why (on stderr), and
+// the exit code to return.
+std::optional<int> sample_command(const CountersCommand& o, const counters::SamplerOptions& options,
+                                  counters::CounterRun& run) {
   try {
     run = counters::run_with_counters(o.command, options);
   } catch (const counters::CommandError& e) {
@@ -130,23 +137,29 @@ int run_counters(const CountersCommand& o) {
     fmt::print(stderr, "ncp2: counters: {}\n", e.what());
     return kExitUsage;
   }
+  return std::nullopt;
+}
 
-  // The report lists them with the reason; say it on stderr too when the report is not text on stdout.
-  if (o.json || !o.output.empty()) {
-    std::string missing;
-    for (const auto& e : run.events)
-      if (!e.available) missing += (missing.empty() ? "" : ", ") + e.name;
-    if (!missing.empty())
-      fmt::print(stderr, "ncp2: counters: not counted here: {} (the report says why)\n", missing);
-  }
+// The report lists them with the reason; say it on stderr too when the report is not text on stdout.
+void warn_not_counted(const CountersCommand& o, const counters::CounterRun& run) {
+  if (!o.json && o.output.empty()) return;
+  std::string missing;
+  for (const auto& e : run.events)
+    if (!e.available) missing += (missing.empty() ? "" : ", ") + e.name;
+  if (!missing.empty())
+    fmt::print(stderr, "ncp2: counters: not counted here: {} (the report says why)\n", missing);
+}
 
-  bool outputs_ok = true;
+// --db and --plot: each one that fails is said on stderr, the others are still written. Returns
+// whether all were.
+bool write_files(const CountersCommand& o, const counters::CounterRun& run) {
+  bool ok = true;
   if (!o.db.empty()) {
     try {
       counters::write_counter_run(o.db, run, o.force);
     } catch (const std::exception& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
-      outputs_ok = false;
+      ok = false;
     }
   }
   if (!o.plot.empty()) {
@@ -154,9 +167,26 @@ int run_counters(const CountersCommand& o) {
       counters::plot_rates_png(run, o.plot);
     } catch (const std::exception& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
-      outputs_ok = false;
+      ok = false;
     }
   }
+  return ok;
+}
+
+int run_counters(const CountersCommand& o) {
+  if (o.list_events) return list_events(o);
+  if (o.command.empty()) {
+    fmt::print(stderr, "ncp2: counters: no command to run (ncp2 counters [options] -- COMMAND [ARGS...])\n");
+    return kExitUsage;
+  }
+  const std::optional<counters::SamplerOptions> options = sampler_options(o);
+  if (!options || !outputs_writable(o)) return kExitUsage;
+
+  counters::CounterRun run;
+  if (const std::optional<int> failed = sample_command(o, *options, run)) return *failed;
+  warn_not_counted(o, run);
+
+  bool outputs_ok = write_files(o, run);
   const std::string report =
       o.json ? counters::counters_json(run).dump(2) + "\n" : counters::counters_text(run, o.summary);
   outputs_ok = emit(o, report) && outputs_ok;

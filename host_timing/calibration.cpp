@@ -15,7 +15,7 @@ CalibrationResult frequency_from(const Bracket& first, const Bracket& last, doub
   if (!(dt_ns > 0) || last.ticks <= first.ticks)
     throw std::invalid_argument("calibration: the second reading is not after the first");
   CalibrationResult r;
-  const double dticks = static_cast<double>(last.ticks - first.ticks);
+  const auto dticks = static_cast<double>(last.ticks - first.ticks);
   r.frequency_hz = dticks / (dt_ns * 1e-9);
   r.interval_s = dt_ns * 1e-9;
   r.t_get_ns = static_cast<double>(std::max(first.width_ns(), last.width_ns()));

@@ -1,11 +1,13 @@
 #include "host_timing/sync_run.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -20,7 +22,6 @@
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -59,14 +60,14 @@ constexpr std::uint32_t kFailed = 0xFFFF;
 // The master's answer slot and a follower's request slot, on separate cache lines.
 struct alignas(64) Mailbox {
   std::atomic<std::uint64_t> request{0};
-  char pad[56]{};
+  std::array<char, 56> pad{};
   std::atomic<std::uint64_t> reply{0};
   std::atomic<std::int64_t> master_ns{0};
 };
 
 struct FollowerResult {
   bool ok = false;
-  char error[160]{};
+  std::array<char, 160> error{};
   SyncEstimate estimate;
   double true_offset_ns = 0;
 };
@@ -76,11 +77,11 @@ static_assert(std::is_trivially_copyable_v<SyncEstimate>);
 struct Shared {
   alignas(64) std::atomic<std::uint32_t> turn{0};  // futex word: burst << 8 | follower; 0: nobody
   std::atomic<std::uint32_t> abort{0};
-  std::atomic<std::uint32_t> state[kMaxProcs]{};  // bursts completed by follower k, or kFailed
+  std::array<std::atomic<std::uint32_t>, kMaxProcs> state{};  // bursts completed by follower k, or kFailed
   std::int64_t epoch_ns = 0;
   std::uint16_t port = 0;
-  Mailbox boxes[kMaxProcs];
-  FollowerResult results[kMaxProcs];
+  std::array<Mailbox, kMaxProcs> boxes;
+  std::array<FollowerResult, kMaxProcs> results;
 };
 
 class SharedMapping {
@@ -89,10 +90,10 @@ class SharedMapping {
     void* p = ::mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
       throw std::runtime_error(fmt::format("mmap of the shared area: {}", std::strerror(errno)));
-    shared_ = ::new (p) Shared();
+    shared_ = std::construct_at(static_cast<Shared*>(p));
   }
   ~SharedMapping() {
-    shared_->~Shared();
+    std::destroy_at(shared_);
     ::munmap(shared_, sizeof(Shared));
   }
   SharedMapping(const SharedMapping&) = delete;
@@ -101,7 +102,7 @@ class SharedMapping {
   Shared* operator->() const { return shared_; }
 
  private:
-  Shared* shared_;
+  Shared* shared_ = nullptr;
 };
 
 class Socket {
@@ -144,12 +145,10 @@ struct UdpMessage {
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, std::chrono::nanoseconds timeout) {
   timespec ts{static_cast<time_t>(timeout.count() / 1'000'000'000),
               static_cast<long>(timeout.count() % 1'000'000'000)};
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr,
-            0);  // NOLINT
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &ts, nullptr, 0);
 }
 void futex_wake_all(std::atomic<std::uint32_t>& word) {
-  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr,
-            0);  // NOLINT
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 inline void cpu_relax() {
@@ -164,7 +163,7 @@ std::uint32_t turn_code(int burst, int follower) { return static_cast<std::uint3
 
 // A follower's own clock: the host's, shifted and skewed in software.
 struct LocalClock {
-  std::int64_t epoch_ns;
+  std::int64_t epoch_ns = 0;
   InjectedClock injected;
   [[nodiscard]] std::int64_t now() const {
     const std::int64_t h = host_ns();
@@ -280,7 +279,7 @@ std::vector<Exchange> burst_udp(Shared& s, const Socket& sock, int k, int count,
 }
 
 void write_error(FollowerResult& r, const std::string& what) {
-  std::snprintf(r.error, sizeof r.error, "%s", what.c_str());
+  std::snprintf(r.error.data(), r.error.size(), "%s", what.c_str());
 }
 
 // The follower process: two bursts in its windows, then its estimate into the shared area.
@@ -294,7 +293,7 @@ void write_error(FollowerResult& r, const std::string& what) {
       sock->set_receive_timeout(std::chrono::milliseconds(20));
     }
     std::uint64_t seq = 0;
-    std::vector<Exchange> bursts[2];
+    std::array<std::vector<Exchange>, 2> bursts;
     for (int burst = 1; burst <= 2; ++burst) {
       const std::uint32_t mine = turn_code(burst, k);
       for (std::uint32_t t; (t = s.turn.load(std::memory_order_acquire)) != mine;) {
@@ -357,9 +356,7 @@ bool serve_udp(Shared& s, const Socket& sock, int k, int burst, std::int64_t dea
   }
 }
 
-}  // namespace
-
-SyncRunReport run_clock_sync(const SyncRunOptions& o) {
+void validate(const SyncRunOptions& o) {
   if (o.procs < 2 || o.procs > kMaxProcs)
     throw std::invalid_argument(
         fmt::format("--procs must be 2..{} (a master and at least one follower)", kMaxProcs));
@@ -371,40 +368,34 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
     throw std::invalid_argument("--inject-offset-us must be a finite number of at most 1e9 us");
   if (!std::isfinite(o.inject_drift_ppm) || std::abs(o.inject_drift_ppm) * (o.procs - 1) >= 1e5)
     throw std::invalid_argument("--inject-drift-ppm times the followers must stay below 100000 ppm");
+}
 
-  SyncRunReport report;
-  report.transport = o.transport;
-  report.clock =
-      "clock_gettime(CLOCK_MONOTONIC_RAW), shared by all processes; followers' clocks shifted and "
-      "skewed in software";
-  std::unique_ptr<SharedMapping> shared;
-  std::unique_ptr<Socket> master_socket;
-  try {
-    shared = std::make_unique<SharedMapping>();
-    if (o.transport == SyncTransport::Udp) {
-      master_socket = std::make_unique<Socket>();
-      const sockaddr_in any = loopback(0);
-      if (::bind(master_socket->fd(), reinterpret_cast<const sockaddr*>(&any), sizeof any) != 0)
-        throw std::runtime_error(fmt::format("bind on 127.0.0.1: {}", std::strerror(errno)));
-      sockaddr_in bound{};
-      socklen_t len = sizeof bound;
-      ::getsockname(master_socket->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
-      (*shared)->port = ntohs(bound.sin_port);
-      master_socket->set_receive_timeout(std::chrono::milliseconds(5));
-    }
-  } catch (const std::exception& e) {
-    report.error = e.what();
-    return report;
-  }
-  Shared& s = **shared;
-  s.epoch_ns = host_ns();
-  {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    g_single_cpu = ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2;
-  }
-  const std::int64_t deadline = s.epoch_ns + static_cast<std::int64_t>(o.timeout_s * 1e9);
+// The master's UDP socket, bound to an ephemeral port on loopback; the port goes into the shared
+// area so that the followers (forked later) know where to send.
+std::unique_ptr<Socket> open_master_socket(Shared& s) {
+  auto sock = std::make_unique<Socket>();
+  const sockaddr_in any = loopback(0);
+  if (::bind(sock->fd(), reinterpret_cast<const sockaddr*>(&any), sizeof any) != 0)
+    throw std::runtime_error(fmt::format("bind on 127.0.0.1: {}", std::strerror(errno)));
+  sockaddr_in bound{};
+  socklen_t len = sizeof bound;
+  ::getsockname(sock->fd(), reinterpret_cast<sockaddr*>(&bound), &len);
+  s.port = ntohs(bound.sin_port);
+  sock->set_receive_timeout(std::chrono::milliseconds(5));
+  return sock;
+}
 
+// Decides how waiting processes back off (see backoff()).
+bool runs_on_single_cpu() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return ::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < 2;
+}
+
+// Forks followers 1..procs-1 (each runs follower_main and never returns here). Stops at the first
+// failed fork, with the reason in `error`; returns the pids of those started.
+std::vector<pid_t> fork_followers(Shared& s, const SyncRunOptions& o, std::int64_t deadline,
+                                  Socket* master_socket, std::string& error) {
   std::fflush(nullptr);  // the children must not flush the parent's buffered output again
   std::vector<pid_t> pids;
   const pid_t master_pid = ::getpid();
@@ -418,32 +409,37 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
       follower_main(s, o, k, deadline);
     }
     if (pid < 0) {
-      report.error = fmt::format("fork: {}", std::strerror(errno));
+      error = fmt::format("fork: {}", std::strerror(errno));
       break;
     }
     pids.push_back(pid);
   }
+  return pids;
+}
 
+// The master's side of the run: each follower's window in turn, twice (the second round after
+// the interval). Returns, per follower id, whether it failed or timed out.
+std::vector<bool> serve_windows(Shared& s, const SyncRunOptions& o, const Socket* master_socket,
+                                std::int64_t deadline) {
   std::vector<bool> failed(static_cast<std::size_t>(o.procs), false);
-  if (report.error.empty()) {
-    for (int burst = 1; burst <= 2; ++burst) {
-      if (burst == 2) std::this_thread::sleep_for(std::chrono::duration<double>(o.interval_s));
-      for (int k = 1; k < o.procs; ++k) {
-        if (failed[static_cast<std::size_t>(k)]) continue;
-        s.turn.store(turn_code(burst, k), std::memory_order_release);
-        futex_wake_all(s.turn);
-        const bool served = o.transport == SyncTransport::Shm
-                                ? serve_shm(s, k, burst, deadline)
-                                : serve_udp(s, *master_socket, k, burst, deadline);
-        if (!served) failed[static_cast<std::size_t>(k)] = true;
-      }
+  for (int burst = 1; burst <= 2; ++burst) {
+    if (burst == 2) std::this_thread::sleep_for(std::chrono::duration<double>(o.interval_s));
+    for (int k = 1; k < o.procs; ++k) {
+      if (failed[static_cast<std::size_t>(k)]) continue;
+      s.turn.store(turn_code(burst, k), std::memory_order_release);
+      futex_wake_all(s.turn);
+      const bool served = o.transport == SyncTransport::Shm
+                              ? serve_shm(s, k, burst, deadline)
+                              : serve_udp(s, *master_socket, k, burst, deadline);
+      if (!served) failed[static_cast<std::size_t>(k)] = true;
     }
   }
-  s.turn.store(0, std::memory_order_release);
-  if (!report.error.empty()) s.abort.store(1);
-  futex_wake_all(s.turn);
+  return failed;
+}
 
-  // Collect the followers; any still running after the deadline is killed (we started it).
+// Collects the followers' wait statuses; any still running a second after the deadline is killed
+// (we started it).
+std::vector<int> reap_followers(Shared& s, const std::vector<pid_t>& pids, std::int64_t deadline) {
   std::vector<int> status(pids.size(), -1);
   std::size_t remaining = pids.size();
   bool killed = false;
@@ -465,24 +461,62 @@ SyncRunReport run_clock_sync(const SyncRunOptions& o) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  return status;
+}
 
+// Follower k's report: its estimate if it and its process ended well, else why not.
+FollowerReport follower_report(const Shared& s, const SyncRunOptions& o, int k, int status, bool failed) {
+  FollowerReport f;
+  f.id = k;
+  f.injected = injected_clock(o, k);
+  const FollowerResult& r = s.results[k];
+  const bool exited_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  f.ok = r.ok && exited_ok && !failed;
+  if (!f.ok) {
+    f.error = r.error[0]            ? std::string(r.error.data())
+              : WIFSIGNALED(status) ? fmt::format("killed by signal {} (timed out)", WTERMSIG(status))
+                                    : std::string("did not finish its exchanges in time");
+  } else {
+    f.estimate = r.estimate;
+    f.true_offset_ns = r.true_offset_ns;
+  }
+  return f;
+}
+
+}  // namespace
+
+SyncRunReport run_clock_sync(const SyncRunOptions& o) {
+  validate(o);
+  SyncRunReport report;
+  report.transport = o.transport;
+  report.clock =
+      "clock_gettime(CLOCK_MONOTONIC_RAW), shared by all processes; followers' clocks shifted and "
+      "skewed in software";
+  std::unique_ptr<SharedMapping> shared;
+  std::unique_ptr<Socket> master_socket;
+  try {
+    shared = std::make_unique<SharedMapping>();
+    if (o.transport == SyncTransport::Udp) master_socket = open_master_socket(**shared);
+  } catch (const std::exception& e) {
+    report.error = e.what();
+    return report;
+  }
+  Shared& s = **shared;
+  s.epoch_ns = host_ns();
+  g_single_cpu = runs_on_single_cpu();
+  const std::int64_t deadline = s.epoch_ns + static_cast<std::int64_t>(o.timeout_s * 1e9);
+
+  const std::vector<pid_t> pids = fork_followers(s, o, deadline, master_socket.get(), report.error);
+  std::vector<bool> failed(static_cast<std::size_t>(o.procs), false);
+  if (report.error.empty()) failed = serve_windows(s, o, master_socket.get(), deadline);
+  s.turn.store(0, std::memory_order_release);
+  if (!report.error.empty()) s.abort.store(1);
+  futex_wake_all(s.turn);
+
+  const std::vector<int> status = reap_followers(s, pids, deadline);
   for (std::size_t i = 0; i < pids.size(); ++i) {
     const int k = static_cast<int>(i) + 1;
-    FollowerReport f;
-    f.id = k;
-    f.injected = injected_clock(o, k);
-    const FollowerResult& r = s.results[k];
-    const bool exited_ok = WIFEXITED(status[i]) && WEXITSTATUS(status[i]) == 0;
-    f.ok = r.ok && exited_ok && !failed[static_cast<std::size_t>(k)];
-    if (!f.ok) {
-      f.error = r.error[0]               ? std::string(r.error)
-                : WIFSIGNALED(status[i]) ? fmt::format("killed by signal {} (timed out)", WTERMSIG(status[i]))
-                                         : std::string("did not finish its exchanges in time");
-    } else {
-      f.estimate = r.estimate;
-      f.true_offset_ns = r.true_offset_ns;
-    }
-    report.followers.push_back(std::move(f));
+    report.followers.push_back(follower_report(s, o, k, status[i], failed[static_cast<std::size_t>(k)]));
   }
   return report;
 }

@@ -16,12 +16,12 @@ class TickClock {
   using TickFunction = std::uint64_t (*)(void* context);
 
   // The TSC at a calibrated `hz`.
-  static TickClock tsc(double hz) { return TickClock(Kind::Tsc, hz, nullptr, nullptr); }
+  static TickClock tsc(double hz) { return {Kind::Tsc, hz, nullptr, nullptr}; }
   // clock_gettime(CLOCK_MONOTONIC_RAW): ticks are nanoseconds.
-  static TickClock monotonic_raw() { return TickClock(Kind::MonotonicRaw, 1e9, nullptr, nullptr); }
+  static TickClock monotonic_raw() { return {Kind::MonotonicRaw, 1e9, nullptr, nullptr}; }
   // Any counter (tests: a fake with a known rate).
   static TickClock function(TickFunction fn, void* context, double hz) {
-    return TickClock(Kind::Function, hz, fn, context);
+    return {Kind::Function, hz, fn, context};
   }
 
   [[nodiscard]] std::uint64_t now() const noexcept {

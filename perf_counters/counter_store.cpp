@@ -1,5 +1,6 @@
 #include "perf_counters/counter_store.hpp"
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -7,10 +8,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "perf_counters/series.hpp"
 #include "carnival/file_publish.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store_open.hpp"
+#include "perf_counters/series.hpp"
 
 #ifndef NCP2_VERSION
 #define NCP2_VERSION "unknown"
@@ -76,7 +77,7 @@ CREATE TABLE counter_samples(
   PRIMARY KEY (run_id, sample, event));
 )sql";
 
-constexpr const char* kTables[] = {"meta", "counter_runs", "counter_events", "counter_samples"};
+constexpr std::array<const char*, 4> kTables = {"meta", "counter_runs", "counter_events", "counter_samples"};
 constexpr std::int64_t kRunId = 1;
 
 void bind_optional(sql::Stmt& s, int i, const std::optional<double>& v) {
@@ -207,83 +208,106 @@ void write_counter_run(const std::string& path, const CounterRun& run, bool forc
   }
 }
 
+namespace {
+
+// Refuses a file without the counter tables (an NCP2 file of another kind).
+void check_counter_tables(const sql::Db& db, const std::string& path) {
+  const std::set<std::string> tables = carnival::table_names(db);
+  for (const char* t : kTables)
+    if (!tables.count(t))
+      throw StoreError(
+          fmt::format("{} holds no counter run (no table '{}'; written by `ncp2 counters --db`?)", path, t));
+}
+
+// The run's own row (the first of counter_runs) into `run`.
+void read_run_row(const sql::Db& db, const std::string& path, CounterRun& run) {
+  sql::Stmt s(db,
+              "SELECT command, period_ns, started_at, wall_seconds, exit_code, exit_description, "
+              "samples_dropped, "
+              "samples_late, perf_event_paranoid, inherit FROM counter_runs ORDER BY id LIMIT 1");
+  if (!s.step()) throw StoreError(fmt::format("{} contains no counter run", path));
+  try {
+    run.command = nlohmann::json::parse(s.str(0)).get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception&) {
+    throw StoreError(fmt::format("{} is corrupt: counter_runs.command is not a JSON list of strings", path));
+  }
+  run.period = Nanoseconds(s.i64(1));
+  run.started_at = s.str(2);
+  run.wall_seconds = s.f64(3);
+  run.exit_code = s.i32(4);
+  run.exit_description = s.str(5);
+  run.samples_dropped = s.u64(6);
+  run.samples_late = s.u64(7);
+  if (!s.is_null(8)) run.perf_event_paranoid = s.i32(8);
+  run.inherit = s.i64(9) != 0;
+}
+
+// The events into run.events, in order. Returns each counted event's index in the group (the
+// position of its value in a sample).
+std::map<std::string, std::size_t> read_events(const sql::Db& db, CounterRun& run) {
+  std::map<std::string, std::size_t> group_index_of;
+  sql::Stmt events(db,
+                   "SELECT name, available, reason, note, source, encoding, perf_type, perf_config, unit, "
+                   "group_index FROM counter_events WHERE run_id = ?1 ORDER BY position");
+  events.bind(1, kRunId);
+  while (events.step()) {
+    const sql::Stmt& s = events;
+    EventStatus e;
+    e.name = s.str(0);
+    e.available = s.i64(1) != 0;
+    e.reason = s.str(2);
+    e.note = s.str(3);
+    e.source = s.str(4);
+    e.encoding = s.str(5);
+    e.perf_type = static_cast<std::uint32_t>(s.i64(6));
+    e.perf_config = s.u64(7);
+    e.unit = s.str(8);
+    e.group_index = static_cast<int>(s.optional(9));
+    if (e.group_index >= 0) group_index_of[e.name] = static_cast<std::size_t>(e.group_index);
+    run.events.push_back(std::move(e));
+  }
+  return group_index_of;
+}
+
+// The samples into run.samples: one row per (sample, event), gathered into one RawSample each.
+void read_samples(const sql::Db& db, const std::string& path,
+                  const std::map<std::string, std::size_t>& group_index_of, CounterRun& run) {
+  const std::size_t members = group_index_of.size();
+  sql::Stmt s(db,
+              "SELECT sample, event, t_ns, enabled_ns, running_ns, late, raw FROM counter_samples "
+              "WHERE run_id = ?1 ORDER BY sample");
+  s.bind(1, kRunId);
+  while (s.step()) {
+    const auto k = static_cast<std::size_t>(s.i64(0));
+    if (k > run.samples.size())
+      throw StoreError(
+          fmt::format("{} is corrupt: counter_samples skips sample {}", path, run.samples.size()));
+    if (k == run.samples.size()) {
+      RawSample r;
+      r.wall = Nanoseconds(s.i64(2));
+      r.enabled_ns = s.u64(3);
+      r.running_ns = s.u64(4);
+      r.late = s.i64(5) != 0;
+      r.values.assign(members, 0);
+      run.samples.push_back(std::move(r));
+    }
+    const auto it = group_index_of.find(s.str(1));
+    if (it == group_index_of.end() || it->second >= members)
+      throw StoreError(fmt::format("{} is corrupt: a sample of unknown event '{}'", path, s.str(1)));
+    run.samples[k].values[it->second] = s.u64(6);
+  }
+}
+
+}  // namespace
+
 CounterRun read_counter_run(const std::string& path) {
   sql::Db db = carnival::open_ncp2_file(path);
   try {
-    const std::set<std::string> tables = carnival::table_names(db);
-    for (const char* t : kTables)
-      if (!tables.count(t))
-        throw StoreError(fmt::format(
-            "{} holds no counter run (no table '{}'; written by `ncp2 counters --db`?)", path, t));
-
+    check_counter_tables(db, path);
     CounterRun run;
-    {
-      sql::Stmt s(db,
-                  "SELECT command, period_ns, started_at, wall_seconds, exit_code, exit_description, "
-                  "samples_dropped, "
-                  "samples_late, perf_event_paranoid, inherit FROM counter_runs ORDER BY id LIMIT 1");
-      if (!s.step()) throw StoreError(fmt::format("{} contains no counter run", path));
-      try {
-        run.command = nlohmann::json::parse(s.str(0)).get<std::vector<std::string>>();
-      } catch (const nlohmann::json::exception&) {
-        throw StoreError(
-            fmt::format("{} is corrupt: counter_runs.command is not a JSON list of strings", path));
-      }
-      run.period = Nanoseconds(s.i64(1));
-      run.started_at = s.str(2);
-      run.wall_seconds = s.f64(3);
-      run.exit_code = s.i32(4);
-      run.exit_description = s.str(5);
-      run.samples_dropped = s.u64(6);
-      run.samples_late = s.u64(7);
-      if (!s.is_null(8)) run.perf_event_paranoid = s.i32(8);
-      run.inherit = s.i64(9) != 0;
-    }
-    std::map<std::string, std::size_t> group_index_of;
-    sql::Stmt events(db,
-                     "SELECT name, available, reason, note, source, encoding, perf_type, perf_config, unit, "
-                     "group_index FROM counter_events WHERE run_id = ?1 ORDER BY position");
-    events.bind(1, kRunId);
-    while (events.step()) {
-      const sql::Stmt& s = events;
-      EventStatus e;
-      e.name = s.str(0);
-      e.available = s.i64(1) != 0;
-      e.reason = s.str(2);
-      e.note = s.str(3);
-      e.source = s.str(4);
-      e.encoding = s.str(5);
-      e.perf_type = static_cast<std::uint32_t>(s.i64(6));
-      e.perf_config = s.u64(7);
-      e.unit = s.str(8);
-      e.group_index = static_cast<int>(s.optional(9));
-      if (e.group_index >= 0) group_index_of[e.name] = static_cast<std::size_t>(e.group_index);
-      run.events.push_back(std::move(e));
-    }
-    const std::size_t members = group_index_of.size();
-    sql::Stmt s(db,
-                "SELECT sample, event, t_ns, enabled_ns, running_ns, late, raw FROM counter_samples "
-                "WHERE run_id = ?1 ORDER BY sample");
-    s.bind(1, kRunId);
-    while (s.step()) {
-      const auto k = static_cast<std::size_t>(s.i64(0));
-      if (k > run.samples.size())
-        throw StoreError(
-            fmt::format("{} is corrupt: counter_samples skips sample {}", path, run.samples.size()));
-      if (k == run.samples.size()) {
-        RawSample r;
-        r.wall = Nanoseconds(s.i64(2));
-        r.enabled_ns = s.u64(3);
-        r.running_ns = s.u64(4);
-        r.late = s.i64(5) != 0;
-        r.values.assign(members, 0);
-        run.samples.push_back(std::move(r));
-      }
-      const auto it = group_index_of.find(s.str(1));
-      if (it == group_index_of.end() || it->second >= members)
-        throw StoreError(fmt::format("{} is corrupt: a sample of unknown event '{}'", path, s.str(1)));
-      run.samples[k].values[it->second] = s.u64(6);
-    }
+    read_run_row(db, path, run);
+    const std::map<std::string, std::size_t> group_index_of = read_events(db, run);
+    read_samples(db, path, group_index_of, run);
     return run;
   } catch (const sql::SqlError& e) {
     rethrow_as_store_error(path, e);

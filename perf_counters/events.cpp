@@ -122,7 +122,10 @@ const Pfm& pfm() {
   return instance;
 }
 
+// libpfm4 returns the event's description in memory from malloc(); this deleter lets a unique_ptr
+// own it, so it is the one place that must call free().
 struct FreeDeleter {
+  // NOLINTNEXTLINE(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory): frees libpfm4's string
   void operator()(char* p) const { std::free(p); }
 };
 

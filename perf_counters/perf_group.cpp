@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -209,7 +210,7 @@ void CounterGroup::enable() const {
 }
 
 EventStatus probe_event(std::string_view name) {
-  const std::string names[] = {std::string(name)};
+  const std::array<std::string, 1> names = {std::string(name)};
   CounterGroup group(0, names, GroupOptions{.inherit = false, .enable_on_exec = false});
   EventStatus status = group.events().front();
   if (!status.available) return status;

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -29,24 +30,25 @@ constexpr int kRight = 24;
 constexpr int kPanelGap = 46;  // x tick labels and the next panel's name
 constexpr int kNoteLine = 18;
 // Okabe-Ito: distinguishable with the common colour-vision deficiencies.
-constexpr const char* kPalette[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
-                                    "#E69F00", "#56B4E9", "#000000"};
+constexpr std::array<const char*, 7> kPalette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
+                                                 "#E69F00", "#56B4E9", "#000000"};
 
 // Qt needs an application object for fonts; the CLI has none, so make one on the offscreen
 // platform (no display), once, for the process's lifetime.
 void ensure_gui_application() {
   if (QGuiApplication::instance()) return;
   static int argc = 3;
-  static char arg0[] = "ncp2";
-  static char arg1[] = "-platform";
-  static char arg2[] = "offscreen";
-  static char* argv[] = {arg0, arg1, arg2, nullptr};
+  // QGuiApplication keeps (and may edit) argc and argv: they live as long as it.
+  static auto arg0 = std::to_array("ncp2");
+  static auto arg1 = std::to_array("-platform");
+  static auto arg2 = std::to_array("offscreen");
+  static std::array<char*, 4> argv = {arg0.data(), arg1.data(), arg2.data(), nullptr};
   // Silence Qt's chatter about XDG_RUNTIME_DIR and the like; real failures are reported by us.
   qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
     if (type == QtCriticalMsg || type == QtFatalMsg)
       std::fprintf(stderr, "Qt: %s\n", message.toLocal8Bit().data());
   });
-  static const auto app = std::make_unique<QGuiApplication>(argc, argv);
+  static const auto app = std::make_unique<QGuiApplication>(argc, argv.data());
 }
 
 // 1, 2, 5 x 10^k steps giving about `target` intervals over [0, top].
@@ -78,34 +80,56 @@ struct Step {
   bool late;
 };
 
-}  // namespace
+// The time axis, the same for every panel: 0 to `top` seconds in ticks of `step`.
+struct TimeAxis {
+  double step = 1;
+  double top = 1;
+};
 
-bool plot_available() { return true; }
-
-void plot_rates_png(const CounterRun& run, const std::string& path) {
-  std::vector<const EventStatus*> counted;
-  std::vector<const EventStatus*> missing;
-  for (const auto& e : run.events) (e.available ? counted : missing).push_back(&e);
-  if (counted.empty()) throw PlotError(fmt::format("{}: nothing to plot: no event was counted", path));
-
-  ensure_gui_application();
-  const auto rows = sample_rows(run);
+TimeAxis time_axis(const std::vector<SampleRow>& rows) {
   double t_end = 0;
   for (const auto& r : rows) t_end = std::max(t_end, r.t_s);
   if (t_end <= 0) t_end = 1e-3;
   const double x_step = nice_step(t_end, 10);
-  const double x_top = std::ceil(t_end / x_step) * x_step;
+  return {x_step, std::ceil(t_end / x_step) * x_step};
+}
 
-  const int height = kTitleHeight + static_cast<int>(counted.size()) * (kPanelHeight + kPanelGap) +
-                     static_cast<int>(missing.size() + 1) * kNoteLine + 10;
-  QImage image(kWidth, height, QImage::Format_RGB32);
-  image.fill(Qt::white);
-  QPainter p(&image);
-  p.setRenderHint(QPainter::Antialiasing);
-  QFont font("DejaVu Sans");
-  font.setPixelSize(13);
-  p.setFont(font);
+// One event's steps (rate per second, or CPUs for a clock event) and the top of its scale.
+struct PanelSteps {
+  std::vector<Step> steps;
+  double y_max = 0;
+};
 
+PanelSteps panel_steps(const std::vector<SampleRow>& rows, std::size_t g, bool clock) {
+  PanelSteps out;
+  double y_max_late = 0;
+  for (const auto& r : rows) {
+    const auto rate = rate_per_second(r.points.at(g), r.dt_ms);
+    if (!rate) continue;
+    const double y = clock ? *rate / 1e9 : *rate;
+    out.steps.push_back({r.t_s - r.dt_ms / 1e3, r.t_s, y, r.late});
+    double& top_so_far = r.late ? y_max_late : out.y_max;
+    top_so_far = std::max(top_so_far, y);
+  }
+  // Rows read late have an uncertain rate: as in the paper's parser they do not set the scale;
+  // they are drawn in grey, clipped to the panel.
+  if (out.y_max <= 0) out.y_max = y_max_late;
+  if (out.y_max <= 0) out.y_max = 1.0;
+  return out;
+}
+
+// A panel's rectangle and scales: maps (time, value) to pixels.
+struct Panel {
+  QRect area;
+  TimeAxis x;
+  double y_step = 1;
+  double y_top = 1;
+  [[nodiscard]] double x_of(double t) const { return area.left() + t / x.top * area.width(); }
+  [[nodiscard]] double y_of(double v) const { return area.bottom() - v / y_top * area.height(); }
+};
+
+// The title lines: the command, then the period and the sample counts.
+void draw_title(QPainter& p, const QFont& font, const CounterRun& run) {
   std::string command;
   for (const auto& a : run.command) command += (command.empty() ? "" : " ") + a;
   if (command.size() > 90) command = command.substr(0, 87) + "...";
@@ -121,84 +145,79 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
                                          "repeated dropped, {} late (grey); {}",
                                          static_cast<double>(run.period.count()) / 1e6, run.samples.size(),
                                          run.samples_dropped, run.samples_late, run.exit_description)));
+}
 
-  const int plot_width = kWidth - kLeft - kRight;
-  for (std::size_t k = 0; k < counted.size(); ++k) {
-    const EventStatus& e = *counted[k];
-    const auto g = static_cast<std::size_t>(e.group_index);
-    const bool clock = e.unit == "ns";
-    std::vector<Step> steps;
-    double y_max = 0;
-    double y_max_late = 0;
-    for (const auto& r : rows) {
-      const auto rate = rate_per_second(r.points.at(g), r.dt_ms);
-      if (!rate) continue;
-      const double y = clock ? *rate / 1e9 : *rate;
-      steps.push_back({r.t_s - r.dt_ms / 1e3, r.t_s, y, r.late});
-      double& top_so_far = r.late ? y_max_late : y_max;
-      top_so_far = std::max(top_so_far, y);
+// A panel's name above it, its grid, frame and tick labels.
+void draw_frame(QPainter& p, const Panel& panel, const std::string& name) {
+  const QRect& area = panel.area;
+  p.setPen(Qt::black);
+  p.drawText(kLeft, area.top() - 5, QString::fromStdString(name));
+  // Grid and ticks.
+  p.setPen(QPen(QColor("#dddddd"), 1));
+  for (double v = 0; v <= panel.y_top + panel.y_step / 2; v += panel.y_step)
+    p.drawLine(QPointF(area.left(), panel.y_of(v)), QPointF(area.right(), panel.y_of(v)));
+  for (double t = 0; t <= panel.x.top + panel.x.step / 2; t += panel.x.step)
+    p.drawLine(QPointF(panel.x_of(t), area.top()), QPointF(panel.x_of(t), area.bottom()));
+  p.setPen(Qt::black);
+  p.drawRect(area);
+  for (double v = 0; v <= panel.y_top + panel.y_step / 2; v += panel.y_step)
+    p.drawText(QRectF(0, panel.y_of(v) - 8, kLeft - 8, 16), Qt::AlignRight | Qt::AlignVCenter,
+               number_label(v));
+  for (double t = 0; t <= panel.x.top + panel.x.step / 2; t += panel.x.step)
+    p.drawText(QRectF(panel.x_of(t) - 40, area.bottom() + 3, 80, 16), Qt::AlignHCenter | Qt::AlignTop,
+               QString::fromStdString(fmt::format("{:g} s", t)));
+}
+
+// The steps, clipped to the panel: in the panel's colour, the late ones in grey.
+void draw_steps(QPainter& p, const Panel& panel, const std::vector<Step>& steps, const char* colour) {
+  p.save();
+  p.setClipRect(panel.area);
+  QPainterPath line;
+  QPainterPath late_line;
+  bool started = false;
+  double previous_y = panel.y_of(0);
+  for (const auto& s : steps) {
+    const double y = panel.y_of(std::min(s.rate, panel.y_top * 1.02));
+    if (s.late) {
+      // The late step in grey; the coloured line resumes at the next step.
+      late_line.moveTo(panel.x_of(s.t0), y);
+      late_line.lineTo(panel.x_of(s.t1), y);
+      line.moveTo(panel.x_of(s.t1), previous_y);
+    } else {
+      if (!started)
+        line.moveTo(panel.x_of(s.t0), y);
+      else
+        line.lineTo(panel.x_of(s.t0), y);
+      line.lineTo(panel.x_of(s.t1), y);
+      previous_y = y;
     }
-    // Rows read late have an uncertain rate: as in the paper's parser they do not set the scale;
-    // they are drawn in grey, clipped to the panel.
-    if (y_max <= 0) y_max = y_max_late;
-    if (y_max <= 0) y_max = 1.0;
-    const double y_step = nice_step(y_max * 1.05, 4);
-    const double y_top = std::ceil(y_max * 1.05 / y_step) * y_step;
-
-    const int top = kTitleHeight + static_cast<int>(k) * (kPanelHeight + kPanelGap) + 18;
-    const QRect area(kLeft, top, plot_width, kPanelHeight);
-    auto x_of = [&](double t) { return area.left() + t / x_top * area.width(); };
-    auto y_of = [&](double v) { return area.bottom() - v / y_top * area.height(); };
-
-    p.setPen(Qt::black);
-    p.drawText(kLeft, top - 5,
-               QString::fromStdString(clock ? fmt::format("{} (CPUs)", e.name)
-                                            : fmt::format("{} per second", e.name)));
-    // Grid and ticks.
-    p.setPen(QPen(QColor("#dddddd"), 1));
-    for (double v = 0; v <= y_top + y_step / 2; v += y_step)
-      p.drawLine(QPointF(area.left(), y_of(v)), QPointF(area.right(), y_of(v)));
-    for (double t = 0; t <= x_top + x_step / 2; t += x_step)
-      p.drawLine(QPointF(x_of(t), area.top()), QPointF(x_of(t), area.bottom()));
-    p.setPen(Qt::black);
-    p.drawRect(area);
-    for (double v = 0; v <= y_top + y_step / 2; v += y_step)
-      p.drawText(QRectF(0, y_of(v) - 8, kLeft - 8, 16), Qt::AlignRight | Qt::AlignVCenter, number_label(v));
-    for (double t = 0; t <= x_top + x_step / 2; t += x_step)
-      p.drawText(QRectF(x_of(t) - 40, area.bottom() + 3, 80, 16), Qt::AlignHCenter | Qt::AlignTop,
-                 QString::fromStdString(fmt::format("{:g} s", t)));
-
-    p.save();
-    p.setClipRect(area);
-    QPainterPath line;
-    QPainterPath late_line;
-    bool started = false;
-    double previous_y = y_of(0);
-    for (const auto& s : steps) {
-      const double y = y_of(std::min(s.rate, y_top * 1.02));
-      if (s.late) {
-        // The late step in grey; the coloured line resumes at the next step.
-        late_line.moveTo(x_of(s.t0), y);
-        late_line.lineTo(x_of(s.t1), y);
-        line.moveTo(x_of(s.t1), previous_y);
-      } else {
-        if (!started)
-          line.moveTo(x_of(s.t0), y);
-        else
-          line.lineTo(x_of(s.t0), y);
-        line.lineTo(x_of(s.t1), y);
-        previous_y = y;
-      }
-      started = true;
-    }
-    p.setPen(QPen(QColor("#b0b0b0"), 1.2));
-    p.drawPath(late_line);
-    p.setPen(QPen(QColor(kPalette[k % std::size(kPalette)]), 1.6));
-    p.drawPath(line);
-    p.restore();
+    started = true;
   }
+  p.setPen(QPen(QColor("#b0b0b0"), 1.2));
+  p.drawPath(late_line);
+  p.setPen(QPen(QColor(colour), 1.6));
+  p.drawPath(line);
+  p.restore();
+}
 
-  int y = kTitleHeight + static_cast<int>(counted.size()) * (kPanelHeight + kPanelGap) + 6;
+// Panel k: event e's rate over time.
+void draw_panel(QPainter& p, const std::vector<SampleRow>& rows, const TimeAxis& x, const EventStatus& e,
+                std::size_t k) {
+  const bool clock = e.unit == "ns";
+  const PanelSteps data = panel_steps(rows, static_cast<std::size_t>(e.group_index), clock);
+  Panel panel;
+  panel.x = x;
+  panel.y_step = nice_step(data.y_max * 1.05, 4);
+  panel.y_top = std::ceil(data.y_max * 1.05 / panel.y_step) * panel.y_step;
+  const int top = kTitleHeight + static_cast<int>(k) * (kPanelHeight + kPanelGap) + 18;
+  panel.area = QRect(kLeft, top, kWidth - kLeft - kRight, kPanelHeight);
+  draw_frame(p, panel, clock ? fmt::format("{} (CPUs)", e.name) : fmt::format("{} per second", e.name));
+  draw_steps(p, panel, data.steps, kPalette[k % kPalette.size()]);
+}
+
+// Below the panels: one line per event that was not counted, with the reason.
+void draw_missing(QPainter& p, std::size_t panels, const std::vector<const EventStatus*>& missing) {
+  int y = kTitleHeight + static_cast<int>(panels) * (kPanelHeight + kPanelGap) + 6;
   p.setPen(QColor("#444444"));
   for (const auto* e : missing) {
     std::string text = fmt::format("not counted: {}: {}", e->name, e->reason);
@@ -206,8 +225,10 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
     p.drawText(kLeft, y, QString::fromStdString(text));
     y += kNoteLine;
   }
-  p.end();
+}
 
+// Written to a temporary file renamed over `path`: a reader never sees half a PNG.
+void save_png(const QImage& image, const std::string& path) {
   const std::string temp = fmt::format("{}.tmp-{}.png", path, ::getpid());
   if (!image.save(QString::fromStdString(temp), "PNG")) {
     std::remove(temp.c_str());
@@ -217,6 +238,37 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
     std::remove(temp.c_str());
     throw PlotError(fmt::format("{}: cannot write the PNG (rename failed)", path));
   }
+}
+
+}  // namespace
+
+bool plot_available() { return true; }
+
+void plot_rates_png(const CounterRun& run, const std::string& path) {
+  std::vector<const EventStatus*> counted;
+  std::vector<const EventStatus*> missing;
+  for (const auto& e : run.events) (e.available ? counted : missing).push_back(&e);
+  if (counted.empty()) throw PlotError(fmt::format("{}: nothing to plot: no event was counted", path));
+
+  ensure_gui_application();
+  const auto rows = sample_rows(run);
+  const TimeAxis x = time_axis(rows);
+
+  const int height = kTitleHeight + static_cast<int>(counted.size()) * (kPanelHeight + kPanelGap) +
+                     static_cast<int>(missing.size() + 1) * kNoteLine + 10;
+  QImage image(kWidth, height, QImage::Format_RGB32);
+  image.fill(Qt::white);
+  QPainter p(&image);
+  p.setRenderHint(QPainter::Antialiasing);
+  QFont font("DejaVu Sans");
+  font.setPixelSize(13);
+  p.setFont(font);
+
+  draw_title(p, font, run);
+  for (std::size_t k = 0; k < counted.size(); ++k) draw_panel(p, rows, x, *counted[k], k);
+  draw_missing(p, counted.size(), missing);
+  p.end();
+  save_png(image, path);
 }
 
 }  // namespace ncp2::counters

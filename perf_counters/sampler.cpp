@@ -2,15 +2,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <ctime>
 #include <system_error>
@@ -37,8 +37,8 @@ struct Pipe {
 };
 
 Pipe make_pipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw_errno("pipe2");
+  std::array<int, 2> fds{};
+  if (::pipe2(fds.data(), O_CLOEXEC) != 0) throw_errno("pipe2");
   return {Fd(fds[0]), Fd(fds[1])};
 }
 
@@ -103,9 +103,9 @@ std::string utc_now_iso() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
+  std::array<char, 32> buf{};
+  std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf.data();
 }
 
 void describe_status(int status, CounterRun& run) {
@@ -143,6 +143,95 @@ timespec to_timespec(Clock::duration d) {
   ::_exit(error == ENOENT ? 127 : 126);
 }
 
+// execvp's argv: pointers into `args`, which must outlive it.
+std::vector<char*> exec_argv(std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// The child's pidfd, to wait for its exit in ppoll; invalid if the kernel has none (< 5.3).
+Fd open_pidfd(pid_t pid) {
+  const long raw_pidfd = ::syscall(SYS_pidfd_open, pid, 0);
+  return Fd(raw_pidfd < 0 ? -1 : static_cast<int>(raw_pidfd));
+}
+
+// Once the child was told to go: EOF on the error pipe means the exec succeeded (the pipe closed
+// on exec); an errno means it failed, and then the child is reaped and CommandError thrown.
+void check_exec(const Fd& exec_error, Child& child, const std::string& program) {
+  int exec_errno = 0;
+  ssize_t n = 0;
+  do {
+    n = ::read(exec_error.get(), &exec_errno, sizeof exec_errno);
+  } while (n < 0 && errno == EINTR);
+  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
+    child.wait();
+    throw CommandError(fmt::format("cannot execute '{}': {}", program, std::strerror(exec_errno)),
+                       exec_errno == ENOENT ? 127 : 126);
+  }
+}
+
+// Sleeps until the next deadline or the child's exit, whichever first. Returns true on its exit.
+bool wait_for_deadline_or_exit(const Fd& pidfd, const Child& child, Clock::time_point deadline,
+                               Clock::time_point now) {
+  if (pidfd.valid()) {
+    pollfd exit_watch{pidfd.get(), POLLIN, 0};
+    const timespec timeout = to_timespec(deadline - now);
+    const int rc = ::ppoll(&exit_watch, 1, &timeout, nullptr);
+    if (rc > 0) return true;
+    if (rc < 0 && errno != EINTR) throw_errno("ppoll");
+  } else {
+    // No pidfd (kernel < 5.3): look for the exit every few milliseconds.
+    const timespec nap = to_timespec(std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(5)));
+    ::nanosleep(&nap, nullptr);
+    if (child.exited()) return true;
+  }
+  return false;
+}
+
+// Reads the group once per period from `start` until the child exits.
+SampleSeries sample_until_exit(const CounterGroup& group, const Child& child, const Fd& pidfd,
+                               Clock::time_point start, Clock::duration period) {
+  SampleSeries series;
+  Clock::time_point deadline = start + period;
+  for (;;) {
+    Clock::time_point now = Clock::now();
+    if (now < deadline) {
+      if (wait_for_deadline_or_exit(pidfd, child, deadline, now)) break;
+      now = Clock::now();
+      if (now < deadline) continue;
+    }
+    RawSample sample = group.read();
+    // The time after the read: the values are no later than it. A sampler delayed before or
+    // during the read shows as a late sample.
+    const Clock::time_point read_at = Clock::now();
+    sample.wall = std::chrono::duration_cast<Nanoseconds>(read_at - start);
+    sample.late = read_at - deadline > period / 2;
+    series.add(std::move(sample));
+    while (deadline <= read_at) deadline += period;
+  }
+  return series;
+}
+
+// After the child's exit: reaps it, takes the final reading and fills in the run's outcome.
+void finish_run(const CounterGroup& group, Child& child, Clock::time_point start, SampleSeries& series,
+                CounterRun& run) {
+  const int status = child.wait();
+  RawSample final_sample = group.read();
+  const Clock::time_point end = Clock::now();
+  final_sample.wall = std::chrono::duration_cast<Nanoseconds>(end - start);
+  series.add_final(std::move(final_sample));
+
+  describe_status(status, run);
+  run.wall_seconds = std::chrono::duration<double>(end - start).count();
+  run.samples_dropped = series.dropped();
+  run.samples_late = series.late();
+  run.samples = series.take();
+  mark_uncounted_events(run);
+}
+
 }  // namespace
 
 Nanoseconds parse_period(std::string_view text) {
@@ -178,9 +267,7 @@ CounterRun run_with_counters(std::span<const std::string> command, const Sampler
 
   // Everything the child needs is ready before the fork (no allocation after it).
   std::vector<std::string> args(command.begin(), command.end());
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  const std::vector<char*> argv = exec_argv(args);
 
   CounterRun run;
   run.command = args;
@@ -203,71 +290,16 @@ CounterRun run_with_counters(std::span<const std::string> command, const Sampler
   run.events = group.events();
   run.inherit = group.inherit();
   if (group.empty()) throw NoCountersError("no requested event can be counted on this machine", run.events);
-
-  const long raw_pidfd = ::syscall(SYS_pidfd_open, pid, 0);
-  const Fd pidfd(raw_pidfd < 0 ? -1 : static_cast<int>(raw_pidfd));
+  const Fd pidfd = open_pidfd(pid);
 
   run.started_at = utc_now_iso();
   const Clock::time_point start = Clock::now();
   if (::write(go.write.get(), "g", 1) != 1) throw_errno("starting the command");
   go.write.reset();
+  check_exec(exec_error.read, child, args.front());
 
-  // EOF: the exec succeeded (the pipe closed on exec). An errno: it failed.
-  int exec_errno = 0;
-  ssize_t n = 0;
-  do {
-    n = ::read(exec_error.read.get(), &exec_errno, sizeof exec_errno);
-  } while (n < 0 && errno == EINTR);
-  if (n == static_cast<ssize_t>(sizeof exec_errno)) {
-    child.wait();
-    throw CommandError(fmt::format("cannot execute '{}': {}", args.front(), std::strerror(exec_errno)),
-                       exec_errno == ENOENT ? 127 : 126);
-  }
-
-  SampleSeries series;
-  const Clock::duration period = options.period;
-  Clock::time_point deadline = start + period;
-  for (;;) {
-    Clock::time_point now = Clock::now();
-    if (now < deadline) {
-      if (pidfd.valid()) {
-        pollfd exit_watch{pidfd.get(), POLLIN, 0};
-        const timespec timeout = to_timespec(deadline - now);
-        const int rc = ::ppoll(&exit_watch, 1, &timeout, nullptr);
-        if (rc > 0) break;
-        if (rc < 0 && errno != EINTR) throw_errno("ppoll");
-      } else {
-        // No pidfd (kernel < 5.3): look for the exit every few milliseconds.
-        const timespec nap =
-            to_timespec(std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(5)));
-        ::nanosleep(&nap, nullptr);
-        if (child.exited()) break;
-      }
-      now = Clock::now();
-      if (now < deadline) continue;
-    }
-    RawSample sample = group.read();
-    // The time after the read: the values are no later than it. A sampler delayed before or
-    // during the read shows as a late sample.
-    const Clock::time_point read_at = Clock::now();
-    sample.wall = std::chrono::duration_cast<Nanoseconds>(read_at - start);
-    sample.late = read_at - deadline > period / 2;
-    series.add(std::move(sample));
-    while (deadline <= read_at) deadline += period;
-  }
-
-  const int status = child.wait();
-  RawSample final_sample = group.read();
-  const Clock::time_point end = Clock::now();
-  final_sample.wall = std::chrono::duration_cast<Nanoseconds>(end - start);
-  series.add_final(std::move(final_sample));
-
-  describe_status(status, run);
-  run.wall_seconds = std::chrono::duration<double>(end - start).count();
-  run.samples_dropped = series.dropped();
-  run.samples_late = series.late();
-  run.samples = series.take();
-  mark_uncounted_events(run);
+  SampleSeries series = sample_until_exit(group, child, pidfd, start, options.period);
+  finish_run(group, child, start, series, run);
   return run;
 }
 

@@ -16,11 +16,11 @@ namespace {
 // A follower whose clock is the master's shifted by `offset` and skewed by `drift_ppm`, with
 // message delays forward / backward plus deterministic noise and occasional outliers.
 struct SyntheticLink {
-  double offset_ns;
-  double drift_ppm;
-  double forward_ns;
-  double backward_ns;
-  double noise_ns;
+  double offset_ns = 0;
+  double drift_ppm = 0;
+  double forward_ns = 0;
+  double backward_ns = 0;
+  double noise_ns = 0;
   int outlier_every = 0;  // every n-th exchange is delayed by outlier_ns (0: never)
   double outlier_ns = 0;
   double epoch_ns = 0;

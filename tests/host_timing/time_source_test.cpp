@@ -62,7 +62,7 @@ std::filesystem::path write_fake_hpet(std::uint64_t caps, std::uint64_t counter)
   std::vector<unsigned char> block(1024, 0);
   std::memcpy(block.data() + 0x00, &caps, 8);
   std::memcpy(block.data() + 0xF0, &counter, 8);
-  const auto path = temp_path("hpet-" + std::to_string(caps));
+  auto path = temp_path("hpet-" + std::to_string(caps));
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(block.data()), 1024);
   return path;
 }
