@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "host_timing/sync_run.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "host_timing/sync_run.hpp"
 
 namespace ncp2::cli {
 

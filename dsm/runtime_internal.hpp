@@ -19,7 +19,9 @@
 namespace ncp2::dsm {
 
 struct FreeDeleter {
-  void operator()(std::byte* p) const { std::free(p); }  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
+  void operator()(std::byte* p) const {
+    std::free(p);
+  }  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
 };
 
 // Zeroed memory from calloc: large regions come from the OS as untouched zero pages, so a node

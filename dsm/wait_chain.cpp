@@ -25,13 +25,12 @@ WaitPart category(const Stamp& a, const Stamp& b, emu::NodeId waiter, bool has_c
       return local ? WaitPart::CPLComp : WaitPart::CPRComp;
     case StampPoint::Injected:
       if (a.point == StampPoint::CpFinished) return WaitPart::CPComm;  // waiting for the link
-      return local ? WaitPart::CPLComp : WaitPart::PPRComp;        // a PP's software send path
+      return local ? WaitPart::CPLComp : WaitPart::PPRComp;            // a PP's software send path
     case StampPoint::Delivered:
       return WaitPart::CPComm;
     case StampPoint::CpQueued:
       if (a.point == StampPoint::Delivered) return WaitPart::CPComm;
-      if (a.resource == Resource::PP)
-        return local ? WaitPart::CPLWait : WaitPart::PPRComp;  // PP posts
+      if (a.resource == Resource::PP) return local ? WaitPart::CPLWait : WaitPart::PPRComp;  // PP posts
       return local ? WaitPart::CPLComp : WaitPart::CPRComp;
     case StampPoint::PpInterrupted:
       if (a.point == StampPoint::Delivered) return WaitPart::CPComm;

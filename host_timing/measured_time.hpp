@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "host_timing/tick_clock.hpp"
 #include "dsm/compute_meter.hpp"
+#include "host_timing/tick_clock.hpp"
 
 namespace ncp2::timing {
 

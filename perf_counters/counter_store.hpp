@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "perf_counters/model.hpp"
 #include "carnival/store.hpp"
+#include "perf_counters/model.hpp"
 
 namespace ncp2::counters {
 

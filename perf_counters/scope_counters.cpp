@@ -1,8 +1,8 @@
 #include "perf_counters/scope_counters.hpp"
 
+#include "emulator/ids.hpp"
 #include "perf_counters/perf_group.hpp"
 #include "perf_counters/series.hpp"
-#include "emulator/ids.hpp"
 
 namespace ncp2::counters {
 

@@ -14,9 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "dsm/compute_meter.hpp"
 #include "perf_counters/counter_store.hpp"
 #include "perf_counters/model.hpp"
-#include "dsm/compute_meter.hpp"
 
 namespace ncp2::counters {
 

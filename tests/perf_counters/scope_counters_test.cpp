@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include "perf_counters/perf_group.hpp"
-#include "perf_counters/scope_counters.hpp"
 #include "carnival/model.hpp"
 #include "carnival/scope.hpp"
 #include "carnival/store.hpp"
 #include "harness.hpp"
+#include "perf_counters/perf_group.hpp"
+#include "perf_counters/scope_counters.hpp"
 #include "temp_dir.hpp"
 
 namespace ncp2::counters {
