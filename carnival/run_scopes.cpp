@@ -25,7 +25,7 @@ std::string source_path(const std::string& file) {
 
 // Paths as recorded by the compiler, made relative to the source tree when inside it.
 std::string relative_path(const std::string& file) {
-  const std::string path = source_path(file);
+  std::string path = source_path(file);
 #ifdef NCP2_SOURCE_DIR
   const std::string root = std::string(NCP2_SOURCE_DIR) + "/";
   if (path.rfind(root, 0) == 0) return path.substr(root.size());

@@ -1,7 +1,6 @@
 #include "carnival/scope_tree.hpp"
 
 #include <algorithm>
-#include <ranges>
 
 #include <fmt/format.h>
 
@@ -82,9 +81,11 @@ void ScopeTree::accumulate(std::span<const ProfileCell> profile, int node_filter
     for (auto c : nodes_[i].children) stack.emplace_back(index_.at(c), i);
   }
   for (auto& n : nodes_) n.inclusive = n.exclusive;
-  for (const auto& [node, parent] : std::ranges::reverse_view(preorder))
+  std::for_each(preorder.crbegin(), preorder.crend(), [&](const auto& edge) {
+    const auto [node, parent] = edge;
     if (parent != kNone)
       for (std::size_t k = 0; k < kCategories; ++k) nodes_[parent].inclusive[k] += nodes_[node].inclusive[k];
+  });
   total_pp_ = 0;
   for (auto r : roots_) total_pp_ += pp_total(find(r)->inclusive);
   auto hotter = [&](std::uint32_t a, std::uint32_t b) {

@@ -20,8 +20,9 @@ namespace ncp2::dsm {
 
 struct FreeDeleter {
   void operator()(std::byte* p) const {
+    // NOLINTNEXTLINE(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory): calloc'd zero pages
     std::free(p);
-  }  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory)
+  }
 };
 
 // Zeroed memory from calloc: large regions come from the OS as untouched zero pages, so a node

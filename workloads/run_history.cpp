@@ -1,8 +1,8 @@
 #include "workloads/run_history.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <ranges>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -70,9 +70,10 @@ std::vector<HistoryEntry> RunHistory::entries(std::string_view key) const {
 }
 
 std::optional<HistoryEntry> RunHistory::latest(const std::vector<HistoryEntry>& entries, int nodes) {
-  for (const auto& entry : std::ranges::reverse_view(entries))
-    if (entry.nodes == nodes) return entry;
-  return std::nullopt;
+  const auto it = std::find_if(entries.rbegin(), entries.rend(),
+                               [nodes](const HistoryEntry& e) { return e.nodes == nodes; });
+  if (it == entries.rend()) return std::nullopt;
+  return *it;
 }
 
 bool RunHistory::record(const HistoryEntry& entry, std::string* why_not) const {
