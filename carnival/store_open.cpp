@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -111,6 +112,17 @@ std::pair<std::int64_t, RunInfo> read_run_info(const sql::Db& db, const std::str
   r.verified = s.i64(11) != 0;
   r.message = s.str(12);
   return {s.i64(0), std::move(r)};
+}
+
+void check_store_integrity(const sql::Db& db, const std::string& path) {
+  sql::Stmt check(db, "PRAGMA quick_check(5)");
+  std::vector<std::string> findings;
+  while (check.step()) findings.push_back(check.str(0));
+  if (findings.empty() || findings.front() != "ok") {
+    std::string list;
+    for (const auto& f : findings) list += (list.empty() ? "" : "; ") + f;
+    throw StoreError(fmt::format("{} is corrupt (truncated or damaged): PRAGMA quick_check: {}", path, list));
+  }
 }
 
 }  // namespace ncp2::carnival

@@ -27,6 +27,9 @@ sql::Db open_store(const std::string& path);
 // The id and description of the file's first run. Throws StoreError ("contains no run").
 std::pair<std::int64_t, RunInfo> read_run_info(const sql::Db& db, const std::string& path);
 
+// SQLite's quick_check over the whole file; throws StoreError naming what is damaged.
+void check_store_integrity(const sql::Db& db, const std::string& path);
+
 // An SQLite error met while reading `path`, as the StoreError a user reads.
 [[noreturn]] void rethrow_as_store_error(const std::string& path, const sql::SqlError& e);
 

@@ -107,17 +107,7 @@ std::vector<WaitSummary> read_wait_summary(const sql::Db& db, std::int64_t run_i
 RunData read_run(const std::string& path) {
   try {
     sql::Db db = open_store(path);
-    {
-      sql::Stmt check(db, "PRAGMA quick_check(5)");
-      std::vector<std::string> findings;
-      while (check.step()) findings.push_back(check.str(0));
-      if (findings.empty() || findings.front() != "ok") {
-        std::string list;
-        for (const auto& f : findings) list += (list.empty() ? "" : "; ") + f;
-        throw StoreError(
-            fmt::format("{} is corrupt (truncated or damaged): PRAGMA quick_check: {}", path, list));
-      }
-    }
+    check_store_integrity(db, path);
     return read_tables(db, path);
   } catch (const sql::SqlError& e) {
     rethrow_as_store_error(path, e);

@@ -104,15 +104,7 @@ RunSummary load_run_summary(const std::string& path) {
 void check_integrity(const std::string& path) {
   guarded(path, [&] {
     sql::Db db = carnival::open_store(path);
-    sql::Stmt check(db, "PRAGMA quick_check(5)");
-    std::vector<std::string> findings;
-    while (check.step()) findings.push_back(check.str(0));
-    if (findings.empty() || findings.front() != "ok") {
-      std::string list;
-      for (const auto& f : findings) list += (list.empty() ? "" : "; ") + f;
-      throw StoreError(
-          fmt::format("{} is corrupt (truncated or damaged): PRAGMA quick_check: {}", path, list));
-    }
+    carnival::check_store_integrity(db, path);
     return 0;
   });
 }
