@@ -47,6 +47,7 @@ using Sites = std::vector<const ScopeSite*>;       // site id - 1 -> site
 bool known(std::uint32_t id, const Sites& sites) { return id != 0 && id <= sites.size(); }
 
 std::pair<int, int> line_range(const ScopeSite& site, Texts& texts) {
+  if (site.end_line > 0) return {site.line, site.end_line};
   const std::string& text = texts[relative_path(site.file)];
   return {site.line, text.empty() ? site.line : scope_end_line(text, site.line, site.column)};
 }

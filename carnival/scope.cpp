@@ -22,6 +22,14 @@ ScopeSite::ScopeSite(const char* site_name, const char* site_kind, SourcePositio
   id = static_cast<std::uint32_t>(sites().size());
 }
 
+ScopeSite::ScopeSite(const char* site_name, const char* site_kind, const char* site_file, int site_line,
+                     int site_end_line)
+    : name(site_name), kind(site_kind), file(site_file), line(site_line), column(0), end_line(site_end_line) {
+  std::lock_guard lock(sites_mutex());
+  sites().push_back(this);
+  id = static_cast<std::uint32_t>(sites().size());
+}
+
 std::vector<const ScopeSite*> scope_sites() {
   std::lock_guard lock(sites_mutex());
   return sites();

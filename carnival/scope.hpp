@@ -39,12 +39,16 @@ struct SourcePosition {
 // One occurrence of CARNIVAL_SCOPE in the source: created once (a static), with a process-wide id.
 struct ScopeSite {
   ScopeSite(const char* name, const char* kind, SourcePosition where = SourcePosition::here());
+  // A site known at run time with its line range (a function or line of a program run from
+  // outside, tmk/): the strings must live as long as the process.
+  ScopeSite(const char* name, const char* kind, const char* file, int line, int end_line);
   const char* name;
   const char* kind;
   const char* file;
   int line;
   int column;
   std::uint32_t id;  // >= 1
+  int end_line = 0;  // 0: the end of the innermost block containing (line, column) in the file
 };
 
 // Every site registered so far (index = id - 1).

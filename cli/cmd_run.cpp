@@ -24,6 +24,7 @@
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
 #include "perf_counters/events.hpp"
+#include "tmk/host/program.hpp"
 #include "perf_counters/scope_counters.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/run_history.hpp"
@@ -39,6 +40,8 @@ struct RunOptions {
   MachineOptions machine;
   TimeModelOptions time_model;
   std::string workload;
+  std::vector<std::string> program_args;  // a program's arguments, after `--`
+  std::string node_output;                // a program's output per node in files of this directory
   std::vector<std::string> params;
   std::string preset;
   std::uint64_t seed = 1;
@@ -275,11 +278,33 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
   return outcome.ok() && stored ? kExitOk : kExitFailure;
 }
 
+// A program built with ncp2-cc instead of a built-in workload: its workload in the options.
+std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s) {
+  if (!tmk::looks_like_program(o.workload)) {
+    if (!o.program_args.empty() || !o.node_output.empty()) {
+      fmt::print(stderr, "ncp2: {} is a built-in workload: program arguments and --node-output are for programs "
+                         "built with ncp2-cc (give their path, e.g. ./prog)\n",
+                 o.workload);
+      return kExitUsage;
+    }
+    return std::nullopt;
+  }
+  try {
+    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output});
+  } catch (const workloads::WorkloadError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  return std::nullopt;
+}
+
 int run(const RunOptions& o) {
   const dsm::SystemConfig config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
   std::optional<workloads::RunSession> session;
+  workloads::SessionOptions options = session_options(o);
+  if (const auto code = add_program(o, options)) return *code;
   try {
-    session.emplace(config, session_options(o));
+    session.emplace(config, std::move(options));
   } catch (const workloads::SessionError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
@@ -320,10 +345,17 @@ int run(const RunOptions& o) {
 
 Subcommand add_run_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("run",
-                                 "Run a workload on the emulated machine, verify its result, print a summary "
-                                 "(exit 1 if it deadlocks, fails or does not verify)");
+                                 "Run a workload, or a program built with ncp2-cc (ncp2 run ./prog --nodes 4 -- "
+                                 "ARGS), on the emulated machine, verify its result, print a summary (exit 1 if "
+                                 "it deadlocks, fails or does not verify; a program: if a node exits non-zero)");
   auto o = std::make_shared<RunOptions>();
-  cmd->add_option("workload", o->workload, "the workload (see ncp2 workloads)")->required();
+  cmd->add_option("workload", o->workload,
+                  "the workload (see ncp2 workloads), or the path of a program built with ncp2-cc")
+      ->required();
+  cmd->add_option("args", o->program_args, "a program's arguments, after --")->type_name("ARGS");
+  cmd->add_option("--node-output", o->node_output,
+                  "a program's output in DIR/node-N.stdout and .stderr instead of prefixed lines on ours")
+      ->type_name("DIR");
   add_machine_options(*cmd, o->machine);
   add_time_model_options(*cmd, o->time_model);
   cmd->add_option("--param", o->params,

@@ -66,6 +66,13 @@ std::vector<Key<C>> protocol_keys() {
   real(
       "cost.branch", [](C& c) -> double& { return c.cost.branch; },
       "PP cycles per branch or loop iteration in workload code", kAssumed);
+  real(
+      "cost.instruction", [](C& c) -> double& { return c.cost.instruction; },
+      "PP cycles per instruction of a program built with ncp2-cc (counted by its instrumentation)", kAssumed);
+  integer(
+      "tmk.heap_mb", [](C& c) -> int& { return c.tmk.heap_mb; },
+      "shared memory for Tmk_malloc of a program run with ncp2 run ./prog, in MiB per node",
+      "host resource, not a model value");
 
   return k;
 }
@@ -126,13 +133,15 @@ void validate(const SystemConfig& c) {
   non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);
   non_negative("dsm.diff_apply_per_word", c.dsm.diff_apply_per_word);
   if (c.dsm.gc_threshold_kb < 1) fail("dsm.gc_threshold_kb", "must be at least 1");
+  if (c.tmk.heap_mb < 1 || c.tmk.heap_mb > 1 << 20)
+    fail("tmk.heap_mb", fmt::format("must be between 1 and {} MiB, got {}", 1 << 20, c.tmk.heap_mb));
   if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
     fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}",
                                             c.machine.nodes - 1, c.dsm.barrier_manager));
   for (const auto& [key, value] :
        {std::pair{"cost.flop", c.cost.flop}, std::pair{"cost.int_op", c.cost.int_op},
         std::pair{"cost.load", c.cost.load}, std::pair{"cost.store", c.cost.store},
-        std::pair{"cost.branch", c.cost.branch}})
+        std::pair{"cost.branch", c.cost.branch}, std::pair{"cost.instruction", c.cost.instruction}})
     if (!(value >= 0) || value > 1e6)
       fail(key, fmt::format("must be between 0 and 1e6 cycles, got {}", value));
 }

@@ -32,6 +32,13 @@ struct CostConfig {
   double load = 1.5;    // load from memory (L1 hits mostly, some L2)
   double store = 1.5;   // store to memory
   double branch = 1.0;  // conditional branch, loop iteration or call (mispredictions averaged in)
+  // A program built with ncp2-cc (tmk/): cycles per instruction its instrumentation counted.
+  double instruction = 1.0;
+};
+
+// Programs built with ncp2-cc and run with `ncp2 run ./prog` (tmk/, docs/tmk-programs.md).
+struct TmkConfig {
+  int heap_mb = 64;  // shared memory for Tmk_malloc, per node
 };
 
 // The machine and the protocol: what a run is configured with. A SystemConfig is a MachineConfig
@@ -39,6 +46,7 @@ struct CostConfig {
 struct SystemConfig : emu::MachineConfig {
   DsmConfig dsm;
   CostConfig cost;
+  TmkConfig tmk;
 };
 
 // Built-in defaults: the NCP2 machine, or the same hardware without protocol controllers.

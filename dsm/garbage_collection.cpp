@@ -33,6 +33,7 @@ void Runtime::run_gc(NodeState& ns) {
       ns.pages[p].held = false;
       access = static_cast<std::uint8_t>(Access::None);
     }
+    ns.note_access_change(PageId{p});
   }
   barrier_episode(ns, BarrierId{kGcBarrier}, false);
   // Twins and diff encodings go back to the node's pools (bounded): the next intervals reuse them

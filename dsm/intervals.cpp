@@ -20,7 +20,10 @@ void Runtime::close_interval(NodeState& ns) {
   for (PageId page : ns.dirty) {
     const std::uint32_t r = page_region_[raw(page)];
     auto& access = ns.regions[r].access[raw(page) - regions_[r].first_page];
-    if (access == static_cast<std::uint8_t>(Access::Write)) access = static_cast<std::uint8_t>(Access::Read);
+    if (access == static_cast<std::uint8_t>(Access::Write)) {
+      access = static_cast<std::uint8_t>(Access::Read);
+      ns.note_access_change(page);
+    }
   }
   ns.dirty.clear();
 }
@@ -50,6 +53,7 @@ void Runtime::apply_intervals(NodeState& ns, const VectorTime& learned, WorkCont
         if (!ps.twin.empty()) make_diff(ns, page, ps.twin_interval, ctx);
         const std::uint32_t r = page_region_[raw(page)];
         ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::None);
+        ns.note_access_change(page);
       }
     }
   }

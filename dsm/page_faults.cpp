@@ -29,6 +29,7 @@ void Runtime::validate_page(NodeState& ns, PageId page, Access wanted) {
       fetch_diffs(ns, page);
     }
     ns.regions[r].access[local] = static_cast<std::uint8_t>(Access::Read);
+    ns.note_access_change(page);
   }
   if (wanted == Access::Write && ns.regions[r].access[local] != static_cast<std::uint8_t>(Access::Write)) {
     OperationScope op(*ns.pp, Operation::WriteFault);

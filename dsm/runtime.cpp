@@ -93,11 +93,11 @@ Runtime::PageState& Runtime::page_state(NodeId n, PageId page) { return self(n).
 std::span<std::byte> Runtime::page_bytes(NodeId n, PageId page) {
   const std::uint32_t r = page_region_[raw(page)];
   const std::size_t local = raw(page) - regions_[r].first_page;
-  return {self(n).regions[r].data.get() + local * page_size_, page_size_};
+  return {self(n).regions[r].data + local * page_size_, page_size_};
 }
 
 std::byte* Runtime::region_data(NodeId n, std::uint32_t region) {
-  return self(n).regions.at(region).data.get();
+  return self(n).regions.at(region).data;
 }
 const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
   return self(n).regions.at(region).access.data();
@@ -135,9 +135,15 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   const Access home_access = nodes_.size() == 1 ? Access::Write : Access::Read;
   for (auto& node : nodes_) {
     const bool home = node->id == r.home;
-    node->regions.push_back(
-        {zeroed(bytes),
-         std::vector<std::uint8_t>(r.pages, static_cast<std::uint8_t>(home ? home_access : Access::None))});
+    NodeState::Region region;
+    if (region_memory_) {
+      region.data = region_memory_(node->id, bytes);
+    } else {
+      region.owned = zeroed(bytes);
+      region.data = region.owned.get();
+    }
+    region.access.assign(r.pages, static_cast<std::uint8_t>(home ? home_access : Access::None));
+    node->regions.push_back(std::move(region));
     node->pages.resize(node->pages.size() + r.pages);
     for (std::uint32_t p = 0; p < r.pages; ++p) node->pages[r.first_page + p].held = home;
   }
@@ -149,6 +155,14 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
 void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, std::size_t count) const {
   throw DsmError(fmt::format("node {}: index {} is out of range for shared array '{}' of {} elements",
                              emu::index(n), index, regions_.at(region).name, count));
+}
+
+void Runtime::track_access_changes(NodeId n) { self(n).track_access = true; }
+
+std::vector<PageId> Runtime::take_access_changes(NodeId n) {
+  std::vector<PageId> changes;
+  changes.swap(self(n).access_changes);
+  return changes;
 }
 
 void Runtime::compute(NodeId n, emu::Duration d) {

@@ -113,6 +113,16 @@ class Runtime {
   // default): the deterministic model. Set before start(); the meter must outlive the run.
   void set_compute_meter(ComputeMeter* meter) { meter_ = meter; }
 
+  // Memory for the regions allocated from now on: at least `bytes` zeroed bytes of node `node`,
+  // living as long as the runtime (a program's shared memory mapped in its node processes, tmk/).
+  // Default: the runtime's own zeroed memory.
+  using RegionMemory = std::function<std::byte*(NodeId node, std::size_t bytes)>;
+  void set_region_memory(RegionMemory memory) { region_memory_ = std::move(memory); }
+  // Records which pages change access on node n (take_access_changes hands them over, each
+  // possibly several times; the current access is region_access's).
+  void track_access_changes(NodeId n);
+  [[nodiscard]] std::vector<PageId> take_access_changes(NodeId n);
+
   // ---- used by Process (in the node's own fiber)
   std::uint32_t allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size);
   std::byte* region_data(NodeId n, std::uint32_t region);
@@ -191,6 +201,7 @@ class Runtime {
   [[nodiscard]] NodeId lock_manager(LockId lock) const;
   void emit_wait(NodeState& ns);
 
+  RegionMemory region_memory_;
   class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
   ComputeMeter* meter_ = nullptr;
 

@@ -88,7 +88,8 @@ struct Runtime::PageState {
 
 struct Runtime::NodeState {
   struct Region {
-    ZeroedBytes data;
+    ZeroedBytes owned;        // the region's memory, unless the runtime was given memory for it
+    std::byte* data = nullptr;
     std::vector<std::uint8_t> access;
   };
   struct LockState {
@@ -104,6 +105,13 @@ struct Runtime::NodeState {
   emu::Processor* pp = nullptr;
   VectorTime vt;
   std::vector<PageId> dirty;  // pages written in the current interval
+  // Pages whose access changed since take_access_changes (only when tracked: a program whose
+  // shared memory is protected by the host's MMU mirrors the changes, tmk/).
+  bool track_access = false;
+  std::vector<PageId> access_changes;
+  void note_access_change(PageId page) {
+    if (track_access) access_changes.push_back(page);
+  }
   std::vector<PageState> pages;
   std::vector<Region> regions;
   std::uint32_t allocations = 0;

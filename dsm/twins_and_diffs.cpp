@@ -171,6 +171,7 @@ void Runtime::begin_write(NodeState& ns, PageId page) {
   ns.dirty.push_back(page);
   const std::uint32_t r = page_region_[raw(page)];
   ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::Write);
+  ns.note_access_change(page);
 }
 
 }  // namespace ncp2::dsm

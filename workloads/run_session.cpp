@@ -58,7 +58,7 @@ RunSession::RunSession(dsm::SystemConfig config, SessionOptions options)
       history_(options_.history && options_.compute_meter == nullptr ? RunHistory::default_path()
                                                                      : std::nullopt) {
   try {
-    workload_ = &find_workload(options_.workload);
+    workload_ = options_.program ? &*options_.program : &find_workload(options_.workload);
     params_ = workload_->resolve(options_.preset, options_.params);
     workload_->check(params_, config_.machine.nodes);
   } catch (const WorkloadError& e) {

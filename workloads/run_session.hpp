@@ -31,6 +31,8 @@ enum class SessionPhase { Baseline, Run };
 
 struct SessionOptions {
   std::string workload;
+  // A workload not in the registry (a user's program, tmk/): used instead of `workload`.
+  std::optional<Workload> program;
   std::string preset;               // empty: the workload's defaults
   std::vector<std::string> params;  // NAME=VALUE, after the preset
   std::uint64_t seed = 1;

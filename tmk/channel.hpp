@@ -1,0 +1,111 @@
+#pragma once
+// The channel between a program's node process and the emulator (ncp2 run ./prog): one shared
+// memory block per node, written by one side at a time. The node process posts a request (a Tmk
+// call, an access fault, a scope mark, its exit or crash) and hands the turn to the emulator;
+// the emulator runs the request on the emulated machine at the node's virtual time, writes the
+// reply (the page protections that changed, data distributed by node 0) and hands the turn back.
+// Only one side runs at a time, so the layout needs no locks: the turn word (a futex) orders
+// everything. Included by the runtime linked into user programs (no library dependencies) and
+// by the emulator's driver.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace ncp2::tmk {
+
+inline constexpr std::uint32_t kChannelMagic = 0x4e435032;  // "NCP2"
+inline constexpr std::uint32_t kChannelVersion = 1;
+// Shared memory is mapped at this address in every node process (the same address is the same
+// datum on every node). High enough to stay clear of the program, its heap and its libraries.
+inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
+
+// Environment of a node process started by the emulator.
+inline constexpr const char* kChannelFdEnv = "NCP2_TMK_CHANNEL_FD";
+inline constexpr const char* kHeapFdEnv = "NCP2_TMK_HEAP_FD";
+
+enum class Turn : std::uint32_t { Node = 1, Emulator = 2 };
+
+enum class Request : std::uint32_t {
+  None = 0,
+  Startup,          // Tmk_startup
+  Malloc,           // arg0 = size
+  Free,             // arg0 = address
+  Distribute,       // arg0 = address, arg1 = size; the bytes in the bulk area
+  Barrier,          // arg0 = id
+  LockAcquire,      // arg0 = id
+  LockRelease,      // arg0 = id
+  Fault,            // arg0 = address, arg1 = 1 for a write
+  Exit,             // arg0 = status
+  Crash,            // arg0 = signal, arg1 = address; text: what happened
+  Misuse,           // text: the API misuse the runtime found itself (e.g. a call before Tmk_startup)
+  MoreProtections,  // the node applied a full reply's protections and asks for the rest
+};
+
+enum class Protection : std::uint32_t { None = 0, Read = 1, ReadWrite = 2 };
+
+struct ProtectionRun {
+  std::uint32_t first_page;
+  std::uint32_t pages;
+  Protection protection;
+  std::uint32_t reserved;
+};
+
+// A scope mark recorded by the node between requests (flushed with the next one): the
+// instruction count when it happened, so the emulator charges the computation before it to the
+// enclosing scope.
+struct ScopeMark {
+  std::uint64_t icount;
+  std::uint32_t line;      // 0: the end of the enclosing block (C++ RAII form)
+  std::uint32_t begin;     // 1: begin, 0: end
+  std::uint32_t name_at;   // offset of the name in `marks_text`
+  std::uint32_t file_at;   // offset of the file in `marks_text`
+};
+
+inline constexpr std::size_t kMaxProtectionRuns = 4096;
+inline constexpr std::size_t kMaxScopeMarks = 1024;
+inline constexpr std::size_t kMarksTextBytes = 16384;
+inline constexpr std::size_t kTextBytes = 4096;
+
+struct Channel {
+  std::atomic<std::uint32_t> turn;  // a Turn value; futex word
+  std::uint32_t magic;
+  std::uint32_t version;
+  std::uint32_t reserved0;
+
+  // ---- node -> emulator (the request)
+  Request request;
+  std::uint32_t sequence;
+  std::uint64_t arg0;
+  std::uint64_t arg1;
+  std::uint64_t pc;          // where: the call's return address or the faulting instruction
+  std::uint64_t icount;      // instructions executed so far (ncp2-cc's instrumentation)
+  std::uint64_t ticks;       // TSC ticks of native execution since the last request (measured model)
+  std::uint64_t load_base;   // the executable's load address (set at startup)
+  std::uint32_t marks;       // scope marks since the last request
+  std::uint32_t marks_text_used;
+  char text[kTextBytes];     // a message (Crash, Misuse)
+
+  // ---- emulator -> node (the reply)
+  std::int64_t result;        // Malloc: the address
+  std::uint32_t node;         // Startup: Tmk_proc_id
+  std::uint32_t nodes;        // Startup: Tmk_nprocs
+  std::uint64_t heap_base;    // Startup
+  std::uint64_t heap_bytes;   // Startup
+  std::uint64_t page_bytes;   // Startup: the emulated page size
+  std::uint32_t protection_runs;
+  std::uint32_t more_protections;  // 1: apply these, then ask for the rest (MoreProtections)
+  std::uint64_t distributed;       // Distribute records waiting in the bulk area
+  std::uint64_t bulk_used;
+
+  ScopeMark mark[kMaxScopeMarks];
+  char marks_text[kMarksTextBytes];
+  ProtectionRun run[kMaxProtectionRuns];
+};
+
+// Bytes of the channel's shared memory: the Channel, then the bulk area (Tmk_distribute data:
+// records of [u64 address][u64 size][bytes, padded to 8]).
+inline constexpr std::size_t kBulkBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kChannelBytes = (sizeof(Channel) + 4095) / 4096 * 4096;
+inline constexpr std::size_t kChannelMapBytes = kChannelBytes + kBulkBytes;
+
+}  // namespace ncp2::tmk

@@ -1,0 +1,171 @@
+#include "tmk/host/node_process.hpp"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <new>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace ncp2::tmk {
+
+namespace {
+
+int make_memfd(const char* name, std::size_t bytes) {
+  const int fd = static_cast<int>(syscall(SYS_memfd_create, name, 0));
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create shared memory: {}", std::strerror(errno)));
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
+    const int e = errno;
+    close(fd);
+    throw std::runtime_error(fmt::format("cannot size shared memory to {} bytes: {}", bytes, std::strerror(e)));
+  }
+  return fd;
+}
+
+void* map_shared(int fd, std::size_t bytes) {
+  void* at = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  if (at == MAP_FAILED)
+    throw std::runtime_error(fmt::format("cannot map {} bytes of shared memory: {}", bytes, std::strerror(errno)));
+  return at;
+}
+
+long futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t value, const timespec* timeout) {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT, value, timeout, nullptr, 0);
+}
+
+// In the forked child, before exec: only async-signal-safe calls.
+[[noreturn]] void exec_node(const LaunchSpec& spec, char* const* argv, char* const* envp) {
+  personality(ADDR_NO_RANDOMIZE);   // globals at the same address on every node
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the emulator
+  if (spec.stdout_fd >= 0) dup2(spec.stdout_fd, STDOUT_FILENO);
+  if (spec.stderr_fd >= 0) dup2(spec.stderr_fd, STDERR_FILENO);
+  execve(spec.program.c_str(), argv, envp);
+  const char message[] = "ncp2: cannot start the program\n";
+  (void)!write(STDERR_FILENO, message, sizeof(message) - 1);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string describe_wait_status(int status) {
+  if (WIFEXITED(status)) return fmt::format("exited with status {}", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int s = WTERMSIG(status);
+    const char* name = sigabbrev_np(s);
+    return fmt::format("was killed by SIG{} ({})", name ? name : "?", strsignal(s));
+  }
+  return fmt::format("ended with wait status {:#x}", status);
+}
+
+NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) {
+  channel_fd_ = make_memfd("ncp2-tmk-channel", kChannelMapBytes);
+  heap_fd_ = make_memfd("ncp2-tmk-heap", heap_bytes_);
+  auto* base = static_cast<unsigned char*>(map_shared(channel_fd_, kChannelMapBytes));
+  channel_ = new (base) Channel{};  // NOLINT(cppcoreguidelines-owning-memory): placement in shared memory
+  channel_->magic = kChannelMagic;
+  channel_->version = kChannelVersion;
+  channel_->turn.store(static_cast<std::uint32_t>(Turn::Node));
+  bulk_ = base + kChannelBytes;
+  heap_ = static_cast<std::byte*>(map_shared(heap_fd_, heap_bytes_));
+
+  // argv and environment prepared before fork: the child only calls async-signal-safe functions.
+  std::vector<std::string> arg_strings{spec.program};
+  arg_strings.insert(arg_strings.end(), spec.args.begin(), spec.args.end());
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "NCP2_TMK_", 9) != 0) env_strings.emplace_back(*e);
+  env_strings.push_back(fmt::format("{}={}", kChannelFdEnv, channel_fd_));
+  env_strings.push_back(fmt::format("{}={}", kHeapFdEnv, heap_fd_));
+  std::vector<char*> argv;
+  std::vector<char*> envp;
+  for (auto& a : arg_strings) argv.push_back(a.data());
+  for (auto& e : env_strings) envp.push_back(e.data());
+  argv.push_back(nullptr);
+  envp.push_back(nullptr);
+
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(fmt::format("cannot start node {}: {}", spec.node, std::strerror(errno)));
+  if (pid_ == 0) exec_node(spec, argv.data(), envp.data());
+}
+
+NodeProcess::~NodeProcess() {
+  kill();
+  if (channel_) munmap(channel_, kChannelMapBytes);
+  if (heap_) munmap(heap_, heap_bytes_);
+  if (channel_fd_ >= 0) close(channel_fd_);
+  if (heap_fd_ >= 0) close(heap_fd_);
+}
+
+bool NodeProcess::still_running() {
+  if (reaped_) return false;
+  int status = 0;
+  const pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    reaped_ = true;
+    status_ = status;
+    return false;
+  }
+  return true;
+}
+
+WaitResult NodeProcess::wait_for_request() {
+  // Spin first: a node usually answers within microseconds, and a futex wake-up costs several.
+  constexpr int kSpins = 20000;
+  const auto emulator_turn = static_cast<std::uint32_t>(Turn::Emulator);
+  for (int spin = 0; spin < kSpins; ++spin) {
+    if (channel_->turn.load(std::memory_order_acquire) == emulator_turn) return WaitResult::Request;
+    _mm_pause();
+  }
+  const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
+  for (;;) {
+    const std::uint32_t turn = channel_->turn.load(std::memory_order_acquire);
+    if (turn == emulator_turn) return WaitResult::Request;
+    if (!still_running()) {
+      // It may have posted its exit (or a crash) just before ending.
+      return channel_->turn.load(std::memory_order_acquire) == emulator_turn ? WaitResult::Request
+                                                                             : WaitResult::Exited;
+    }
+    futex_wait(&channel_->turn, turn, &timeout);
+  }
+}
+
+WaitResult NodeProcess::resume() {
+  channel_->turn.store(static_cast<std::uint32_t>(Turn::Node), std::memory_order_release);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&channel_->turn), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  return wait_for_request();
+}
+
+int NodeProcess::reap() {
+  if (!reaped_) {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+    status_ = status;
+  }
+  return status_;
+}
+
+void NodeProcess::kill() {
+  if (pid_ <= 0 || reaped_) return;
+  if (still_running()) {
+    ::kill(pid_, SIGKILL);
+    reap();
+  }
+}
+
+}  // namespace ncp2::tmk

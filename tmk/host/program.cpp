@@ -1,0 +1,473 @@
+#include "tmk/host/program.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "carnival/scope.hpp"
+#include "dsm/process.hpp"
+#include "tmk/host/node_process.hpp"
+#include "tmk/host/output_relay.hpp"
+#include "tmk/host/shared_heap.hpp"
+#include "tmk/host/source_lines.hpp"
+
+namespace ncp2::tmk {
+
+namespace {
+
+// Scope sites of programs run from outside, created on first use and kept for the process's life
+// (like the static sites of the built-in workloads).
+class ProgramSites {
+ public:
+  static const carnival::ScopeSite& get(const std::string& name, const char* kind, const std::string& file,
+                                        int line, int end_line) {
+    static ProgramSites sites;
+    const std::lock_guard lock(sites.mutex_);
+    auto key = std::make_tuple(name, std::string(kind), file, line, end_line);
+    if (const auto it = sites.sites_.find(key); it != sites.sites_.end()) return *it->second;
+    const char* kept_name = sites.keep(name);
+    const char* kept_file = sites.keep(file);
+    auto& site = sites.storage_.emplace_back(kept_name, kind, kept_file, line, end_line);
+    sites.sites_.emplace(std::move(key), &site);
+    return site;
+  }
+
+ private:
+  const char* keep(const std::string& text) { return strings_.emplace_back(text).c_str(); }
+  std::mutex mutex_;
+  std::deque<std::string> strings_;
+  std::deque<carnival::ScopeSite> storage_;
+  std::map<std::tuple<std::string, std::string, std::string, int, int>, const carnival::ScopeSite*> sites_;
+};
+
+std::string page_runs_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
+
+class ProgramInstance final : public workloads::Instance {
+ public:
+  ProgramInstance(ProgramSpec spec, int nodes) : spec_(std::move(spec)), nodes_(static_cast<std::size_t>(nodes)) {}
+  ~ProgramInstance() override {
+    for (auto& n : nodes_)
+      if (n.process) n.process->kill();
+    relay_.finish();
+  }
+  ProgramInstance(const ProgramInstance&) = delete;
+  ProgramInstance& operator=(const ProgramInstance&) = delete;
+
+  void run(dsm::Process& p) override;
+  void verify(dsm::Process& p) override;
+
+ private:
+  struct Node {
+    int id = 0;
+    std::unique_ptr<NodeProcess> process;
+    std::uint64_t charged_icount = 0;
+    std::vector<std::byte> pending_distribute;  // records for the process's bulk area
+    std::uint64_t pending_records = 0;
+    std::vector<ProtectionRun> pending_protections;
+    std::vector<const carnival::ScopeSite*> annotations;  // the open TMK_SCOPE_BEGIN scopes
+    bool exited = false;
+  };
+
+  void launch(dsm::Runtime& runtime);
+  void start_process(Node& node);
+  void serve(Node& node, dsm::Process& p);
+  bool handle(Node& node, dsm::Process& p);  // false once the node has exited
+  void startup(Node& node, dsm::Process& p);
+  void charge(Node& node, dsm::Process& p, std::uint64_t icount);
+  void apply_marks(Node& node, dsm::Process& p);
+  void attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address);
+  void enclosing_scope(Node& node, dsm::Process& p);
+  void collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted);
+  void fill_reply(Node& node);
+  void malloc_request(Node& node, dsm::Process& p);
+  void free_request(Node& node);
+  void distribute_request(Node& node);
+  [[noreturn]] void abort_run(const Node& node, const std::string& what) const;
+  [[nodiscard]] std::string where(const Node& node) const;
+  [[nodiscard]] const SourceLines& lines(const Node& node);
+
+  ProgramSpec spec_;
+  std::vector<Node> nodes_;
+  bool launched_ = false;
+  std::unique_ptr<SharedHeap> heap_;
+  std::size_t heap_bytes_ = 0;
+  std::size_t page_bytes_ = 0;
+  std::uint32_t region_ = 0;
+  double cycles_per_instruction_ = 1.0;
+  double clock_mhz_ = 100.0;
+  bool metered_ = false;
+  std::unique_ptr<SourceLines> lines_;
+  OutputRelay relay_;
+};
+
+void ProgramInstance::launch(dsm::Runtime& runtime) {
+  launched_ = true;
+  const dsm::SystemConfig& config = runtime.config();
+  heap_bytes_ = static_cast<std::size_t>(config.tmk.heap_mb) << 20;
+  page_bytes_ = static_cast<std::size_t>(config.memory.page_size);
+  const auto host_page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  if (page_bytes_ % host_page != 0)
+    throw dsm::DsmError(fmt::format("memory.page_size = {} B: a program run with real page protection needs a "
+                                    "multiple of the host's page size, {} B",
+                                    page_bytes_, host_page));
+  cycles_per_instruction_ = config.cost.instruction;
+  clock_mhz_ = config.pp.clock_mhz;
+  heap_ = std::make_unique<SharedHeap>(heap_bytes_);
+  runtime.set_region_memory([this](dsm::NodeId n, std::size_t bytes) {
+    if (bytes > heap_bytes_) throw std::logic_error("shared region larger than the node's shared memory");
+    return nodes_[static_cast<std::size_t>(emu::index(n))].process->heap();
+  });
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    nodes_[i].id = static_cast<int>(i);
+    runtime.track_access_changes(emu::node_id(static_cast<int>(i)));
+  }
+  for (auto& node : nodes_) start_process(node);
+  relay_.start();
+}
+
+void ProgramInstance::start_process(Node& node) {
+  LaunchSpec launch;
+  launch.program = spec_.path;
+  launch.args = spec_.args;
+  launch.node = node.id;
+  launch.heap_bytes = heap_bytes_;
+  int out = -1;
+  int err = -1;
+  if (spec_.output_dir.empty()) {
+    out = relay_.add(node.id, false);
+    err = relay_.add(node.id, true);
+  } else {
+    const auto base = std::filesystem::path(spec_.output_dir) / fmt::format("node-{}", node.id);
+    out = ::open((base.string() + ".stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    err = ::open((base.string() + ".stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0 || err < 0)
+      throw dsm::DsmError(fmt::format("cannot write node {}'s output in {}: {}", node.id, spec_.output_dir,
+                                      std::strerror(errno)));
+  }
+  launch.stdout_fd = out;
+  launch.stderr_fd = err;
+  node.process = std::make_unique<NodeProcess>(launch);
+  ::close(out);
+  ::close(err);
+}
+
+const SourceLines& ProgramInstance::lines(const Node& node) {
+  if (!lines_) lines_ = std::make_unique<SourceLines>(spec_.path, node.process->channel().load_base);
+  return *lines_;
+}
+
+std::string ProgramInstance::where(const Node& node) const {
+  const Channel& c = node.process->channel();
+  if (!lines_ || c.pc == 0) return {};
+  const bool fault = c.request == Request::Fault || c.request == Request::Crash;
+  const SourceLine line = fault ? lines_->at(c.pc) : lines_->before_return(c.pc);
+  return " at " + line.describe(c.pc);
+}
+
+void ProgramInstance::abort_run(const Node& node, const std::string& what) const {
+  throw dsm::DsmError(fmt::format("node {}: {}{}", node.id, what, where(node)));
+}
+
+void ProgramInstance::run(dsm::Process& p) {
+  if (!launched_) launch(p.runtime());
+  Node& node = nodes_[static_cast<std::size_t>(p.id())];
+  metered_ = false;
+  if (node.process->wait_for_request() == WaitResult::Exited)
+    abort_run(node, fmt::format("the program {} before Tmk_startup",
+                           describe_wait_status(node.process->wait_status())));
+  serve(node, p);
+}
+
+void ProgramInstance::serve(Node& node, dsm::Process& p) {
+  for (;;) {
+    try {
+      if (!handle(node, p)) return;
+    } catch (const dsm::DsmError& e) {
+      // The runtime's message (a lock not held, an id out of range), with the program's line.
+      const std::string text = e.what();
+      if (text.find(" at ") != std::string::npos || !lines_) throw;
+      throw dsm::DsmError(text + where(node));
+    }
+    fill_reply(node);
+    if (node.process->resume() == WaitResult::Exited)
+      abort_run(node, fmt::format("the program {} without Tmk_exit",
+                             describe_wait_status(node.process->wait_status())));
+  }
+}
+
+void ProgramInstance::charge(Node& node, dsm::Process& p, std::uint64_t icount) {
+  if (icount <= node.charged_icount) return;
+  const auto cycles = [this](std::uint64_t n) {
+    return std::llround(static_cast<double>(n) * cycles_per_instruction_);
+  };
+  const std::int64_t due = cycles(icount) - cycles(node.charged_icount);
+  node.charged_icount = icount;
+  if (due > 0) p.compute_cycles(due);
+}
+
+void ProgramInstance::enclosing_scope(Node& node, dsm::Process& p) {
+  emu::Processor& pp = p.runtime().cluster().pp(p.node());
+  pp.set_scope(node.annotations.empty() ? 0 : node.annotations.back()->id);
+}
+
+// Scope marks made since the last request, in order: the computation before each is charged to
+// the scope that was open.
+void ProgramInstance::apply_marks(Node& node, dsm::Process& p) {
+  Channel& c = node.process->channel();
+  const std::uint32_t marks = std::min<std::uint32_t>(c.marks, kMaxScopeMarks);
+  for (std::uint32_t i = 0; i < marks; ++i) {
+    const ScopeMark& m = c.mark[i];
+    enclosing_scope(node, p);
+    charge(node, p, m.icount);
+    const auto text = [&c](std::uint32_t at) {
+      return at < kMarksTextBytes ? std::string(c.marks_text + at, strnlen(c.marks_text + at, kMarksTextBytes - at))
+                                  : std::string();
+    };
+    if (m.begin) {
+      std::string file = text(m.file_at);
+      if (std::filesystem::path(file).is_relative() && lines_) {
+        // __FILE__ as the compiler saw it: resolve like the line tables do.
+        const SourceLine here = lines_->before_return(c.pc);
+        if (!here.file.empty() && std::filesystem::path(here.file).filename() == std::filesystem::path(file).filename())
+          file = here.file;
+      }
+      node.annotations.push_back(&ProgramSites::get(text(m.name_at), "block", file, static_cast<int>(m.line), 0));
+    } else if (!node.annotations.empty()) {
+      node.annotations.pop_back();
+    }
+  }
+  enclosing_scope(node, p);
+}
+
+// The scope a request's time goes to: the line of the call (or fault) inside its function.
+void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address) {
+  const SourceLines& sl = lines(node);
+  const SourceLine at = return_address ? sl.before_return(pc) : sl.at(pc);
+  if (!at.known()) return;
+  emu::Processor& pp = p.runtime().cluster().pp(p.node());
+  if (at.function_begin > 0 && at.function_end >= at.function_begin)
+    (void)ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end);
+  pp.set_scope(ProgramSites::get(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id);
+}
+
+bool ProgramInstance::handle(Node& node, dsm::Process& p) {
+  Channel& c = node.process->channel();
+  apply_marks(node, p);
+  if (node.annotations.empty() && c.pc != 0 && lines(node).has_debug_info()) {
+    // Without annotations the computation before a request goes to the requesting function.
+    const SourceLine at = c.request == Request::Fault ? lines_->at(c.pc) : lines_->before_return(c.pc);
+    if (at.known() && at.function_begin > 0 && at.function_end >= at.function_begin)
+      p.runtime().cluster().pp(p.node()).set_scope(
+          ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end).id);
+  }
+  charge(node, p, c.icount);
+  c.result = 0;
+  switch (c.request) {
+    case Request::Startup:
+      startup(node, p);
+      return true;
+    case Request::None:
+    case Request::MoreProtections:
+      return true;
+    case Request::Exit:
+      node.exited = true;
+      return false;
+    case Request::Crash:
+      abort_run(node, fmt::format("crashed: {}", std::string(c.text, strnlen(c.text, kTextBytes))));
+    case Request::Misuse:
+      abort_run(node, std::string(c.text, strnlen(c.text, kTextBytes)));
+    default:
+      break;
+  }
+  attribute(node, p, c.pc, c.request != Request::Fault);
+  std::optional<std::uint32_t> faulted;
+  switch (c.request) {
+    case Request::Malloc:
+      malloc_request(node, p);
+      break;
+    case Request::Free:
+      free_request(node);
+      break;
+    case Request::Distribute:
+      distribute_request(node);
+      break;
+    case Request::Barrier:
+      if (c.arg0 >= dsm::kMaxBarriers)
+        abort_run(node, fmt::format("Tmk_barrier({}): barrier ids go from 0 to {}", c.arg0, dsm::kMaxBarriers - 1));
+      p.barrier(static_cast<std::uint32_t>(c.arg0));
+      break;
+    case Request::LockAcquire:
+    case Request::LockRelease: {
+      const bool acquire = c.request == Request::LockAcquire;
+      if (c.arg0 >= dsm::kMaxLocks)
+        abort_run(node, fmt::format("Tmk_lock_{}({}): lock ids go from 0 to {}", acquire ? "acquire" : "release",
+                               c.arg0, dsm::kMaxLocks - 1));
+      const auto lock = static_cast<std::uint32_t>(c.arg0);
+      acquire ? p.lock_acquire(lock) : p.lock_release(lock);
+      break;
+    }
+    case Request::Fault: {
+      const std::uint64_t offset = c.arg0 - kHeapBase;
+      faulted = static_cast<std::uint32_t>(offset / page_bytes_);
+      p.runtime().fault(p.node(), region_, *faulted, c.arg1 ? dsm::Access::Write : dsm::Access::Read);
+      break;
+    }
+    default:
+      abort_run(node, fmt::format("sent an unknown request ({}): is it built with this version's ncp2-cc?",
+                             static_cast<unsigned>(c.request)));
+  }
+  enclosing_scope(node, p);
+  collect_protections(node, p.runtime(), faulted);
+  return true;
+}
+
+void ProgramInstance::startup(Node& node, dsm::Process& p) {
+  Channel& c = node.process->channel();
+  region_ = p.runtime().allocate(p.node(), "shared heap", heap_bytes_, 1);
+  c.node = static_cast<std::uint32_t>(node.id);
+  c.nodes = static_cast<std::uint32_t>(nodes_.size());
+  c.heap_base = kHeapBase;
+  c.heap_bytes = heap_bytes_;
+  c.page_bytes = page_bytes_;
+  // Every page's first protection.
+  (void)p.runtime().take_access_changes(p.node());
+  const std::uint8_t* access = p.runtime().region_access(p.node(), region_);
+  const auto pages = static_cast<std::uint32_t>(heap_bytes_ / page_bytes_);
+  node.pending_protections.clear();
+  for (std::uint32_t page = 0; page < pages;) {
+    std::uint32_t end = page + 1;
+    while (end < pages && access[end] == access[page]) ++end;
+    node.pending_protections.push_back({page, end - page, static_cast<Protection>(access[page]), 0});
+    page = end;
+  }
+}
+
+// The pages whose access changed since the last reply, as runs of equal protection.
+void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted) {
+  std::vector<dsm::PageId> changed = runtime.take_access_changes(emu::node_id(node.id));
+  const std::uint32_t first = runtime.regions().at(region_).first_page;
+  std::vector<std::uint32_t> pages;
+  pages.reserve(changed.size() + 1);
+  for (dsm::PageId page : changed) pages.push_back(dsm::raw(page) - first);
+  // A fault's page always gets its protection again: a fault that changed nothing must not repeat.
+  if (faulted) pages.push_back(*faulted);
+  std::sort(pages.begin(), pages.end());
+  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  const std::uint8_t* access = runtime.region_access(emu::node_id(node.id), region_);
+  for (std::size_t i = 0; i < pages.size();) {
+    std::size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1 && access[pages[j]] == access[pages[i]]) ++j;
+    node.pending_protections.push_back({pages[i], static_cast<std::uint32_t>(j - i),
+                                        static_cast<Protection>(access[pages[i]]), 0});
+    i = j;
+  }
+}
+
+// Protections (as many as fit; the process asks for the rest) and distributed data.
+void ProgramInstance::fill_reply(Node& node) {
+  Channel& c = node.process->channel();
+  const std::size_t n = std::min(node.pending_protections.size(), kMaxProtectionRuns);
+  std::copy_n(node.pending_protections.begin(), n, c.run);
+  node.pending_protections.erase(node.pending_protections.begin(),
+                                 node.pending_protections.begin() + static_cast<std::ptrdiff_t>(n));
+  c.protection_runs = static_cast<std::uint32_t>(n);
+  c.more_protections = node.pending_protections.empty() ? 0 : 1;
+  if (node.pending_records > 0 && node.pending_distribute.size() <= kBulkBytes) {
+    std::memcpy(node.process->bulk(), node.pending_distribute.data(), node.pending_distribute.size());
+    c.distributed = node.pending_records;
+    node.pending_distribute.clear();
+    node.pending_records = 0;
+  }
+}
+
+void ProgramInstance::malloc_request(Node& node, dsm::Process& /*p*/) {
+  Channel& c = node.process->channel();
+  const std::optional<std::size_t> offset = heap_->allocate(c.arg0);
+  if (!offset)
+    abort_run(node, fmt::format("Tmk_malloc({} bytes): the shared heap of {} is exhausted ({} bytes in use, the "
+                           "largest free block {} bytes); raise it with --set tmk.heap_mb=N",
+                           c.arg0, page_runs_text(heap_bytes_), heap_->in_use(), heap_->largest_free()));
+  c.result = static_cast<std::int64_t>(kHeapBase + *offset);
+}
+
+void ProgramInstance::free_request(Node& node) {
+  const Channel& c = node.process->channel();
+  if (c.arg0 < kHeapBase || c.arg0 >= kHeapBase + heap_bytes_ || !heap_->free(c.arg0 - kHeapBase))
+    abort_run(node, fmt::format("Tmk_free({:#x}): not an address Tmk_malloc returned (or freed twice)", c.arg0));
+}
+
+// Node 0's data goes to every other node's process, applied when it next runs.
+void ProgramInstance::distribute_request(Node& node) {
+  const Channel& c = node.process->channel();
+  const std::size_t record = 16 + (c.arg1 + 7) / 8 * 8;
+  const unsigned char* bulk = node.process->bulk();
+  for (auto& other : nodes_) {
+    if (other.id == node.id) continue;
+    if (other.pending_distribute.size() + record > kBulkBytes)
+      abort_run(node, "Tmk_distribute: more than 64 MiB distributed before the other nodes ran again");
+    const auto* from = reinterpret_cast<const std::byte*>(bulk);
+    other.pending_distribute.insert(other.pending_distribute.end(), from, from + 16 + c.arg1);
+    other.pending_distribute.resize(other.pending_distribute.size() + (record - 16 - c.arg1));
+    ++other.pending_records;
+  }
+}
+
+void ProgramInstance::verify(dsm::Process& p) {
+  if (p.id() != 0) return;
+  std::vector<std::string> failed;
+  for (auto& node : nodes_) {
+    if (!node.process) continue;
+    const int status = node.process->reap();
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      failed.push_back(fmt::format("node {} {}", node.id, describe_wait_status(status)));
+  }
+  relay_.finish();
+  if (failed.empty()) {
+    pass(fmt::format("every node exited with status 0 (the program checks its own results)"));
+  } else {
+    std::string text;
+    for (const auto& f : failed) text += (text.empty() ? "" : "; ") + f;
+    fail(text);
+  }
+}
+
+}  // namespace
+
+bool looks_like_program(const std::string& name) {
+  return name.find('/') != std::string::npos || std::filesystem::is_regular_file(name);
+}
+
+workloads::Workload program_workload(const ProgramSpec& spec) {
+  if (!std::filesystem::exists(spec.path))
+    throw workloads::WorkloadError(fmt::format("no program {} (build it with ncp2-cc)", spec.path));
+  if (!std::filesystem::is_regular_file(spec.path) || ::access(spec.path.c_str(), X_OK) != 0)
+    throw workloads::WorkloadError(fmt::format("{} is not an executable program", spec.path));
+  if (!spec.output_dir.empty() && !std::filesystem::is_directory(spec.output_dir))
+    throw workloads::WorkloadError(
+        fmt::format("--node-output {}: no such directory (create it first)", spec.output_dir));
+  workloads::Workload w;
+  w.name = spec.path;
+  w.description = "a TreadMarks-API program built with ncp2-cc";
+  std::string args;
+  for (const auto& a : spec.args) args += (args.empty() ? "" : " ") + a;
+  w.parameters.push_back(workloads::text_param("args", args, "the program's arguments (after --)"));
+  w.make = [spec](const workloads::Params& /*params*/, int nodes, std::uint64_t /*seed*/) {
+    return std::make_unique<ProgramInstance>(spec, nodes);
+  };
+  w.validate = [](const workloads::Params&, int) {};
+  return w;
+}
+
+}  // namespace ncp2::tmk

@@ -1,0 +1,28 @@
+#pragma once
+// A TreadMarks-API program built with ncp2-cc, run as a workload of the emulator: one process of
+// the program per emulated node (tmk/host/node_process.hpp), each driven by its node's PP fiber.
+// Every Tmk call and access fault of a node is run by the DSM runtime at the node's virtual time;
+// the computation between them is charged from the instructions the program executed
+// (cost.instruction cycles each). docs/tmk-programs.md.
+#include <string>
+#include <vector>
+
+#include "workloads/workload.hpp"
+
+namespace ncp2::tmk {
+
+struct ProgramSpec {
+  std::string path;               // the executable, as the user gave it
+  std::vector<std::string> args;  // its arguments (after `--`)
+  std::string output_dir;         // empty: each node's output on ours, lines prefixed "[node N] "
+};
+
+// True when `name` names a program rather than a built-in workload: it contains a '/' or is an
+// existing file.
+bool looks_like_program(const std::string& name);
+
+// The workload running `spec`. Throws workloads::WorkloadError when the program cannot be run
+// (missing, not executable, output directory missing).
+workloads::Workload program_workload(const ProgramSpec& spec);
+
+}  // namespace ncp2::tmk

@@ -1,0 +1,108 @@
+#include "tmk/host/source_lines.hpp"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+
+#include <filesystem>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace ncp2::tmk {
+
+namespace {
+const Dwfl_Callbacks kOfflineCallbacks = {
+    dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address, nullptr};
+
+std::string absolute(const char* file, const char* comp_dir) {
+  if (!file) return {};
+  std::filesystem::path p(file);
+  if (p.is_relative() && comp_dir) p = std::filesystem::path(comp_dir) / p;
+  return p.lexically_normal().string();
+}
+}  // namespace
+
+struct SourceLines::Impl {
+  Dwfl* dwfl = nullptr;
+  Dwfl_Module* module = nullptr;
+  mutable std::map<std::uint64_t, SourceLine> cache;
+};
+
+SourceLines::SourceLines(const std::string& path, std::uint64_t load_base) : impl_(std::make_unique<Impl>()) {
+  impl_->dwfl = dwfl_begin(&kOfflineCallbacks);
+  if (!impl_->dwfl) return;
+  dwfl_report_begin(impl_->dwfl);
+  impl_->module = dwfl_report_elf(impl_->dwfl, "program", path.c_str(), -1, load_base, false);
+  dwfl_report_end(impl_->dwfl, nullptr, nullptr);
+  if (!impl_->module) return;
+  Dwarf_Addr bias = 0;
+  has_lines_ = dwfl_module_getdwarf(impl_->module, &bias) != nullptr;
+}
+
+SourceLines::~SourceLines() {
+  if (impl_->dwfl) dwfl_end(impl_->dwfl);
+}
+
+namespace {
+
+// The compile unit containing `pc` (searched directly: clang emits no .debug_aranges by default,
+// which libdwfl's own lookups need).
+Dwarf_Die* unit_at(Dwfl_Module* module, Dwarf_Addr pc, Dwarf_Addr& bias) {
+  for (Dwarf_Die* cu = dwfl_module_nextcu(module, nullptr, &bias); cu;
+       cu = dwfl_module_nextcu(module, cu, &bias))
+    if (dwarf_haspc(cu, pc - bias) == 1) return cu;
+  return nullptr;
+}
+
+// The function's line range: its declaration line to the line of its last instruction.
+void function_range(Dwarf_Die* cu, Dwarf_Addr address, SourceLine& out) {
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cu, address, &scopes);
+  for (int i = 0; i < n; ++i) {
+    if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram) continue;
+    Dwarf_Die* fn = &scopes[i];
+    if (const char* name = dwarf_diename(fn)) out.function = name;
+    dwarf_decl_line(fn, &out.function_begin);
+    Dwarf_Addr high = 0;
+    if (dwarf_highpc(fn, &high) == 0 && high > 0) {
+      if (Dwarf_Line* last = dwarf_getsrc_die(cu, high - 1)) {
+        int line = 0;
+        dwarf_lineno(last, &line);
+        out.function_end = std::max(line, out.function_begin);
+      }
+    }
+    break;
+  }
+  free(scopes);  // NOLINT(cppcoreguidelines-no-malloc): libdw's allocation
+}
+
+}  // namespace
+
+SourceLine SourceLines::at(std::uint64_t pc) const {
+  SourceLine out;
+  if (!has_lines_ || pc == 0) return out;
+  if (const auto it = impl_->cache.find(pc); it != impl_->cache.end()) return it->second;
+  Dwarf_Addr bias = 0;
+  if (Dwarf_Die* cu = unit_at(impl_->module, pc, bias)) {
+    if (Dwarf_Line* line = dwarf_getsrc_die(cu, pc - bias)) {
+      dwarf_lineno(line, &out.line);
+      Dwarf_Attribute attribute;
+      const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attribute));
+      out.file = absolute(dwarf_linesrc(line, nullptr, nullptr), comp_dir);
+    }
+    function_range(cu, pc - bias, out);
+  }
+  if (out.function.empty())
+    if (const char* name = dwfl_module_addrname(impl_->module, pc)) out.function = name;
+  impl_->cache.emplace(pc, out);
+  return out;
+}
+
+std::string SourceLine::describe(std::uint64_t pc) const {
+  if (!known()) return function.empty() ? fmt::format("{:#x}", pc) : fmt::format("{:#x} (in {})", pc, function);
+  const std::string name = std::filesystem::path(file).filename().string();
+  return function.empty() ? fmt::format("{}:{}", name, line) : fmt::format("{}:{} (in {})", name, line, function);
+}
+
+}  // namespace ncp2::tmk

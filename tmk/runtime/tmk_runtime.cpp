@@ -1,0 +1,368 @@
+// The runtime linked into a TreadMarks-API program by ncp2-cc (libncp2tmk.a). Under `ncp2 run`
+// each node is a process of the program: this file maps its shared memory at the same address as
+// every other node's, keeps the page protections the emulated protocol decides, turns each access
+// fault and Tmk call into a request to the emulator (tmk/channel.hpp) and waits for the reply. Run
+// directly, the program is one native process with plain memory (the sequential baseline).
+//
+// No C++ library at run time (no exceptions, no allocation): programs are linked by a C compiler
+// too. Everything that runs in a signal handler is async-signal-safe (atomics, syscalls, memcpy).
+#include <fcntl.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "tmk.h"
+#include "tmk/channel.hpp"
+
+using ncp2::tmk::Channel;
+using ncp2::tmk::Protection;
+using ncp2::tmk::Request;
+using ncp2::tmk::Turn;
+
+extern "C" {
+unsigned Tmk_proc_id = 0;
+unsigned Tmk_nprocs = 1;
+// Written by the instructions ncp2-cc's pass adds (tmk/instrument): instructions executed so far,
+// and the count at which the hook runs (not used yet: never).
+unsigned long long __ncp2_tmk_icount = 0;                // NOLINT: the pass's ABI names
+unsigned long long __ncp2_tmk_icount_limit = ~0ULL;      // NOLINT
+void __ncp2_tmk_icount_hook() { __ncp2_tmk_icount_limit = ~0ULL; }  // NOLINT
+}
+
+namespace {
+
+struct State {
+  Channel* channel = nullptr;  // null: not under the emulator (native) or not started
+  unsigned char* bulk = nullptr;
+  bool started = false;
+  bool exiting = false;
+  std::uintptr_t heap_base = 0;
+  std::size_t heap_bytes = 0;
+  std::size_t page_bytes = 4096;
+  unsigned long long resumed_at = 0;  // TSC when the node last resumed native execution
+};
+State g;  // NOLINT: the process's one runtime
+
+[[noreturn]] void die(const char* message) {
+  const char prefix[] = "ncp2 tmk runtime: ";
+  (void)!write(STDERR_FILENO, prefix, sizeof(prefix) - 1);
+  (void)!write(STDERR_FILENO, message, std::strlen(message));
+  (void)!write(STDERR_FILENO, "\n", 1);
+  _exit(70);
+}
+
+long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value) {
+  return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, nullptr, nullptr, 0);
+}
+
+void apply_protections(const Channel& c) {
+  for (std::uint32_t i = 0; i < c.protection_runs; ++i) {
+    const auto& run = c.run[i];
+    int prot = PROT_NONE;
+    if (run.protection == Protection::Read) prot = PROT_READ;
+    if (run.protection == Protection::ReadWrite) prot = PROT_READ | PROT_WRITE;
+    void* at = reinterpret_cast<void*>(g.heap_base + std::size_t{run.first_page} * g.page_bytes);
+    if (mprotect(at, std::size_t{run.pages} * g.page_bytes, prot) != 0) die("mprotect of shared memory failed");
+  }
+}
+
+// Data node 0 distributed: [u64 address][u64 size][bytes padded to 8] records in the bulk area.
+void apply_distributed(Channel& c) {
+  std::size_t at = 0;
+  for (std::uint64_t k = 0; k < c.distributed; ++k) {
+    std::uint64_t address = 0;
+    std::uint64_t size = 0;
+    std::memcpy(&address, g.bulk + at, 8);
+    std::memcpy(&size, g.bulk + at + 8, 8);
+    std::memcpy(reinterpret_cast<void*>(address), g.bulk + at + 16, size);
+    at += 16 + (size + 7) / 8 * 8;
+  }
+  c.distributed = 0;
+}
+
+// Hands the turn to the emulator.
+void post(Channel& c) {
+  c.icount = __ncp2_tmk_icount;
+  c.ticks = __rdtsc() - g.resumed_at;
+  c.turn.store(static_cast<std::uint32_t>(Turn::Emulator), std::memory_order_release);
+  futex(&c.turn, FUTEX_WAKE, 1);
+}
+
+// Posts the request in the channel and waits for the emulator's reply: spinning a little first
+// (the emulator often answers within microseconds), then sleeping on the futex.
+void exchange(Channel& c) {
+  post(c);
+  for (int spin = 0; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node); ++spin) {
+    if (spin < 4000) {
+      _mm_pause();
+      continue;
+    }
+    futex(&c.turn, FUTEX_WAIT, static_cast<std::uint32_t>(Turn::Emulator));
+  }
+  c.marks = 0;
+  c.marks_text_used = 0;
+}
+
+// One request: its reply's protections and distributed data applied before returning.
+std::int64_t call(Request request, std::uint64_t arg0, std::uint64_t arg1, void* pc) {
+  Channel& c = *g.channel;
+  c.request = request;
+  c.arg0 = arg0;
+  c.arg1 = arg1;
+  c.pc = reinterpret_cast<std::uint64_t>(pc);
+  ++c.sequence;
+  exchange(c);
+  const std::int64_t result = c.result;
+  for (;;) {
+    apply_protections(c);
+    if (!c.more_protections) break;
+    c.request = Request::MoreProtections;
+    exchange(c);
+  }
+  if (c.distributed) apply_distributed(c);
+  g.resumed_at = __rdtsc();
+  return result;
+}
+
+// Tells the emulator what went wrong and waits to be ended (the emulator kills the processes).
+[[noreturn]] void report(Request kind, int signal_number, std::uint64_t address, void* pc, const char* text) {
+  if (!g.channel) die(text);
+  Channel& c = *g.channel;
+  std::strncpy(c.text, text, sizeof(c.text) - 1);
+  c.request = kind;
+  c.arg0 = static_cast<std::uint64_t>(signal_number);
+  c.arg1 = address;
+  c.pc = reinterpret_cast<std::uint64_t>(pc);
+  exchange(c);
+  _exit(70);  // not reached: the emulator does not answer a crash
+}
+
+[[noreturn]] void misuse(const char* text, void* pc) { report(Request::Misuse, 0, 0, pc, text); }
+
+void require_started(const char* call_name, void* pc) {
+  if (g.started || !g.channel) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "%s called before Tmk_startup", call_name);
+  misuse(text, pc);
+}
+
+bool in_heap(std::uintptr_t address) { return address >= g.heap_base && address < g.heap_base + g.heap_bytes; }
+
+void on_fault(int signal_number, siginfo_t* info, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  void* pc = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
+  const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  if (signal_number == SIGSEGV && g.started && in_heap(address)) {
+    const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    call(Request::Fault, address, write ? 1 : 0, pc);
+    return;  // the instruction runs again, now with the page's new protection
+  }
+  char text[160];
+  std::snprintf(text, sizeof text, "%s at address %#lx", strsignal(signal_number),
+                static_cast<unsigned long>(address));
+  report(Request::Crash, signal_number, address, pc, text);
+}
+
+void on_abort(int signal_number, siginfo_t* /*info*/, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  void* pc = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
+  report(Request::Crash, signal_number, 0, pc, strsignal(signal_number));
+}
+
+void install_handlers() {
+  static char alternate_stack[64 * 1024];  // a stack overflow still gets its report
+  stack_t ss{};
+  ss.ss_sp = alternate_stack;
+  ss.ss_size = sizeof alternate_stack;
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_sigaction = on_fault;
+  sigaction(SIGSEGV, &sa, nullptr);
+  sigaction(SIGBUS, &sa, nullptr);
+  sigaction(SIGFPE, &sa, nullptr);
+  sigaction(SIGILL, &sa, nullptr);
+  sa.sa_sigaction = on_abort;
+  sigaction(SIGABRT, &sa, nullptr);
+}
+
+// Returning from main or calling exit() without Tmk_exit: the same as Tmk_exit(status).
+// The emulator does not answer an exit: the process ends at once, its shared memory stays with
+// the emulator (the other nodes may still need its pages and diffs).
+void post_exit(int status, void* pc) {
+  g.exiting = true;
+  Channel& c = *g.channel;
+  c.request = Request::Exit;
+  c.arg0 = static_cast<std::uint64_t>(static_cast<unsigned>(status));
+  c.pc = reinterpret_cast<std::uint64_t>(pc);
+  ++c.sequence;
+  post(c);
+}
+
+void on_process_exit(int status, void* /*unused*/) {
+  if (g.started && g.channel && !g.exiting) post_exit(status, nullptr);
+}
+
+int first_object(dl_phdr_info* info, std::size_t /*size*/, void* data) {
+  *static_cast<std::uint64_t*>(data) = info->dlpi_addr;
+  return 1;  // the first object is the executable
+}
+
+int fd_from_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return -1;
+  char* end = nullptr;
+  const long fd = std::strtol(value, &end, 10);
+  if (*end != '\0' || fd < 0) die("malformed file descriptor in the environment");
+  return static_cast<int>(fd);
+}
+
+void connect() {
+  const int channel_fd = fd_from_env(ncp2::tmk::kChannelFdEnv);
+  if (channel_fd < 0) return;  // run directly: native, one node
+  void* at = mmap(nullptr, ncp2::tmk::kChannelMapBytes, PROT_READ | PROT_WRITE, MAP_SHARED, channel_fd, 0);
+  if (at == MAP_FAILED) die("cannot map the channel to the emulator");
+  g.channel = static_cast<Channel*>(at);
+  g.bulk = static_cast<unsigned char*>(at) + ncp2::tmk::kChannelBytes;
+  if (g.channel->magic != ncp2::tmk::kChannelMagic || g.channel->version != ncp2::tmk::kChannelVersion)
+    die("this program was built against another version of the ncp2 runtime; rebuild it with ncp2-cc");
+}
+
+void map_heap() {
+  const int heap_fd = fd_from_env(ncp2::tmk::kHeapFdEnv);
+  if (heap_fd < 0) die("the emulator did not pass the shared memory");
+  void* want = reinterpret_cast<void*>(g.heap_base);
+  void* at = mmap(want, g.heap_bytes, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE, heap_fd, 0);
+  if (at != want) die("cannot map shared memory at its fixed address (something else is mapped there)");
+}
+
+}  // namespace
+
+extern "C" {
+
+void Tmk_startup(int /*argc*/, char** /*argv*/) {
+  if (g.started) misuse("Tmk_startup called twice", __builtin_return_address(0));
+  connect();
+  if (!g.channel) {
+    g.started = true;
+    return;
+  }
+  Channel& c = *g.channel;
+  install_handlers();
+  on_exit(on_process_exit, nullptr);
+  dl_iterate_phdr(first_object, &c.load_base);
+  // Startup's reply carries the heap's place and its first protections: map before applying.
+  c.request = Request::Startup;
+  c.pc = reinterpret_cast<std::uint64_t>(__builtin_return_address(0));
+  ++c.sequence;
+  exchange(c);
+  Tmk_proc_id = c.node;
+  Tmk_nprocs = c.nodes;
+  g.heap_base = c.heap_base;
+  g.heap_bytes = c.heap_bytes;
+  g.page_bytes = c.page_bytes;
+  map_heap();
+  g.started = true;
+  for (;;) {
+    apply_protections(c);
+    if (!c.more_protections) break;
+    c.request = Request::MoreProtections;
+    exchange(c);
+  }
+  g.resumed_at = __rdtsc();
+}
+
+void Tmk_exit(int status) {
+  require_started("Tmk_exit", __builtin_return_address(0));
+  if (g.channel && !g.exiting) post_exit(status, __builtin_return_address(0));
+  std::exit(status);
+}
+
+void* Tmk_malloc(size_t size) {
+  require_started("Tmk_malloc", __builtin_return_address(0));
+  if (!g.channel) {
+    void* p = nullptr;
+    if (posix_memalign(&p, 16, size == 0 ? 1 : size) != 0) die("Tmk_malloc: out of memory");
+    return p;
+  }
+  return reinterpret_cast<void*>(call(Request::Malloc, size, 0, __builtin_return_address(0)));
+}
+
+void Tmk_free(void* ptr) {
+  require_started("Tmk_free", __builtin_return_address(0));
+  if (!g.channel) {
+    std::free(ptr);
+    return;
+  }
+  if (ptr) call(Request::Free, reinterpret_cast<std::uint64_t>(ptr), 0, __builtin_return_address(0));
+}
+
+void Tmk_distribute(const void* ptr, size_t size) {
+  void* pc = __builtin_return_address(0);
+  require_started("Tmk_distribute", pc);
+  if (!g.channel) return;
+  if (Tmk_proc_id != 0) misuse("Tmk_distribute called by a node other than 0", pc);
+  if (size + 16 > ncp2::tmk::kBulkBytes) misuse("Tmk_distribute of more than 64 MiB at once", pc);
+  const auto address = reinterpret_cast<std::uint64_t>(ptr);
+  const std::uint64_t bytes = size;
+  std::memcpy(g.bulk, &address, 8);
+  std::memcpy(g.bulk + 8, &bytes, 8);
+  std::memcpy(g.bulk + 16, ptr, size);
+  call(Request::Distribute, address, size, pc);
+}
+
+void Tmk_barrier(unsigned id) {
+  require_started("Tmk_barrier", __builtin_return_address(0));
+  if (g.channel) call(Request::Barrier, id, 0, __builtin_return_address(0));
+}
+
+void Tmk_lock_acquire(unsigned id) {
+  require_started("Tmk_lock_acquire", __builtin_return_address(0));
+  if (g.channel) call(Request::LockAcquire, id, 0, __builtin_return_address(0));
+}
+
+void Tmk_lock_release(unsigned id) {
+  require_started("Tmk_lock_release", __builtin_return_address(0));
+  if (g.channel) call(Request::LockRelease, id, 0, __builtin_return_address(0));
+}
+
+namespace {
+std::uint32_t keep_text(Channel& c, const char* text) {
+  const std::size_t n = std::strlen(text) + 1;
+  if (c.marks_text_used + n > sizeof c.marks_text) return UINT32_MAX;
+  const std::uint32_t at = c.marks_text_used;
+  std::memcpy(c.marks_text + at, text, n);
+  c.marks_text_used += static_cast<std::uint32_t>(n);
+  return at;
+}
+
+// Scope marks travel with the next request; a full buffer is flushed by an empty one.
+void mark(const char* name, const char* file, int line, bool begin) {
+  if (!g.channel || !g.started) return;
+  Channel& c = *g.channel;
+  if (c.marks == ncp2::tmk::kMaxScopeMarks || c.marks_text_used + 1024 > sizeof c.marks_text)
+    call(Request::None, 0, 0, __builtin_return_address(0));
+  auto& m = c.mark[c.marks++];
+  m.icount = __ncp2_tmk_icount;
+  m.line = static_cast<std::uint32_t>(line < 0 ? 0 : line);
+  m.begin = begin ? 1 : 0;
+  m.name_at = keep_text(c, name ? name : "");
+  m.file_at = keep_text(c, file ? file : "");
+}
+}  // namespace
+
+void Tmk_scope_begin(const char* name, const char* file, int line) { mark(name, file, line, true); }
+void Tmk_scope_end(const char* file, int line) { mark(nullptr, file, line, false); }
+
+}  // extern "C"
