@@ -81,6 +81,8 @@ struct Channel {
   std::uint64_t icount;      // instructions executed so far (ncp2-cc's instrumentation)
   std::uint64_t ticks;       // TSC ticks of native execution since the last request (measured model)
   std::uint64_t load_base;   // the executable's load address (set at startup)
+  std::uint64_t frames[16];  // Crash: the return addresses of the crashed thread's stack
+  std::uint32_t frame_count;
   std::uint32_t marks;       // scope marks since the last request
   std::uint32_t marks_text_used;
   char text[kTextBytes];     // a message (Crash, Misuse)

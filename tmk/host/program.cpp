@@ -173,6 +173,14 @@ std::string ProgramInstance::where(const Node& node) const {
   if (!lines_ || c.pc == 0) return {};
   const bool fault = c.request == Request::Fault || c.request == Request::Crash;
   const SourceLine line = fault ? lines_->at(c.pc) : lines_->before_return(c.pc);
+  if (c.request == Request::Crash && !line.known()) {
+    // Inside a library (abort, a bad free): the program's innermost frame on the stack.
+    for (std::uint32_t i = 0; i < std::min<std::uint32_t>(c.frame_count, 16); ++i) {
+      const SourceLine frame = lines_->before_return(c.frames[i]);
+      if (frame.known() && !frame.file.ends_with("tmk_runtime.cpp"))
+        return fmt::format(" in a library call at {}", frame.describe(c.frames[i]));
+    }
+  }
   return " at " + line.describe(c.pc);
 }
 
@@ -283,6 +291,8 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
       return true;
     case Request::Exit:
       node.exited = true;
+      if (c.arg0 != 0 && c.pc == 0)  // exit() without Tmk_exit: the others may wait for it; say why
+        fmt::print(stderr, "ncp2: node {} exits with status {}{}\n", node.id, c.arg0, where(node));
       return false;
     case Request::Crash:
       abort_run(node, fmt::format("crashed: {}", std::string(c.text, strnlen(c.text, kTextBytes))));

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <execinfo.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -139,6 +141,11 @@ std::int64_t call(Request request, std::uint64_t arg0, std::uint64_t arg1, void*
   if (!g.channel) die(text);
   Channel& c = *g.channel;
   std::strncpy(c.text, text, sizeof(c.text) - 1);
+  // The stack, so that a crash inside a library (abort, a bad free) is placed in the program.
+  void* frames[16];
+  const int n = backtrace(frames, 16);
+  c.frame_count = n < 0 ? 0 : static_cast<std::uint32_t>(n);
+  for (std::uint32_t i = 0; i < c.frame_count; ++i) c.frames[i] = reinterpret_cast<std::uint64_t>(frames[i]);
   c.request = kind;
   c.arg0 = static_cast<std::uint64_t>(signal_number);
   c.arg1 = address;
@@ -149,8 +156,13 @@ std::int64_t call(Request request, std::uint64_t arg0, std::uint64_t arg1, void*
 
 [[noreturn]] void misuse(const char* text, void* pc) { report(Request::Misuse, 0, 0, pc, text); }
 
+void connect();
+
+// Under the emulator, a call before Tmk_startup is reported (the emulator waits for Tmk_startup).
 void require_started(const char* call_name, void* pc) {
-  if (g.started || !g.channel) return;
+  if (g.started) return;
+  if (!g.channel) connect();
+  if (!g.channel) return;  // native: nothing to join
   char text[160];
   std::snprintf(text, sizeof text, "%s called before Tmk_startup", call_name);
   misuse(text, pc);
@@ -180,6 +192,8 @@ void on_abort(int signal_number, siginfo_t* /*info*/, void* context) {
 }
 
 void install_handlers() {
+  void* preload[1];
+  backtrace(preload, 1);  // loads the unwinder now: a crash handler must not
   static char alternate_stack[64 * 1024];  // a stack overflow still gets its report
   stack_t ss{};
   ss.ss_sp = alternate_stack;
@@ -214,6 +228,7 @@ void on_process_exit(int status, void* /*unused*/) {
   if (g.started && g.channel && !g.exiting) post_exit(status, nullptr);
 }
 
+
 int first_object(dl_phdr_info* info, std::size_t /*size*/, void* data) {
   *static_cast<std::uint64_t*>(data) = info->dlpi_addr;
   return 1;  // the first object is the executable
@@ -237,6 +252,7 @@ void connect() {
   g.bulk = static_cast<unsigned char*>(at) + ncp2::tmk::kChannelBytes;
   if (g.channel->magic != ncp2::tmk::kChannelMagic || g.channel->version != ncp2::tmk::kChannelVersion)
     die("this program was built against another version of the ncp2 runtime; rebuild it with ncp2-cc");
+  dl_iterate_phdr(first_object, &g.channel->load_base);
 }
 
 void map_heap() {
@@ -253,7 +269,7 @@ extern "C" {
 
 void Tmk_startup(int /*argc*/, char** /*argv*/) {
   if (g.started) misuse("Tmk_startup called twice", __builtin_return_address(0));
-  connect();
+  if (!g.channel) connect();
   if (!g.channel) {
     g.started = true;
     return;
@@ -261,7 +277,6 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
   Channel& c = *g.channel;
   install_handlers();
   on_exit(on_process_exit, nullptr);
-  dl_iterate_phdr(first_object, &c.load_base);
   // Startup's reply carries the heap's place and its first protections: map before applying.
   c.request = Request::Startup;
   c.pc = reinterpret_cast<std::uint64_t>(__builtin_return_address(0));

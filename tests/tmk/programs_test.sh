@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Programs of users (tmk/): built with ncp2-cc, run with `ncp2 run ./prog`, as a user would. The
+# random data-race-free programs on 1..16 nodes and both machines, private globals, byte-exact
+# sharing, determinism, per-node output, exit statuses, and every error the issue names (a clear
+# message with node and source line, exit 1, the database marked failed).
+# Usage: programs_test.sh BIN_DIR SOURCE_DIR [quick]
+set -u
+bin="$1"
+src="$2"
+mode="${3:-full}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NCP2_HISTORY=  # never the user's run history
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+build() {  # build NAME: the program tests/tmk/programs/NAME.c into $tmp/NAME
+  "$bin/ncp2-cc" ${NCP2CC_FLAGS:-} -O1 -o "$tmp/$1" "$src/tests/tmk/programs/$1.c" || { fail "ncp2-cc $1.c"; return 1; }
+}
+# run CODE PATTERN ARGS...: ncp2 run ARGS; checks the exit code and a fixed string in the output.
+run() {
+  local code="$1" pattern="$2"
+  shift 2
+  local out status
+  out=$(timeout 120 "$bin/ncp2" run "$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$code" ]; then fail "ncp2 run $* exited $status, expected $code"; echo "$out" | tail -15; return; fi
+  if ! grep -qF -- "$pattern" <<<"$out"; then fail "ncp2 run $*: no '$pattern' in"; echo "$out" | tail -15; return; fi
+  echo "ok: ncp2 run $*"
+}
+
+for p in random_drf globals errors; do build "$p" || exit 1; done
+
+# The random programs against their sequential semantics: n = 1..16, both machines.
+nodes_list="1 2 3 4 5 7 8 11 16"
+[ "$mode" = quick ] && nodes_list="1 2 3 8"
+for machine in ncp2 treadmarks; do
+  for n in $nodes_list; do
+    seed=$((n * 13 + ${#machine}))
+    run 0 "verified  yes" "$tmp/random_drf" --nodes "$n" --machine "$machine" -- "$seed" 1500 4
+  done
+done
+"$tmp/random_drf" 3 500 3 | grep -q verified || fail "random_drf run natively"
+
+# Same program, config and seed: the same virtual time and database contents.
+"$bin/ncp2" run "$tmp/random_drf" --nodes 4 --db "$tmp/a.db" -- 9 800 3 >"$tmp/a.out" 2>&1
+"$bin/ncp2" run "$tmp/random_drf" --nodes 4 --db "$tmp/b.db" -- 9 800 3 >"$tmp/b.out" 2>&1
+ta=$(grep '^time' "$tmp/a.out"); tb=$(grep '^time' "$tmp/b.out")
+[ -n "$ta" ] && [ "$ta" = "$tb" ] || fail "two runs differ: '$ta' vs '$tb'"
+for table in profile waits scopes; do
+  da=$(sqlite3 "$tmp/a.db" "select * from $table order by 1,2,3,4" | md5sum)
+  db=$(sqlite3 "$tmp/b.db" "select * from $table order by 1,2,3,4" | md5sum)
+  [ "$da" = "$db" ] || fail "table $table differs between two identical runs"
+done
+sqlite3 "$tmp/a.db" "select count(*) from scopes where kind = 'line' and file like '%random_drf.c'" | grep -qv '^0$' ||
+  fail "no line scopes of random_drf.c in the database"
+sqlite3 "$tmp/a.db" "select count(*) from scopes where kind = 'function' and name = 'main'" | grep -q '^1$' ||
+  fail "no function scope main in the database"
+
+run 0 "verified  yes" "$tmp/globals" --nodes 5
+run 0 "verified  yes" "$tmp/globals" --nodes 3 --machine treadmarks
+run 0 "[node 2] node 2: global 20 static 1002 shared 3 private" "$tmp/globals" --nodes 3
+mkdir -p "$tmp/out"
+run 0 "verified  yes" "$tmp/globals" --nodes 3 --node-output "$tmp/out"
+grep -q "node 1: global 10" "$tmp/out/node-1.stdout" || fail "--node-output: node-1.stdout lacks node 1's line"
+run 2 "no such directory" "$tmp/globals" --nodes 3 --node-output "$tmp/missing"
+run 2 "no program" "$tmp/nothing-here" --nodes 2
+run 2 "is a built-in workload" sor --nodes 2 -- 1 2
+
+# Errors: node, source line, exit 1, database marked failed.
+run 1 "node 0: Tmk_barrier called before Tmk_startup at errors.c:8" "$tmp/errors" --nodes 2 -- before
+run 1 "node 0 releases lock 3 which it does not hold at errors.c:10" "$tmp/errors" --nodes 2 -- release
+run 1 "lock ids go from 0 to 1048575 at errors.c:11" "$tmp/errors" --nodes 2 -- lockid
+run 1 "barrier ids go from 0 to 1023 at errors.c:12" "$tmp/errors" --nodes 2 -- barrierid
+run 1 "the shared heap of 64 MiB is exhausted" "$tmp/errors" --nodes 2 -- heap
+run 1 "raise it with --set tmk.heap_mb=N at errors.c:13" "$tmp/errors" --nodes 2 -- heap
+run 0 "verified  yes" "$tmp/errors" --nodes 2 --set tmk.heap_mb=256 -- heap
+run 1 "node 1: crashed: Segmentation fault at address 0x10 at errors.c:14" "$tmp/errors" --nodes 3 -- segv
+run 1 "node 1: crashed: Aborted in a library call at errors.c:15" "$tmp/errors" --nodes 3 -- abort
+run 1 "node 2 exits with status 3" "$tmp/errors" --nodes 3 -- exit3
+run 1 "node 1: the program was killed by SIGKILL" "$tmp/errors" --nodes 3 -- kill
+run 1 "Tmk_free(0x1234): not an address Tmk_malloc returned" "$tmp/errors" --nodes 2 -- free
+run 0 "verified  yes" "$tmp/errors" --nodes 3 -- return
+echo "keep" >"$tmp/keep.db.txt"
+"$bin/ncp2" run "$tmp/errors" --nodes 3 --db "$tmp/crash.db" -- segv >/dev/null 2>&1
+[ "$(sqlite3 "$tmp/crash.db" "select status from runs")" = failed ] || fail "a crashed run's database is not marked failed"
+sqlite3 "$tmp/crash.db" "select message from runs" | grep -qF "errors.c:14" || fail "the failed run's message lacks the line"
+"$bin/ncp2" run "$tmp/errors" --nodes 3 --db "$tmp/crash.db" -- ok >/dev/null 2>&1
+[ "$(sqlite3 "$tmp/crash.db" "select status from runs")" = failed ] || fail "an existing database was replaced without --force"
+
+if [ "$failures" -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
+echo "all program tests passed"
