@@ -73,6 +73,10 @@ std::vector<Key<C>> protocol_keys() {
       "tmk.heap_mb", [](C& c) -> int& { return c.tmk.heap_mb; },
       "shared memory for Tmk_malloc of a program run with ncp2 run ./prog, in MiB per node",
       "host resource, not a model value");
+  integer(
+      "tmk.sample_instructions", [](C& c) -> int& { return c.tmk.sample_instructions; },
+      "counted instructions between two samples of a program's position (its computation by line; 0: none)",
+      "profiler resolution, not a model value");
 
   return k;
 }
@@ -135,6 +139,8 @@ void validate(const SystemConfig& c) {
   if (c.dsm.gc_threshold_kb < 1) fail("dsm.gc_threshold_kb", "must be at least 1");
   if (c.tmk.heap_mb < 1 || c.tmk.heap_mb > 1 << 20)
     fail("tmk.heap_mb", fmt::format("must be between 1 and {} MiB, got {}", 1 << 20, c.tmk.heap_mb));
+  if (c.tmk.sample_instructions < 0)
+    fail("tmk.sample_instructions", fmt::format("must be 0 (none) or more, got {}", c.tmk.sample_instructions));
   if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
     fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}",
                                             c.machine.nodes - 1, c.dsm.barrier_manager));

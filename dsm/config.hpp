@@ -39,6 +39,8 @@ struct CostConfig {
 // Programs built with ncp2-cc and run with `ncp2 run ./prog` (tmk/, docs/tmk-programs.md).
 struct TmkConfig {
   int heap_mb = 64;  // shared memory for Tmk_malloc, per node
+  // Instructions between two samples of where the program is (its computation by source line).
+  int sample_instructions = 10000;
 };
 
 // The machine and the protocol: what a run is configured with. A SystemConfig is a MachineConfig

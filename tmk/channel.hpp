@@ -61,7 +61,16 @@ struct ScopeMark {
   std::uint32_t file_at;   // offset of the file in `marks_text`
 };
 
+// A deterministic sample: every `sample_period` counted instructions the counting pass's hook
+// records where the program is (a loop header or a function entry), so that the computation
+// between two requests is spread over the lines that ran it.
+struct Sample {
+  std::uint64_t icount;
+  std::uint64_t pc;  // a return address inside the sampled function
+};
+
 inline constexpr std::size_t kMaxProtectionRuns = 4096;
+inline constexpr std::size_t kMaxSamples = 4096;
 inline constexpr std::size_t kMaxScopeMarks = 1024;
 inline constexpr std::size_t kMarksTextBytes = 16384;
 inline constexpr std::size_t kTextBytes = 4096;
@@ -70,7 +79,7 @@ struct Channel {
   std::atomic<std::uint32_t> turn;  // a Turn value; futex word
   std::uint32_t magic;
   std::uint32_t version;
-  std::uint32_t reserved0;
+  std::uint32_t layout_bytes;  // sizeof(Channel) of the emulator: a program built against another layout is refused
 
   // ---- node -> emulator (the request)
   Request request;
@@ -83,6 +92,7 @@ struct Channel {
   std::uint64_t load_base;   // the executable's load address (set at startup)
   std::uint64_t frames[16];  // Crash: the return addresses of the crashed thread's stack
   std::uint32_t frame_count;
+  std::uint32_t samples;     // samples since the last request
   std::uint32_t marks;       // scope marks since the last request
   std::uint32_t marks_text_used;
   char text[kTextBytes];     // a message (Crash, Misuse)
@@ -94,12 +104,14 @@ struct Channel {
   std::uint64_t heap_base;    // Startup
   std::uint64_t heap_bytes;   // Startup
   std::uint64_t page_bytes;   // Startup: the emulated page size
+  std::uint64_t sample_period;  // Startup: instructions between samples (0: none)
   std::uint32_t protection_runs;
   std::uint32_t more_protections;  // 1: apply these, then ask for the rest (MoreProtections)
   std::uint64_t distributed;       // Distribute records waiting in the bulk area
   std::uint64_t bulk_used;
 
   ScopeMark mark[kMaxScopeMarks];
+  Sample sample[kMaxSamples];
   char marks_text[kMarksTextBytes];
   ProtectionRun run[kMaxProtectionRuns];
 };

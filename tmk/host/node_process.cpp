@@ -78,6 +78,7 @@ NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) 
   channel_ = new (base) Channel{};  // NOLINT(cppcoreguidelines-owning-memory): placement in shared memory
   channel_->magic = kChannelMagic;
   channel_->version = kChannelVersion;
+  channel_->layout_bytes = sizeof(Channel);
   channel_->turn.store(static_cast<std::uint32_t>(Turn::Node));
   bulk_ = base + kChannelBytes;
   heap_ = static_cast<std::byte*>(map_shared(heap_fd_, heap_bytes_));
@@ -123,11 +124,19 @@ bool NodeProcess::still_running() {
 }
 
 WaitResult NodeProcess::wait_for_request() {
-  // Spin first: a node usually answers within microseconds, and a futex wake-up costs several.
-  constexpr int kSpins = 20000;
+  // Spin first (a node often answers within microseconds and a futex wake-up costs several), for
+  // at most kSpinNs: a long computation of the node must have the core to itself.
+  constexpr long kSpinNs = 50'000;
   const auto emulator_turn = static_cast<std::uint32_t>(Turn::Emulator);
-  for (int spin = 0; spin < kSpins; ++spin) {
+  const auto now_ns = [] {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1'000'000'000L + t.tv_nsec;
+  };
+  const long until = now_ns() + kSpinNs;
+  for (int spin = 1;; ++spin) {
     if (channel_->turn.load(std::memory_order_acquire) == emulator_turn) return WaitResult::Request;
+    if (spin % 64 == 0 && now_ns() >= until) break;
     _mm_pause();
   }
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms

@@ -31,7 +31,7 @@ namespace {
 // (like the static sites of the built-in workloads).
 class ProgramSites {
  public:
-  static const carnival::ScopeSite& get(const std::string& name, const char* kind, const std::string& file,
+  static carnival::ScopeSite& get(const std::string& name, const char* kind, const std::string& file,
                                         int line, int end_line) {
     static ProgramSites sites;
     const std::lock_guard lock(sites.mutex_);
@@ -49,7 +49,7 @@ class ProgramSites {
   std::mutex mutex_;
   std::deque<std::string> strings_;
   std::deque<carnival::ScopeSite> storage_;
-  std::map<std::tuple<std::string, std::string, std::string, int, int>, const carnival::ScopeSite*> sites_;
+  std::map<std::tuple<std::string, std::string, std::string, int, int>, carnival::ScopeSite*> sites_;
 };
 
 std::string page_runs_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
@@ -76,7 +76,7 @@ class ProgramInstance final : public workloads::Instance {
     std::vector<std::byte> pending_distribute;  // records for the process's bulk area
     std::uint64_t pending_records = 0;
     std::vector<ProtectionRun> pending_protections;
-    std::vector<const carnival::ScopeSite*> annotations;  // the open TMK_SCOPE_BEGIN scopes
+    std::vector<carnival::ScopeSite*> annotations;  // the open TMK_SCOPE_BEGIN scopes
     bool exited = false;
   };
 
@@ -86,7 +86,9 @@ class ProgramInstance final : public workloads::Instance {
   bool handle(Node& node, dsm::Process& p);  // false once the node has exited
   void startup(Node& node, dsm::Process& p);
   void charge(Node& node, dsm::Process& p, std::uint64_t icount);
-  void apply_marks(Node& node, dsm::Process& p);
+  void apply_events(Node& node, dsm::Process& p);
+  void apply_mark(Node& node, dsm::Process& p, const ScopeMark& m);
+  [[nodiscard]] std::string resolve_file(const std::string& file) const;
   void attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address);
   void enclosing_scope(Node& node, dsm::Process& p);
   void collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted);
@@ -230,33 +232,52 @@ void ProgramInstance::enclosing_scope(Node& node, dsm::Process& p) {
   pp.set_scope(node.annotations.empty() ? 0 : node.annotations.back()->id);
 }
 
-// Scope marks made since the last request, in order: the computation before each is charged to
-// the scope that was open.
-void ProgramInstance::apply_marks(Node& node, dsm::Process& p) {
+// Scope marks and samples made since the last request, in the order of their instruction counts:
+// the computation before a sample goes to the sampled line, before a mark to the open scope.
+void ProgramInstance::apply_events(Node& node, dsm::Process& p) {
   Channel& c = node.process->channel();
   const std::uint32_t marks = std::min<std::uint32_t>(c.marks, kMaxScopeMarks);
-  for (std::uint32_t i = 0; i < marks; ++i) {
-    const ScopeMark& m = c.mark[i];
-    enclosing_scope(node, p);
-    charge(node, p, m.icount);
-    const auto text = [&c](std::uint32_t at) {
-      return at < kMarksTextBytes ? std::string(c.marks_text + at, strnlen(c.marks_text + at, kMarksTextBytes - at))
-                                  : std::string();
-    };
-    if (m.begin) {
-      std::string file = text(m.file_at);
-      if (std::filesystem::path(file).is_relative() && lines_) {
-        // __FILE__ as the compiler saw it: resolve like the line tables do.
-        const SourceLine here = lines_->before_return(c.pc);
-        if (!here.file.empty() && std::filesystem::path(here.file).filename() == std::filesystem::path(file).filename())
-          file = here.file;
-      }
-      node.annotations.push_back(&ProgramSites::get(text(m.name_at), "block", file, static_cast<int>(m.line), 0));
-    } else if (!node.annotations.empty()) {
-      node.annotations.pop_back();
+  const std::uint32_t samples = std::min<std::uint32_t>(c.samples, kMaxSamples);
+  for (std::uint32_t i = 0, j = 0; i < marks || j < samples;) {
+    if (j < samples && (i >= marks || c.sample[j].icount <= c.mark[i].icount)) {
+      const Sample& s = c.sample[j++];
+      attribute(node, p, s.pc, true);
+      charge(node, p, s.icount);
+    } else {
+      apply_mark(node, p, c.mark[i++]);
     }
   }
   enclosing_scope(node, p);
+}
+
+void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m) {
+  const Channel& c = node.process->channel();
+  charge(node, p, m.icount);
+  const auto text = [&c](std::uint32_t at) {
+    return at < kMarksTextBytes ? std::string(c.marks_text + at, strnlen(c.marks_text + at, kMarksTextBytes - at))
+                                : std::string();
+  };
+  if (m.begin) {
+    node.annotations.push_back(
+        &ProgramSites::get(text(m.name_at), "block", resolve_file(text(m.file_at)), static_cast<int>(m.line), 0));
+  } else if (!node.annotations.empty()) {
+    // The C pair gives the block's last line; the C++ form (line 0) ends with its enclosing block.
+    carnival::ScopeSite* site = node.annotations.back();
+    if (m.line > 0) site->end_line = std::max(site->end_line, static_cast<int>(m.line));
+    node.annotations.pop_back();
+  }
+  enclosing_scope(node, p);
+}
+
+// __FILE__ as the compiler saw it (often relative to where it ran): the line tables' absolute
+// name of the same file when there is one, else relative to the program's directory.
+std::string ProgramInstance::resolve_file(const std::string& file) const {
+  namespace fs = std::filesystem;
+  if (fs::path(file).is_absolute() || file.empty()) return file;
+  if (lines_)
+    for (const auto& known : lines_->files())
+      if (known.ends_with("/" + file) || fs::path(known).filename() == fs::path(file).filename()) return known;
+  return (fs::absolute(spec_.path).parent_path() / file).lexically_normal().string();
 }
 
 // The scope a request's time goes to: the line of the call (or fault) inside its function.
@@ -272,7 +293,7 @@ void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, b
 
 bool ProgramInstance::handle(Node& node, dsm::Process& p) {
   Channel& c = node.process->channel();
-  apply_marks(node, p);
+  apply_events(node, p);
   if (node.annotations.empty() && c.pc != 0 && lines(node).has_debug_info()) {
     // Without annotations the computation before a request goes to the requesting function.
     const SourceLine at = c.request == Request::Fault ? lines_->at(c.pc) : lines_->before_return(c.pc);
@@ -351,6 +372,7 @@ void ProgramInstance::startup(Node& node, dsm::Process& p) {
   c.heap_base = kHeapBase;
   c.heap_bytes = heap_bytes_;
   c.page_bytes = page_bytes_;
+  c.sample_period = static_cast<std::uint64_t>(p.runtime().config().tmk.sample_instructions);
   // Every page's first protection.
   (void)p.runtime().take_access_changes(p.node());
   const std::uint8_t* access = p.runtime().region_access(p.node(), region_);

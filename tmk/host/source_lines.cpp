@@ -27,6 +27,8 @@ struct SourceLines::Impl {
   Dwfl* dwfl = nullptr;
   Dwfl_Module* module = nullptr;
   mutable std::map<std::uint64_t, SourceLine> cache;
+  mutable std::vector<std::string> files;
+  mutable bool files_listed = false;
 };
 
 SourceLines::SourceLines(const std::string& path, std::uint64_t load_base) : impl_(std::make_unique<Impl>()) {
@@ -85,8 +87,14 @@ SourceLine SourceLines::at(std::uint64_t pc) const {
   if (const auto it = impl_->cache.find(pc); it != impl_->cache.end()) return it->second;
   Dwarf_Addr bias = 0;
   if (Dwarf_Die* cu = unit_at(impl_->module, pc, bias)) {
-    if (Dwarf_Line* line = dwarf_getsrc_die(cu, pc - bias)) {
-      dwarf_lineno(line, &out.line);
+    // Optimized code has rows of line 0 (code shared by several lines): the nearest row before
+    // with a line stands for it.
+    Dwarf_Line* line = nullptr;
+    for (Dwarf_Addr back = 0; back < 256 && back <= pc - bias && out.line <= 0; ++back) {
+      line = dwarf_getsrc_die(cu, pc - bias - back);
+      if (line) dwarf_lineno(line, &out.line);
+    }
+    if (line && out.line > 0) {
       Dwarf_Attribute attribute;
       const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attribute));
       out.file = absolute(dwarf_linesrc(line, nullptr, nullptr), comp_dir);
@@ -97,6 +105,23 @@ SourceLine SourceLines::at(std::uint64_t pc) const {
     if (const char* name = dwfl_module_addrname(impl_->module, pc)) out.function = name;
   impl_->cache.emplace(pc, out);
   return out;
+}
+
+const std::vector<std::string>& SourceLines::files() const {
+  if (impl_->files_listed || !has_lines_) return impl_->files;
+  impl_->files_listed = true;
+  Dwarf_Addr bias = 0;
+  for (Dwarf_Die* cu = dwfl_module_nextcu(impl_->module, nullptr, &bias); cu;
+       cu = dwfl_module_nextcu(impl_->module, cu, &bias)) {
+    Dwarf_Files* files = nullptr;
+    std::size_t count = 0;
+    if (dwarf_getsrcfiles(cu, &files, &count) != 0) continue;
+    Dwarf_Attribute attribute;
+    const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attribute));
+    for (std::size_t i = 0; i < count; ++i)
+      if (const char* name = dwarf_filesrc(files, i, nullptr, nullptr)) impl_->files.push_back(absolute(name, comp_dir));
+  }
+  return impl_->files;
 }
 
 std::string SourceLine::describe(std::uint64_t pc) const {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ncp2::tmk {
 
@@ -32,6 +33,8 @@ class SourceLines {
   [[nodiscard]] bool has_debug_info() const { return has_lines_; }
   // The line of the instruction at `pc` (a fault), or of the call before a return address.
   [[nodiscard]] SourceLine at(std::uint64_t pc) const;
+  // Every source file the line tables name (absolute when the compiler recorded its directory).
+  [[nodiscard]] const std::vector<std::string>& files() const;
   [[nodiscard]] SourceLine before_return(std::uint64_t return_address) const {
     return at(return_address == 0 ? 0 : return_address - 1);
   }

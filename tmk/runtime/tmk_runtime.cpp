@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "tmk.h"
 #include "tmk/channel.hpp"
@@ -35,10 +36,10 @@ extern "C" {
 unsigned Tmk_proc_id = 0;
 unsigned Tmk_nprocs = 1;
 // Written by the instructions ncp2-cc's pass adds (tmk/instrument): instructions executed so far,
-// and the count at which the hook runs (not used yet: never).
-unsigned long long __ncp2_tmk_icount = 0;                // NOLINT: the pass's ABI names
-unsigned long long __ncp2_tmk_icount_limit = ~0ULL;      // NOLINT
-void __ncp2_tmk_icount_hook() { __ncp2_tmk_icount_limit = ~0ULL; }  // NOLINT
+// and the count at which the pass's checks call the hook (a sample).
+unsigned long long __ncp2_tmk_icount = 0;            // NOLINT: the pass's ABI names
+unsigned long long __ncp2_tmk_icount_limit = ~0ULL;  // NOLINT
+void __ncp2_tmk_icount_hook();                       // NOLINT
 }
 
 namespace {
@@ -51,6 +52,7 @@ struct State {
   std::uintptr_t heap_base = 0;
   std::size_t heap_bytes = 0;
   std::size_t page_bytes = 4096;
+  unsigned long long sample_period = 0;
   unsigned long long resumed_at = 0;  // TSC when the node last resumed native execution
 };
 State g;  // NOLINT: the process's one runtime
@@ -102,10 +104,20 @@ void post(Channel& c) {
 
 // Posts the request in the channel and waits for the emulator's reply: spinning a little first
 // (the emulator often answers within microseconds), then sleeping on the futex.
+long now_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1'000'000'000L + t.tv_nsec;
+}
+
 void exchange(Channel& c) {
   post(c);
-  for (int spin = 0; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node); ++spin) {
-    if (spin < 4000) {
+  // Spin for at most kSpinNs, then sleep: most requests are answered within microseconds, but a
+  // spinning process must not keep the emulator off a core for long (2-core hosts).
+  constexpr long kSpinNs = 20'000;
+  const long until = now_ns() + kSpinNs;
+  for (int spin = 1; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node); ++spin) {
+    if (spin % 64 != 0 || now_ns() < until) {
       _mm_pause();
       continue;
     }
@@ -113,6 +125,7 @@ void exchange(Channel& c) {
   }
   c.marks = 0;
   c.marks_text_used = 0;
+  c.samples = 0;
 }
 
 // One request: its reply's protections and distributed data applied before returning.
@@ -250,7 +263,8 @@ void connect() {
   if (at == MAP_FAILED) die("cannot map the channel to the emulator");
   g.channel = static_cast<Channel*>(at);
   g.bulk = static_cast<unsigned char*>(at) + ncp2::tmk::kChannelBytes;
-  if (g.channel->magic != ncp2::tmk::kChannelMagic || g.channel->version != ncp2::tmk::kChannelVersion)
+  if (g.channel->magic != ncp2::tmk::kChannelMagic || g.channel->version != ncp2::tmk::kChannelVersion ||
+      g.channel->layout_bytes != sizeof(Channel))
     die("this program was built against another version of the ncp2 runtime; rebuild it with ncp2-cc");
   dl_iterate_phdr(first_object, &g.channel->load_base);
 }
@@ -260,7 +274,12 @@ void map_heap() {
   if (heap_fd < 0) die("the emulator did not pass the shared memory");
   void* want = reinterpret_cast<void*>(g.heap_base);
   void* at = mmap(want, g.heap_bytes, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE, heap_fd, 0);
-  if (at != want) die("cannot map shared memory at its fixed address (something else is mapped there)");
+  if (at != want) {
+    char text[200];
+    std::snprintf(text, sizeof text, "cannot map %zu bytes of shared memory at %p: %s", g.heap_bytes, want,
+                  std::strerror(errno));
+    die(text);
+  }
 }
 
 }  // namespace
@@ -285,6 +304,7 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
   Tmk_proc_id = c.node;
   Tmk_nprocs = c.nodes;
   g.heap_base = c.heap_base;
+  g.sample_period = c.sample_period;
   g.heap_bytes = c.heap_bytes;
   g.page_bytes = c.page_bytes;
   map_heap();
@@ -296,6 +316,20 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
     exchange(c);
   }
   g.resumed_at = __rdtsc();
+  if (g.sample_period) __ncp2_tmk_icount_limit = __ncp2_tmk_icount + g.sample_period;
+}
+
+// The counting pass calls this when the count reaches the limit: a sample of where the program is.
+// The instructions are counted before the check, so samples fall at the same counts on any host.
+__attribute__((noinline)) void __ncp2_tmk_icount_hook() {  // NOLINT: the pass's ABI name
+  if (!g.channel || !g.started || !g.sample_period) {
+    __ncp2_tmk_icount_limit = ~0ULL;
+    return;
+  }
+  Channel& c = *g.channel;
+  if (c.samples == ncp2::tmk::kMaxSamples) call(Request::None, 0, 0, __builtin_return_address(0));
+  c.sample[c.samples++] = {__ncp2_tmk_icount, reinterpret_cast<std::uint64_t>(__builtin_return_address(0))};
+  __ncp2_tmk_icount_limit = __ncp2_tmk_icount + g.sample_period;
 }
 
 void Tmk_exit(int status) {
