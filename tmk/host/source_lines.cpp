@@ -4,6 +4,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <cstring>
 #include <filesystem>
 #include <map>
 
@@ -57,7 +58,31 @@ Dwarf_Die* unit_at(Dwfl_Module* module, Dwarf_Addr pc, Dwarf_Addr& bias) {
   return nullptr;
 }
 
-// The function's line range: its declaration line to the line of its last instruction.
+// The function's last line: the largest line of the rows inside its code (its last instruction
+// may belong to an earlier line: code the compiler or the counting pass placed at the end).
+int last_line(Dwarf_Die* cu, Dwarf_Die* fn, int first) {
+  Dwarf_Addr low = 0;
+  Dwarf_Addr high = 0;
+  if (dwarf_lowpc(fn, &low) != 0 || dwarf_highpc(fn, &high) != 0) return first;
+  Dwarf_Lines* lines = nullptr;
+  std::size_t count = 0;
+  if (dwarf_getsrclines(cu, &lines, &count) != 0) return first;
+  const char* decl_file = dwarf_decl_file(fn);
+  int last = first;
+  for (std::size_t i = 0; i < count; ++i) {
+    Dwarf_Line* row = dwarf_onesrcline(lines, i);
+    Dwarf_Addr address = 0;
+    int line = 0;
+    if (!row || dwarf_lineaddr(row, &address) != 0 || address < low || address >= high) continue;
+    if (dwarf_lineno(row, &line) != 0 || line <= last) continue;
+    const char* file = dwarf_linesrc(row, nullptr, nullptr);
+    if (decl_file && file && std::strcmp(decl_file, file) != 0) continue;  // inlined from elsewhere
+    last = line;
+  }
+  return last;
+}
+
+// The function's line range: its declaration line to its last line.
 void function_range(Dwarf_Die* cu, Dwarf_Addr address, SourceLine& out) {
   Dwarf_Die* scopes = nullptr;
   const int n = dwarf_getscopes(cu, address, &scopes);
@@ -66,14 +91,7 @@ void function_range(Dwarf_Die* cu, Dwarf_Addr address, SourceLine& out) {
     Dwarf_Die* fn = &scopes[i];
     if (const char* name = dwarf_diename(fn)) out.function = name;
     dwarf_decl_line(fn, &out.function_begin);
-    Dwarf_Addr high = 0;
-    if (dwarf_highpc(fn, &high) == 0 && high > 0) {
-      if (Dwarf_Line* last = dwarf_getsrc_die(cu, high - 1)) {
-        int line = 0;
-        dwarf_lineno(last, &line);
-        out.function_end = std::max(line, out.function_begin);
-      }
-    }
+    out.function_end = last_line(cu, fn, out.function_begin);
     break;
   }
   free(scopes);  // NOLINT(cppcoreguidelines-no-malloc): libdw's allocation
