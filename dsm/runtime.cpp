@@ -159,10 +159,9 @@ void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, st
 
 void Runtime::track_access_changes(NodeId n) { self(n).track_access = true; }
 
-std::vector<PageId> Runtime::take_access_changes(NodeId n) {
-  std::vector<PageId> changes;
-  changes.swap(self(n).access_changes);
-  return changes;
+void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) {
+  out.clear();
+  out.swap(self(n).access_changes);
 }
 
 void Runtime::compute(NodeId n, emu::Duration d) {

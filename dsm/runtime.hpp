@@ -121,7 +121,8 @@ class Runtime {
   // Records which pages change access on node n (take_access_changes hands them over, each
   // possibly several times; the current access is region_access's).
   void track_access_changes(NodeId n);
-  [[nodiscard]] std::vector<PageId> take_access_changes(NodeId n);
+  // Swaps them into `out` (whose capacity the runtime reuses).
+  void take_access_changes(NodeId n, std::vector<PageId>& out);
 
   // ---- used by Process (in the node's own fiber)
   std::uint32_t allocate(NodeId n, std::string_view name, std::size_t count, std::size_t element_size);

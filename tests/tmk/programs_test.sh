@@ -67,6 +67,20 @@ run 2 "no such directory" "$tmp/globals" --nodes 3 --node-output "$tmp/missing"
 run 2 "no program" "$tmp/nothing-here" --nodes 2
 run 2 "is a built-in workload" sor --nodes 2 -- 1 2
 
+# The examples at odd sizes and node counts, both machines (each checks its own result).
+for ex in jacobi sor tsp water qsort; do
+  "$bin/ncp2-cc" -O2 -o "$tmp/$ex" "$src/examples/$ex.c" -lm || fail "ncp2-cc examples/$ex.c"
+done
+for machine in ncp2 treadmarks; do
+  run 0 "verified" "$tmp/jacobi" --nodes 3 --machine "$machine" -- 101 37 5
+  run 0 "verified" "$tmp/sor" --nodes 5 --machine "$machine" -- 67 38 4
+  run 0 "verified" "$tmp/tsp" --nodes 3 --machine "$machine" -- 8 2
+  run 0 "verified" "$tmp/water" --nodes 3 --machine "$machine" -- 27 2
+  run 0 "verified" "$tmp/qsort" --nodes 3 --machine "$machine" -- 3001 50
+done
+run 0 "on 7 node(s): checksum" "$tmp/jacobi" --nodes 7 -- 130 65 3
+"$tmp/qsort" 1001 16 | grep -q verified || fail "qsort run natively"
+
 # Errors: node, source line, exit 1, database marked failed.
 run 1 "node 0: Tmk_barrier called before Tmk_startup at errors.c:8" "$tmp/errors" --nodes 2 -- before
 run 1 "node 0 releases lock 3 which it does not hold at errors.c:10" "$tmp/errors" --nodes 2 -- release

@@ -7,6 +7,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -124,20 +125,26 @@ bool NodeProcess::still_running() {
 }
 
 WaitResult NodeProcess::wait_for_request() {
-  // Spin first (a node often answers within microseconds and a futex wake-up costs several), for
-  // at most kSpinNs: a long computation of the node must have the core to itself.
-  constexpr long kSpinNs = 50'000;
+  // Spin first (a node often answers within microseconds and a futex wake-up costs several), then
+  // yield the core (the node may need it on a busy host), then sleep.
+  constexpr long kSpinNs = 3'000;
+  constexpr long kYieldNs = 50'000;
   const auto emulator_turn = static_cast<std::uint32_t>(Turn::Emulator);
   const auto now_ns = [] {
     timespec t{};
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1'000'000'000L + t.tv_nsec;
   };
-  const long until = now_ns() + kSpinNs;
+  const long start = now_ns();
   for (int spin = 1;; ++spin) {
     if (channel_->turn.load(std::memory_order_acquire) == emulator_turn) return WaitResult::Request;
-    if (spin % 64 == 0 && now_ns() >= until) break;
-    _mm_pause();
+    if (spin % 32 != 0) {
+      _mm_pause();
+      continue;
+    }
+    const long waited = now_ns() - start;
+    if (waited >= kYieldNs) break;
+    if (waited >= kSpinNs) sched_yield();
   }
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
   for (;;) {

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -99,6 +100,11 @@ class ProgramInstance final : public workloads::Instance {
   [[noreturn]] void abort_run(const Node& node, const std::string& what) const;
   [[nodiscard]] std::string where(const Node& node) const;
   [[nodiscard]] const SourceLines& lines(const Node& node);
+  struct SitesAt {
+    std::uint32_t line = 0;
+    std::uint32_t function = 0;
+  };
+  const SitesAt& sites_at(const Node& node, std::uint64_t pc);
 
   ProgramSpec spec_;
   std::vector<Node> nodes_;
@@ -111,6 +117,9 @@ class ProgramInstance final : public workloads::Instance {
   double clock_mhz_ = 100.0;
   bool metered_ = false;
   std::unique_ptr<SourceLines> lines_;
+  std::unordered_map<std::uint64_t, SitesAt> sites_by_pc_;
+  std::vector<dsm::PageId> changed_;  // buffers reused by every reply
+  std::vector<std::uint32_t> changed_pages_;
   OutputRelay relay_;
 };
 
@@ -282,24 +291,31 @@ std::string ProgramInstance::resolve_file(const std::string& file) const {
 
 // The scope a request's time goes to: the line of the call (or fault) inside its function.
 void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address) {
-  const SourceLines& sl = lines(node);
-  const SourceLine at = return_address ? sl.before_return(pc) : sl.at(pc);
-  if (!at.known()) return;
-  emu::Processor& pp = p.runtime().cluster().pp(p.node());
-  if (at.function_begin > 0 && at.function_end >= at.function_begin)
-    (void)ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end);
-  pp.set_scope(ProgramSites::get(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id);
+  const SitesAt& sites = sites_at(node, return_address && pc != 0 ? pc - 1 : pc);
+  if (sites.line != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.line);
+}
+
+// The scope sites of an instruction (its line and its function; 0: unknown), looked up once per
+// address: requests and samples repeat the same few addresses.
+const ProgramInstance::SitesAt& ProgramInstance::sites_at(const Node& node, std::uint64_t pc) {
+  if (const auto it = sites_by_pc_.find(pc); it != sites_by_pc_.end()) return it->second;
+  SitesAt sites;
+  const SourceLine at = lines(node).at(pc);
+  if (at.known()) {
+    if (at.function_begin > 0 && at.function_end >= at.function_begin)
+      sites.function = ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end).id;
+    sites.line = ProgramSites::get(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id;
+  }
+  return sites_by_pc_.emplace(pc, sites).first->second;
 }
 
 bool ProgramInstance::handle(Node& node, dsm::Process& p) {
   Channel& c = node.process->channel();
   apply_events(node, p);
-  if (node.annotations.empty() && c.pc != 0 && lines(node).has_debug_info()) {
+  if (node.annotations.empty() && c.pc != 0) {
     // Without annotations the computation before a request goes to the requesting function.
-    const SourceLine at = c.request == Request::Fault ? lines_->at(c.pc) : lines_->before_return(c.pc);
-    if (at.known() && at.function_begin > 0 && at.function_end >= at.function_begin)
-      p.runtime().cluster().pp(p.node()).set_scope(
-          ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end).id);
+    const SitesAt& sites = sites_at(node, c.request == Request::Fault ? c.pc : c.pc - 1);
+    if (sites.function != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.function);
   }
   charge(node, p, c.icount);
   c.result = 0;
@@ -374,7 +390,7 @@ void ProgramInstance::startup(Node& node, dsm::Process& p) {
   c.page_bytes = page_bytes_;
   c.sample_period = static_cast<std::uint64_t>(p.runtime().config().tmk.sample_instructions);
   // Every page's first protection.
-  (void)p.runtime().take_access_changes(p.node());
+  p.runtime().take_access_changes(p.node(), changed_);
   const std::uint8_t* access = p.runtime().region_access(p.node(), region_);
   const auto pages = static_cast<std::uint32_t>(heap_bytes_ / page_bytes_);
   node.pending_protections.clear();
@@ -388,11 +404,11 @@ void ProgramInstance::startup(Node& node, dsm::Process& p) {
 
 // The pages whose access changed since the last reply, as runs of equal protection.
 void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted) {
-  std::vector<dsm::PageId> changed = runtime.take_access_changes(emu::node_id(node.id));
+  runtime.take_access_changes(emu::node_id(node.id), changed_);
   const std::uint32_t first = runtime.regions().at(region_).first_page;
-  std::vector<std::uint32_t> pages;
-  pages.reserve(changed.size() + 1);
-  for (dsm::PageId page : changed) pages.push_back(dsm::raw(page) - first);
+  std::vector<std::uint32_t>& pages = changed_pages_;
+  pages.clear();
+  for (dsm::PageId page : changed_) pages.push_back(dsm::raw(page) - first);
   // A fault's page always gets its protection again: a fault that changed nothing must not repeat.
   if (faulted) pages.push_back(*faulted);
   std::sort(pages.begin(), pages.end());

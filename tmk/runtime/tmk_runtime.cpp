@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -112,13 +113,20 @@ long now_ns() {
 
 void exchange(Channel& c) {
   post(c);
-  // Spin for at most kSpinNs, then sleep: most requests are answered within microseconds, but a
-  // spinning process must not keep the emulator off a core for long (2-core hosts).
-  constexpr long kSpinNs = 20'000;
-  const long until = now_ns() + kSpinNs;
+  // Most requests are answered within microseconds: spin briefly, then yield the core (on a busy
+  // host the emulator may need this one), then sleep.
+  constexpr long kSpinNs = 3'000;
+  constexpr long kYieldNs = 50'000;
+  const long start = now_ns();
   for (int spin = 1; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node); ++spin) {
-    if (spin % 64 != 0 || now_ns() < until) {
+    if (spin % 32 != 0) {
       _mm_pause();
+      continue;
+    }
+    const long waited = now_ns() - start;
+    if (waited < kSpinNs) continue;
+    if (waited < kYieldNs) {
+      sched_yield();
       continue;
     }
     futex(&c.turn, FUTEX_WAIT, static_cast<std::uint32_t>(Turn::Emulator));
