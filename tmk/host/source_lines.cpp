@@ -67,7 +67,11 @@ int last_line(Dwarf_Die* cu, Dwarf_Die* fn, int first) {
   Dwarf_Lines* lines = nullptr;
   std::size_t count = 0;
   if (dwarf_getsrclines(cu, &lines, &count) != 0) return first;
+  // The function's file: its declaration's, or (libdw cannot always name DWARF 5's file 0) the
+  // file of its first row.
   const char* decl_file = dwarf_decl_file(fn);
+  if (!decl_file)
+    if (Dwarf_Line* first_row = dwarf_getsrc_die(cu, low)) decl_file = dwarf_linesrc(first_row, nullptr, nullptr);
   int last = first;
   for (std::size_t i = 0; i < count; ++i) {
     Dwarf_Line* row = dwarf_onesrcline(lines, i);
