@@ -24,8 +24,8 @@
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
 #include "perf_counters/events.hpp"
-#include "tmk/host/program.hpp"
 #include "perf_counters/scope_counters.hpp"
+#include "tmk/host/program.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/run_history.hpp"
 #include "workloads/run_session.hpp"
@@ -282,8 +282,9 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
 std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s) {
   if (!tmk::looks_like_program(o.workload)) {
     if (!o.program_args.empty() || !o.node_output.empty()) {
-      fmt::print(stderr, "ncp2: {} is a built-in workload: program arguments and --node-output are for programs "
-                         "built with ncp2-cc (give their path, e.g. ./prog)\n",
+      fmt::print(stderr,
+                 "ncp2: {} is a built-in workload: program arguments and --node-output are for programs "
+                 "built with ncp2-cc (give their path, e.g. ./prog)\n",
                  o.workload);
       return kExitUsage;
     }
@@ -344,10 +345,11 @@ int run(const RunOptions& o) {
 }  // namespace
 
 Subcommand add_run_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("run",
-                                 "Run a workload, or a program built with ncp2-cc (ncp2 run ./prog --nodes 4 -- "
-                                 "ARGS), on the emulated machine, verify its result, print a summary (exit 1 if "
-                                 "it deadlocks, fails or does not verify; a program: if a node exits non-zero)");
+  auto* cmd =
+      app.add_subcommand("run",
+                         "Run a workload, or a program built with ncp2-cc (ncp2 run ./prog --nodes 4 -- "
+                         "ARGS), on the emulated machine, verify its result, print a summary (exit 1 if "
+                         "it deadlocks, fails or does not verify; a program: if a node exits non-zero)");
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("workload", o->workload,
                   "the workload (see ncp2 workloads), or the path of a program built with ncp2-cc")

@@ -140,7 +140,8 @@ void validate(const SystemConfig& c) {
   if (c.tmk.heap_mb < 1 || c.tmk.heap_mb > 1 << 20)
     fail("tmk.heap_mb", fmt::format("must be between 1 and {} MiB, got {}", 1 << 20, c.tmk.heap_mb));
   if (c.tmk.sample_instructions < 0)
-    fail("tmk.sample_instructions", fmt::format("must be 0 (none) or more, got {}", c.tmk.sample_instructions));
+    fail("tmk.sample_instructions",
+         fmt::format("must be 0 (none) or more, got {}", c.tmk.sample_instructions));
   if (c.dsm.barrier_manager < 0 || c.dsm.barrier_manager >= c.machine.nodes)
     fail("dsm.barrier_manager", fmt::format("must be a node of the cluster (0..{}), got {}",
                                             c.machine.nodes - 1, c.dsm.barrier_manager));

@@ -96,9 +96,7 @@ std::span<std::byte> Runtime::page_bytes(NodeId n, PageId page) {
   return {self(n).regions[r].data + local * page_size_, page_size_};
 }
 
-std::byte* Runtime::region_data(NodeId n, std::uint32_t region) {
-  return self(n).regions.at(region).data;
-}
+std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).regions.at(region).data; }
 const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
   return self(n).regions.at(region).access.data();
 }

@@ -88,7 +88,7 @@ struct Runtime::PageState {
 
 struct Runtime::NodeState {
   struct Region {
-    ZeroedBytes owned;        // the region's memory, unless the runtime was given memory for it
+    ZeroedBytes owned;  // the region's memory, unless the runtime was given memory for it
     std::byte* data = nullptr;
     std::vector<std::uint8_t> access;
   };

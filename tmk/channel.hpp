@@ -55,10 +55,10 @@ struct ProtectionRun {
 // enclosing scope.
 struct ScopeMark {
   std::uint64_t icount;
-  std::uint32_t line;      // 0: the end of the enclosing block (C++ RAII form)
-  std::uint32_t begin;     // 1: begin, 0: end
-  std::uint32_t name_at;   // offset of the name in `marks_text`
-  std::uint32_t file_at;   // offset of the file in `marks_text`
+  std::uint32_t line;     // 0: the end of the enclosing block (C++ RAII form)
+  std::uint32_t begin;    // 1: begin, 0: end
+  std::uint32_t name_at;  // offset of the name in `marks_text`
+  std::uint32_t file_at;  // offset of the file in `marks_text`
 };
 
 // A deterministic sample: every `sample_period` counted instructions the counting pass's hook
@@ -79,7 +79,8 @@ struct Channel {
   std::atomic<std::uint32_t> turn;  // a Turn value; futex word
   std::uint32_t magic;
   std::uint32_t version;
-  std::uint32_t layout_bytes;  // sizeof(Channel) of the emulator: a program built against another layout is refused
+  std::uint32_t
+      layout_bytes;  // sizeof(Channel) of the emulator: a program built against another layout is refused
 
   // ---- node -> emulator (the request)
   Request request;
@@ -92,18 +93,18 @@ struct Channel {
   std::uint64_t load_base;   // the executable's load address (set at startup)
   std::uint64_t frames[16];  // Crash: the return addresses of the crashed thread's stack
   std::uint32_t frame_count;
-  std::uint32_t samples;     // samples since the last request
-  std::uint32_t marks;       // scope marks since the last request
+  std::uint32_t samples;  // samples since the last request
+  std::uint32_t marks;    // scope marks since the last request
   std::uint32_t marks_text_used;
-  char text[kTextBytes];     // a message (Crash, Misuse)
+  char text[kTextBytes];  // a message (Crash, Misuse)
 
   // ---- emulator -> node (the reply)
-  std::int64_t result;        // Malloc: the address
-  std::uint32_t node;         // Startup: Tmk_proc_id
-  std::uint32_t nodes;        // Startup: Tmk_nprocs
-  std::uint64_t heap_base;    // Startup
-  std::uint64_t heap_bytes;   // Startup
-  std::uint64_t page_bytes;   // Startup: the emulated page size
+  std::int64_t result;          // Malloc: the address
+  std::uint32_t node;           // Startup: Tmk_proc_id
+  std::uint32_t nodes;          // Startup: Tmk_nprocs
+  std::uint64_t heap_base;      // Startup
+  std::uint64_t heap_bytes;     // Startup
+  std::uint64_t page_bytes;     // Startup: the emulated page size
   std::uint64_t sample_period;  // Startup: instructions between samples (0: none)
   std::uint32_t protection_runs;
   std::uint32_t more_protections;  // 1: apply these, then ask for the rest (MoreProtections)

@@ -2,12 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sched.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -32,7 +32,8 @@ int make_memfd(const char* name, std::size_t bytes) {
   if (ftruncate(fd, static_cast<off_t>(bytes)) != 0) {
     const int e = errno;
     close(fd);
-    throw std::runtime_error(fmt::format("cannot size shared memory to {} bytes: {}", bytes, std::strerror(e)));
+    throw std::runtime_error(
+        fmt::format("cannot size shared memory to {} bytes: {}", bytes, std::strerror(e)));
   }
   return fd;
 }
@@ -40,7 +41,8 @@ int make_memfd(const char* name, std::size_t bytes) {
 void* map_shared(int fd, std::size_t bytes) {
   void* at = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
   if (at == MAP_FAILED)
-    throw std::runtime_error(fmt::format("cannot map {} bytes of shared memory: {}", bytes, std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot map {} bytes of shared memory: {}", bytes, std::strerror(errno)));
   return at;
 }
 
@@ -50,7 +52,7 @@ long futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t value, const tim
 
 // In the forked child, before exec: only async-signal-safe calls.
 [[noreturn]] void exec_node(const LaunchSpec& spec, char* const* argv, char* const* envp) {
-  personality(ADDR_NO_RANDOMIZE);   // globals at the same address on every node
+  personality(ADDR_NO_RANDOMIZE);    // globals at the same address on every node
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the emulator
   if (spec.stdout_fd >= 0) dup2(spec.stdout_fd, STDOUT_FILENO);
   if (spec.stderr_fd >= 0) dup2(spec.stderr_fd, STDERR_FILENO);
@@ -100,7 +102,8 @@ NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) 
   envp.push_back(nullptr);
 
   pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error(fmt::format("cannot start node {}: {}", spec.node, std::strerror(errno)));
+  if (pid_ < 0)
+    throw std::runtime_error(fmt::format("cannot start node {}: {}", spec.node, std::strerror(errno)));
   if (pid_ == 0) exec_node(spec, argv.data(), envp.data());
 }
 

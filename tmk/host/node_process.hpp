@@ -14,11 +14,11 @@
 namespace ncp2::tmk {
 
 struct LaunchSpec {
-  std::string program;             // path of the executable
-  std::vector<std::string> args;   // after argv[0]
+  std::string program;            // path of the executable
+  std::vector<std::string> args;  // after argv[0]
   int node = 0;
-  std::size_t heap_bytes = 0;      // shared memory of the node (a memfd, mapped here too)
-  int stdout_fd = -1;              // where the process's output goes (-1: inherited)
+  std::size_t heap_bytes = 0;  // shared memory of the node (a memfd, mapped here too)
+  int stdout_fd = -1;          // where the process's output goes (-1: inherited)
   int stderr_fd = -1;
 };
 

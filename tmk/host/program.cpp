@@ -33,7 +33,7 @@ namespace {
 class ProgramSites {
  public:
   static carnival::ScopeSite& get(const std::string& name, const char* kind, const std::string& file,
-                                        int line, int end_line) {
+                                  int line, int end_line) {
     static ProgramSites sites;
     const std::lock_guard lock(sites.mutex_);
     auto key = std::make_tuple(name, std::string(kind), file, line, end_line);
@@ -57,7 +57,8 @@ std::string page_runs_text(std::size_t bytes) { return fmt::format("{} MiB", byt
 
 class ProgramInstance final : public workloads::Instance {
  public:
-  ProgramInstance(ProgramSpec spec, int nodes) : spec_(std::move(spec)), nodes_(static_cast<std::size_t>(nodes)) {}
+  ProgramInstance(ProgramSpec spec, int nodes)
+      : spec_(std::move(spec)), nodes_(static_cast<std::size_t>(nodes)) {}
   ~ProgramInstance() override {
     for (auto& n : nodes_)
       if (n.process) n.process->kill();
@@ -130,9 +131,10 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
   page_bytes_ = static_cast<std::size_t>(config.memory.page_size);
   const auto host_page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   if (page_bytes_ % host_page != 0)
-    throw dsm::DsmError(fmt::format("memory.page_size = {} B: a program run with real page protection needs a "
-                                    "multiple of the host's page size, {} B",
-                                    page_bytes_, host_page));
+    throw dsm::DsmError(
+        fmt::format("memory.page_size = {} B: a program run with real page protection needs a "
+                    "multiple of the host's page size, {} B",
+                    page_bytes_, host_page));
   cycles_per_instruction_ = config.cost.instruction;
   clock_mhz_ = config.pp.clock_mhz;
   heap_ = std::make_unique<SharedHeap>(heap_bytes_);
@@ -205,7 +207,7 @@ void ProgramInstance::run(dsm::Process& p) {
   metered_ = false;
   if (node.process->wait_for_request() == WaitResult::Exited)
     abort_run(node, fmt::format("the program {} before Tmk_startup",
-                           describe_wait_status(node.process->wait_status())));
+                                describe_wait_status(node.process->wait_status())));
   serve(node, p);
 }
 
@@ -222,7 +224,7 @@ void ProgramInstance::serve(Node& node, dsm::Process& p) {
     fill_reply(node);
     if (node.process->resume() == WaitResult::Exited)
       abort_run(node, fmt::format("the program {} without Tmk_exit",
-                             describe_wait_status(node.process->wait_status())));
+                                  describe_wait_status(node.process->wait_status())));
   }
 }
 
@@ -263,12 +265,13 @@ void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m
   const Channel& c = node.process->channel();
   charge(node, p, m.icount);
   const auto text = [&c](std::uint32_t at) {
-    return at < kMarksTextBytes ? std::string(c.marks_text + at, strnlen(c.marks_text + at, kMarksTextBytes - at))
-                                : std::string();
+    return at < kMarksTextBytes
+               ? std::string(c.marks_text + at, strnlen(c.marks_text + at, kMarksTextBytes - at))
+               : std::string();
   };
   if (m.begin) {
-    node.annotations.push_back(
-        &ProgramSites::get(text(m.name_at), "block", resolve_file(text(m.file_at)), static_cast<int>(m.line), 0));
+    node.annotations.push_back(&ProgramSites::get(text(m.name_at), "block", resolve_file(text(m.file_at)),
+                                                  static_cast<int>(m.line), 0));
   } else if (!node.annotations.empty()) {
     // The C pair gives the block's last line; the C++ form (line 0) ends with its enclosing block.
     carnival::ScopeSite* site = node.annotations.back();
@@ -285,7 +288,8 @@ std::string ProgramInstance::resolve_file(const std::string& file) const {
   if (fs::path(file).is_absolute() || file.empty()) return file;
   if (lines_)
     for (const auto& known : lines_->files())
-      if (known.ends_with("/" + file) || fs::path(known).filename() == fs::path(file).filename()) return known;
+      if (known.ends_with("/" + file) || fs::path(known).filename() == fs::path(file).filename())
+        return known;
   return (fs::absolute(spec_.path).parent_path() / file).lexically_normal().string();
 }
 
@@ -303,7 +307,8 @@ const ProgramInstance::SitesAt& ProgramInstance::sites_at(const Node& node, std:
   const SourceLine at = lines(node).at(pc);
   if (at.known()) {
     if (at.function_begin > 0 && at.function_end >= at.function_begin)
-      sites.function = ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end).id;
+      sites.function =
+          ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end).id;
     sites.line = ProgramSites::get(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id;
   }
   return sites_by_pc_.emplace(pc, sites).first->second;
@@ -352,15 +357,16 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
       break;
     case Request::Barrier:
       if (c.arg0 >= dsm::kMaxBarriers)
-        abort_run(node, fmt::format("Tmk_barrier({}): barrier ids go from 0 to {}", c.arg0, dsm::kMaxBarriers - 1));
+        abort_run(node,
+                  fmt::format("Tmk_barrier({}): barrier ids go from 0 to {}", c.arg0, dsm::kMaxBarriers - 1));
       p.barrier(static_cast<std::uint32_t>(c.arg0));
       break;
     case Request::LockAcquire:
     case Request::LockRelease: {
       const bool acquire = c.request == Request::LockAcquire;
       if (c.arg0 >= dsm::kMaxLocks)
-        abort_run(node, fmt::format("Tmk_lock_{}({}): lock ids go from 0 to {}", acquire ? "acquire" : "release",
-                               c.arg0, dsm::kMaxLocks - 1));
+        abort_run(node, fmt::format("Tmk_lock_{}({}): lock ids go from 0 to {}",
+                                    acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1));
       const auto lock = static_cast<std::uint32_t>(c.arg0);
       acquire ? p.lock_acquire(lock) : p.lock_release(lock);
       break;
@@ -373,7 +379,7 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
     }
     default:
       abort_run(node, fmt::format("sent an unknown request ({}): is it built with this version's ncp2-cc?",
-                             static_cast<unsigned>(c.request)));
+                                  static_cast<unsigned>(c.request)));
   }
   enclosing_scope(node, p);
   collect_protections(node, p.runtime(), faulted);
@@ -403,7 +409,8 @@ void ProgramInstance::startup(Node& node, dsm::Process& p) {
 }
 
 // The pages whose access changed since the last reply, as runs of equal protection.
-void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted) {
+void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime,
+                                          std::optional<std::uint32_t> faulted) {
   runtime.take_access_changes(emu::node_id(node.id), changed_);
   const std::uint32_t first = runtime.regions().at(region_).first_page;
   std::vector<std::uint32_t>& pages = changed_pages_;
@@ -417,8 +424,8 @@ void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime, std
   for (std::size_t i = 0; i < pages.size();) {
     std::size_t j = i + 1;
     while (j < pages.size() && pages[j] == pages[j - 1] + 1 && access[pages[j]] == access[pages[i]]) ++j;
-    node.pending_protections.push_back({pages[i], static_cast<std::uint32_t>(j - i),
-                                        static_cast<Protection>(access[pages[i]]), 0});
+    node.pending_protections.push_back(
+        {pages[i], static_cast<std::uint32_t>(j - i), static_cast<Protection>(access[pages[i]]), 0});
     i = j;
   }
 }
@@ -444,16 +451,18 @@ void ProgramInstance::malloc_request(Node& node, dsm::Process& /*p*/) {
   Channel& c = node.process->channel();
   const std::optional<std::size_t> offset = heap_->allocate(c.arg0);
   if (!offset)
-    abort_run(node, fmt::format("Tmk_malloc({} bytes): the shared heap of {} is exhausted ({} bytes in use, the "
-                           "largest free block {} bytes); raise it with --set tmk.heap_mb=N",
-                           c.arg0, page_runs_text(heap_bytes_), heap_->in_use(), heap_->largest_free()));
+    abort_run(node,
+              fmt::format("Tmk_malloc({} bytes): the shared heap of {} is exhausted ({} bytes in use, the "
+                          "largest free block {} bytes); raise it with --set tmk.heap_mb=N",
+                          c.arg0, page_runs_text(heap_bytes_), heap_->in_use(), heap_->largest_free()));
   c.result = static_cast<std::int64_t>(kHeapBase + *offset);
 }
 
 void ProgramInstance::free_request(Node& node) {
   const Channel& c = node.process->channel();
   if (c.arg0 < kHeapBase || c.arg0 >= kHeapBase + heap_bytes_ || !heap_->free(c.arg0 - kHeapBase))
-    abort_run(node, fmt::format("Tmk_free({:#x}): not an address Tmk_malloc returned (or freed twice)", c.arg0));
+    abort_run(node,
+              fmt::format("Tmk_free({:#x}): not an address Tmk_malloc returned (or freed twice)", c.arg0));
 }
 
 // Node 0's data goes to every other node's process, applied when it next runs.

@@ -10,7 +10,8 @@ SharedHeap::SharedHeap(std::size_t bytes) : capacity_(bytes / kAlignment * kAlig
 }
 
 std::optional<std::size_t> SharedHeap::allocate(std::size_t size) {
-  const std::size_t rounded = std::max<std::size_t>(kAlignment, (size + kAlignment - 1) / kAlignment * kAlignment);
+  const std::size_t rounded =
+      std::max<std::size_t>(kAlignment, (size + kAlignment - 1) / kAlignment * kAlignment);
   if (rounded < size) return std::nullopt;  // overflow
   for (auto it = free_.begin(); it != free_.end(); ++it) {
     if (it->second < rounded) continue;

@@ -13,8 +13,8 @@
 namespace ncp2::tmk {
 
 namespace {
-const Dwfl_Callbacks kOfflineCallbacks = {
-    dwfl_build_id_find_elf, dwfl_standard_find_debuginfo, dwfl_offline_section_address, nullptr};
+const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
+                                          dwfl_offline_section_address, nullptr};
 
 std::string absolute(const char* file, const char* comp_dir) {
   if (!file) return {};
@@ -71,7 +71,8 @@ int last_line(Dwarf_Die* cu, Dwarf_Die* fn, int first) {
   // file of its first row.
   const char* decl_file = dwarf_decl_file(fn);
   if (!decl_file)
-    if (Dwarf_Line* first_row = dwarf_getsrc_die(cu, low)) decl_file = dwarf_linesrc(first_row, nullptr, nullptr);
+    if (Dwarf_Line* first_row = dwarf_getsrc_die(cu, low))
+      decl_file = dwarf_linesrc(first_row, nullptr, nullptr);
   int last = first;
   for (std::size_t i = 0; i < count; ++i) {
     Dwarf_Line* row = dwarf_onesrcline(lines, i);
@@ -141,15 +142,18 @@ const std::vector<std::string>& SourceLines::files() const {
     Dwarf_Attribute attribute;
     const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attribute));
     for (std::size_t i = 0; i < count; ++i)
-      if (const char* name = dwarf_filesrc(files, i, nullptr, nullptr)) impl_->files.push_back(absolute(name, comp_dir));
+      if (const char* name = dwarf_filesrc(files, i, nullptr, nullptr))
+        impl_->files.push_back(absolute(name, comp_dir));
   }
   return impl_->files;
 }
 
 std::string SourceLine::describe(std::uint64_t pc) const {
-  if (!known()) return function.empty() ? fmt::format("{:#x}", pc) : fmt::format("{:#x} (in {})", pc, function);
+  if (!known())
+    return function.empty() ? fmt::format("{:#x}", pc) : fmt::format("{:#x} (in {})", pc, function);
   const std::string name = std::filesystem::path(file).filename().string();
-  return function.empty() ? fmt::format("{}:{}", name, line) : fmt::format("{}:{} (in {})", name, line, function);
+  return function.empty() ? fmt::format("{}:{}", name, line)
+                          : fmt::format("{}:{} (in {})", name, line, function);
 }
 
 }  // namespace ncp2::tmk

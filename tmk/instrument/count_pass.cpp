@@ -103,7 +103,8 @@ class CountPass : public PassInfoMixin<CountPass> {
     for (Loop* loop : loops.getLoopsInPreorder()) checked.insert(loop->getHeader());
     SmallVector<std::pair<BasicBlock*, unsigned>, 64> blocks;
     for (BasicBlock& block : function)
-      if (block.getFirstInsertionPt() != block.end()) blocks.emplace_back(&block, counted_instructions(block));
+      if (block.getFirstInsertionPt() != block.end())
+        blocks.emplace_back(&block, counted_instructions(block));
 
     Type* i64 = counter->getValueType();
     const MDNode* unlikely = MDBuilder(function.getContext()).createBranchWeights(1, 1 << 20);
@@ -115,7 +116,8 @@ class CountPass : public PassInfoMixin<CountPass> {
       if (!checked.count(block)) continue;
       auto* due = cast<Instruction>(b.CreateICmpUGE(total, b.CreateLoad(i64, limit)));
       // The rest of the block (from the instruction after the compare) becomes the join block.
-      Instruction* then = SplitBlockAndInsertIfThen(due, due->getNextNode(), false, const_cast<MDNode*>(unlikely));
+      Instruction* then =
+          SplitBlockAndInsertIfThen(due, due->getNextNode(), false, const_cast<MDNode*>(unlikely));
       IRBuilder<> call(then);
       call.SetCurrentDebugLocation(location_for(*block, function));
       call.CreateCall(hook);

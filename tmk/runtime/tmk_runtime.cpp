@@ -77,7 +77,8 @@ void apply_protections(const Channel& c) {
     if (run.protection == Protection::Read) prot = PROT_READ;
     if (run.protection == Protection::ReadWrite) prot = PROT_READ | PROT_WRITE;
     void* at = reinterpret_cast<void*>(g.heap_base + std::size_t{run.first_page} * g.page_bytes);
-    if (mprotect(at, std::size_t{run.pages} * g.page_bytes, prot) != 0) die("mprotect of shared memory failed");
+    if (mprotect(at, std::size_t{run.pages} * g.page_bytes, prot) != 0)
+      die("mprotect of shared memory failed");
   }
 }
 
@@ -118,7 +119,8 @@ void exchange(Channel& c) {
   constexpr long kSpinNs = 3'000;
   constexpr long kYieldNs = 50'000;
   const long start = now_ns();
-  for (int spin = 1; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node); ++spin) {
+  for (int spin = 1; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node);
+       ++spin) {
     if (spin % 32 != 0) {
       _mm_pause();
       continue;
@@ -189,7 +191,9 @@ void require_started(const char* call_name, void* pc) {
   misuse(text, pc);
 }
 
-bool in_heap(std::uintptr_t address) { return address >= g.heap_base && address < g.heap_base + g.heap_bytes; }
+bool in_heap(std::uintptr_t address) {
+  return address >= g.heap_base && address < g.heap_base + g.heap_bytes;
+}
 
 void on_fault(int signal_number, siginfo_t* info, void* context) {
   auto* uc = static_cast<ucontext_t*>(context);
@@ -214,7 +218,7 @@ void on_abort(int signal_number, siginfo_t* /*info*/, void* context) {
 
 void install_handlers() {
   void* preload[1];
-  backtrace(preload, 1);  // loads the unwinder now: a crash handler must not
+  backtrace(preload, 1);                   // loads the unwinder now: a crash handler must not
   static char alternate_stack[64 * 1024];  // a stack overflow still gets its report
   stack_t ss{};
   ss.ss_sp = alternate_stack;
@@ -248,7 +252,6 @@ void post_exit(int status, void* pc) {
 void on_process_exit(int status, void* /*unused*/) {
   if (g.started && g.channel && !g.exiting) post_exit(status, nullptr);
 }
-
 
 int first_object(dl_phdr_info* info, std::size_t /*size*/, void* data) {
   *static_cast<std::uint64_t*>(data) = info->dlpi_addr;
