@@ -17,6 +17,7 @@
 #include <ctime>
 #include <new>
 #include <stdexcept>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -57,8 +58,8 @@ long futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t value, const tim
   if (spec.stdout_fd >= 0) dup2(spec.stdout_fd, STDOUT_FILENO);
   if (spec.stderr_fd >= 0) dup2(spec.stderr_fd, STDERR_FILENO);
   execve(spec.program.c_str(), argv, envp);
-  const char message[] = "ncp2: cannot start the program\n";
-  (void)!write(STDERR_FILENO, message, sizeof(message) - 1);
+  static constexpr std::string_view kMessage = "ncp2: cannot start the program\n";
+  (void)!write(STDERR_FILENO, kMessage.data(), kMessage.size());
   _exit(127);
 }
 
@@ -96,6 +97,8 @@ NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) 
   env_strings.push_back(fmt::format("{}={}", kHeapFdEnv, heap_fd_));
   std::vector<char*> argv;
   std::vector<char*> envp;
+  argv.reserve(arg_strings.size() + 1);
+  envp.reserve(env_strings.size() + 1);
   for (auto& a : arg_strings) argv.push_back(a.data());
   for (auto& e : env_strings) envp.push_back(e.data());
   argv.push_back(nullptr);

@@ -206,7 +206,8 @@ void ProgramInstance::run(dsm::Process& p) {
   Node& node = nodes_[static_cast<std::size_t>(p.id())];
   metered_ = false;
   if (node.process->wait_for_request() == WaitResult::Exited)
-    abort_run(node, fmt::format("the program {} before Tmk_startup",
+    abort_run(node, fmt::format("the program {} before Tmk_startup (is it a TreadMarks program built with "
+                                "ncp2-cc?)",
                                 describe_wait_status(node.process->wait_status())));
   serve(node, p);
 }

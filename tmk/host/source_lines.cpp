@@ -99,7 +99,7 @@ void function_range(Dwarf_Die* cu, Dwarf_Addr address, SourceLine& out) {
     out.function_end = last_line(cu, fn, out.function_begin);
     break;
   }
-  free(scopes);  // NOLINT(cppcoreguidelines-no-malloc): libdw's allocation
+  free(scopes);  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory): libdw allocated it
 }
 
 }  // namespace
