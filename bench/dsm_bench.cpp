@@ -2,6 +2,8 @@
 //   BM_RemotePageFault   wall time per page fault on a page never held (page request + reply)
 //   BM_DiffFetch         wall time per diff fetch of an invalidated page (one writer)
 //   BM_BarrierHeavy/N    messages per second of a program made of barriers only
+//   BM_DiffBetween/P, BM_DiffApply/P  a diff's scan and encoding, and its application, for one
+//                        rewritten 4 KB page (P: every byte changed, or doubles slightly changed)
 // The *_Copies benchmarks measure, in the same run, the real data work a miss includes (two 4 KB
 // copies for a page; a diff scan, encode and apply for a diff), so the emulator's own overhead per
 // miss is the difference: bench/dsm-overhead prints it.
@@ -154,6 +156,58 @@ void BM_DiffFetch_Copies(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_DiffFetch_Copies);
+
+// One 4 KB page, cache-hot: the diff's scan and encoding (BM_DiffBetween) and its application
+// (BM_DiffApply) alone. Pattern 0: every byte rewritten. Pattern 1: a page of doubles each
+// slightly changed (as a relaxation sweep does): every word changes, but not every byte of it.
+std::vector<std::byte> rewritten(const std::vector<std::byte>& twin, std::int64_t pattern) {
+  std::vector<std::byte> page = twin;
+  if (pattern == 0) {
+    for (auto& b : page) b = ~b;
+  } else {
+    for (std::size_t i = 0; i < page.size(); i += sizeof(double)) {
+      double x;
+      std::memcpy(&x, &twin[i], sizeof x);
+      x *= 1.000001;
+      std::memcpy(&page[i], &x, sizeof x);
+    }
+  }
+  return page;
+}
+std::vector<std::byte> twin_page() {
+  std::vector<std::byte> twin(4096);
+  for (std::size_t i = 0; i < twin.size(); i += sizeof(double)) {
+    const double x = 1.0 + static_cast<double>(i) / 3.0;
+    std::memcpy(&twin[i], &x, sizeof x);
+  }
+  return twin;
+}
+
+void BM_DiffBetween(benchmark::State& state) {
+  const auto twin = twin_page();
+  const auto page = rewritten(twin, state.range(0));
+  std::vector<std::byte> storage;
+  for (auto _ : state) {
+    dsm::Diff d = dsm::Diff::between(twin, page, 4, std::move(storage));
+    benchmark::DoNotOptimize(d.encoded().data());
+    storage = std::move(d).take_storage();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 4096);
+}
+BENCHMARK(BM_DiffBetween)->Arg(0)->Arg(1)->ArgName("pattern");
+
+void BM_DiffApply(benchmark::State& state) {
+  const auto twin = twin_page();
+  const auto page = rewritten(twin, state.range(0));
+  const dsm::Diff d = dsm::Diff::between(twin, page, 4);
+  std::vector<std::byte> reader = twin;
+  for (auto _ : state) {
+    d.apply_to(reader);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 4096);
+}
+BENCHMARK(BM_DiffApply)->Arg(0)->Arg(1)->ArgName("pattern");
 
 void BM_BarrierHeavy(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));

@@ -41,7 +41,7 @@ const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interva
   ps.twin = {};
   ps.twin_interval = 0;
   ++ns.stats.diffs_created;
-  ns.diff_bytes += d.encoded_bytes();
+  ns.diff_bytes += d.modeled_bytes();  // the machine's word-run size, not the byte masks (diff.hpp)
   ps.diffs.push_back({interval, std::move(d)});
   return ps.diffs.back().diff;
 }
@@ -82,6 +82,8 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
   const std::size_t count = m->data.size() / 4;
   std::vector<std::byte>& reply = ns.reply_buffer;
   reply.clear();
+  // The reply carries the real encodings (with their byte masks) but is charged the word-run sizes.
+  std::size_t modeled = 0;
   for (std::size_t k = 0; k < count; ++k) {
     std::uint32_t interval;  // read in place: the request's buffer is only replaced below
     std::memcpy(&interval, m->data.data() + k * 4, 4);
@@ -90,11 +92,12 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
     const auto* h = reinterpret_cast<const std::byte*>(header.data());
     reply.insert(reply.end(), h, h + sizeof(header));
     reply.insert(reply.end(), d.encoded().begin(), d.encoded().end());
+    modeled += sizeof(header) + d.modeled_bytes();
   }
   m->data.swap(reply);  // the message's old buffer becomes the next reply buffer
   std::swap(m->source, m->destination);
   m->purpose = kDiffReply;
-  m->payload_bytes = static_cast<std::uint32_t>(8 + m->data.size());
+  m->payload_bytes = static_cast<std::uint32_t>(8 + modeled);
   send_from_handler(ctx, m);
   // The writer's PP learns who asked.
   cluster_.notify_pp(
@@ -114,6 +117,7 @@ void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
     const std::size_t offset = ns.receive_buffer.size();
     ns.receive_buffer.insert(ns.receive_buffer.end(), m->data.begin() + static_cast<std::ptrdiff_t>(at),
                              m->data.begin() + static_cast<std::ptrdiff_t>(at + header[1]));
+    // The word count of the runs (the machine applies words; a byte mask adds no modelled cost).
     words += Diff::count_words(std::span<const std::byte>(m->data.data() + at, header[1]),
                                config_.memory.word_size);
     at += header[1];
@@ -124,7 +128,8 @@ void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
     cluster_.release(m);
     return;
   }
-  // Every reply is in: apply in happens-before order (concurrent diffs touch disjoint words).
+  // Every reply is in: apply in happens-before order (concurrent diffs touch disjoint bytes; they
+  // may share words, since a diff writes only its changed bytes).
   std::sort(ns.received.begin(), ns.received.end(), [this](const ReceivedDiff& a, const ReceivedDiff& b) {
     const auto ka = intervals_[static_cast<std::size_t>(emu::index(a.writer))][a.interval - 1].order_key;
     const auto kb = intervals_[static_cast<std::size_t>(emu::index(b.writer))][b.interval - 1].order_key;
