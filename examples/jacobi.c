@@ -38,7 +38,8 @@ static int check(int rows, int cols, int iterations) {
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; ++c) a[r * cols + c] = b[r * cols + c] = initial(rows, cols, r, c);
   for (int it = 0; it < iterations; ++it) {
-    for (int r = 1; r < rows - 1; ++r) relax_row(&a[(r - 1) * cols], &a[r * cols], &a[(r + 1) * cols], &b[r * cols], cols);
+    for (int r = 1; r < rows - 1; ++r)
+      relax_row(&a[(r - 1) * cols], &a[r * cols], &a[(r + 1) * cols], &b[r * cols], cols);
     float *t = a;
     a = b;
     b = t;
@@ -56,7 +57,8 @@ int main(int argc, char **argv) {
   const int iterations = argc > 3 ? atoi(argv[3]) : 10;
   const int check_result = argc > 4 ? atoi(argv[4]) : 1;
   if (rows < 3 || cols < 3 || iterations < 0) {
-    if (Tmk_proc_id == 0) fprintf(stderr, "usage: jacobi [rows >= 3] [cols >= 3] [iterations >= 0]\n");
+    if (Tmk_proc_id == 0)
+      fprintf(stderr, "usage: jacobi [rows >= 3] [cols >= 3] [iterations >= 0] [check]\n");
     Tmk_exit(2);
   }
   if (Tmk_proc_id == 0) {
@@ -68,8 +70,10 @@ int main(int argc, char **argv) {
   const int interior = rows - 2;
   const int first = 1 + (int)((long)interior * Tmk_proc_id / Tmk_nprocs);
   const int last = 1 + (int)((long)interior * (Tmk_proc_id + 1) / Tmk_nprocs);
-  TMK_SCOPE_BEGIN("init"); /* each node its own band, and the edge row next to it */
-  for (int r = first == 1 ? 0 : first; r < (last == rows - 1 ? rows : last); ++r)
+  TMK_SCOPE_BEGIN("init"); /* each node its own band; node 0 the top edge, the last node the bottom */
+  const int init_first = Tmk_proc_id == 0 ? 0 : first;
+  const int init_last = Tmk_proc_id == Tmk_nprocs - 1 ? rows : last;
+  for (int r = init_first; r < init_last; ++r)
     for (int c = 0; c < cols; ++c) grid[r * cols + c] = initial(rows, cols, r, c);
   TMK_SCOPE_END();
   Tmk_barrier(3);
@@ -77,7 +81,8 @@ int main(int argc, char **argv) {
   for (int it = 0; it < iterations; ++it) {
     TMK_SCOPE_BEGIN("relax");
     for (int r = first; r < last; ++r)
-      relax_row(&grid[(r - 1) * cols], &grid[r * cols], &grid[(r + 1) * cols], &scratch[(r - first) * cols], cols);
+      relax_row(&grid[(r - 1) * cols], &grid[r * cols], &grid[(r + 1) * cols], &scratch[(r - first) * cols],
+                cols);
     TMK_SCOPE_END();
     Tmk_barrier(1);
     TMK_SCOPE_BEGIN("update");
@@ -91,7 +96,8 @@ int main(int argc, char **argv) {
     double sum = 0; /* reads every page: only with the check */
     for (int i = 0; check_result && i < rows * cols; ++i) sum += grid[i];
     const int ok = !check_result || check(rows, cols, iterations);
-    printf("jacobi %dx%d, %d iterations on %u node(s): checksum %.6f, %s\n", rows, cols, iterations, Tmk_nprocs, sum,
+    printf("jacobi %dx%d, %d iterations on %u node(s): checksum %.6f, %s\n", rows, cols, iterations,
+           Tmk_nprocs, sum,
            !check_result ? "not checked" : ok ? "verified" : "WRONG (differs from the sequential iteration)");
     status = ok ? 0 : 1;
   }

@@ -1,13 +1,15 @@
 /* Parallel quicksort with a shared task stack, TreadMarks' QSort.
  *
- * The array and a stack of subarrays to sort live in shared memory; the stack, the count of
- * elements in final position and the count of idle nodes are protected by lock 0. A node pops a
- * subarray; if it has at most `threshold` elements it bubble-sorts it (as the TreadMarks QSort
- * did); otherwise it partitions it, pushes the larger part and keeps partitioning the smaller.
- * Everything is done when every element is in its final position. Node 0 checks at the end that
- * the array is sorted and holds the same values as the input (sum and xor).
+ * The array (values from a hash of the index, written by node 0) and a stack of subarrays to sort
+ * live in shared memory; the stack and the count of elements in their final position are
+ * protected by lock 0. A node pops a subarray; if it has at most `threshold` elements it
+ * bubble-sorts it (as the TreadMarks QSort did) and adds its length to the count; otherwise it
+ * partitions it, pushes the larger part for any node to take and keeps partitioning the smaller.
+ * A node that finds the stack empty does a little private work and asks again (under the lock);
+ * everything is done when the count reaches n. After a barrier, node 0 checks that the array is
+ * sorted and holds the same values as the input (same sum and xor).
  *
- * Arguments: n threshold (default 65536 1024). */
+ * Arguments: n threshold (default 65536 1024; threshold >= 2). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +24,8 @@ struct work {
   int top;   /* tasks on the stack */
   int done;  /* elements in their final position */
 };
-static struct work *w; /* shared */
+static struct work *w;            /* shared; node 0 allocates, Tmk_distribute gives the pointer */
+static volatile unsigned idle_work; /* the private computation between polls of an empty stack */
 
 static int32_t value(int i) {
   uint32_t h = (uint32_t)i * 2654435761u;
@@ -111,8 +114,7 @@ int main(int argc, char **argv) {
     if (t.hi > t.lo) {
       sort_task(t.lo, t.hi, threshold);
     } else {
-      volatile int spin = 0; /* nothing to take yet: a little work before asking again */
-      for (int k = 0; k < 2000; ++k) spin += k;
+      for (int k = 0; k < 2000; ++k) idle_work += (unsigned)k; /* nothing to take: wait a little */
     }
   }
   TMK_SCOPE_END();

@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
   const double omega = argc > 4 ? atof(argv[4]) : 1.25;
   const int check_result = argc > 5 ? atoi(argv[5]) : 1;
   if (rows < 3 || cols < 3 || iterations < 0) {
-    if (Tmk_proc_id == 0) fprintf(stderr, "usage: sor [rows >= 3] [cols >= 3] [iterations] [omega] [check]\n");
+    if (Tmk_proc_id == 0)
+      fprintf(stderr, "usage: sor [rows >= 3] [cols >= 3] [iterations >= 0] [omega] [check]\n");
     Tmk_exit(2);
   }
   if (Tmk_proc_id == 0) {
@@ -69,8 +70,10 @@ int main(int argc, char **argv) {
   const int interior = rows - 2;
   const int first = 1 + (int)((long)interior * Tmk_proc_id / Tmk_nprocs);
   const int last = 1 + (int)((long)interior * (Tmk_proc_id + 1) / Tmk_nprocs);
-  TMK_SCOPE_BEGIN("init"); /* each node its own band, and the edge row next to it */
-  for (int r = first == 1 ? 0 : first; r < (last == rows - 1 ? rows : last); ++r)
+  TMK_SCOPE_BEGIN("init"); /* each node its own band; node 0 the top edge, the last node the bottom */
+  const int init_first = Tmk_proc_id == 0 ? 0 : first;
+  const int init_last = Tmk_proc_id == Tmk_nprocs - 1 ? rows : last;
+  for (int r = init_first; r < init_last; ++r)
     for (int c = 0; c < cols; ++c) grid[r * cols + c] = initial(rows, cols, r, c);
   TMK_SCOPE_END();
   Tmk_barrier(3);
@@ -89,8 +92,9 @@ int main(int argc, char **argv) {
     double sum = 0; /* reads every page: only with the check */
     for (int i = 0; check_result && i < rows * cols; ++i) sum += grid[i];
     const int ok = !check_result || check(rows, cols, iterations, omega);
-    printf("sor %dx%d, %d iterations, omega %.2f on %u node(s): checksum %.9f, %s\n", rows, cols, iterations, omega,
-           Tmk_nprocs, sum, !check_result ? "not checked" : ok ? "verified" : "WRONG (differs from the sequential order)");
+    printf("sor %dx%d, %d iterations, omega %.2f on %u node(s): checksum %.9f, %s\n", rows, cols, iterations,
+           omega, Tmk_nprocs, sum,
+           !check_result ? "not checked" : ok ? "verified" : "WRONG (differs from the sequential order)");
     status = ok ? 0 : 1;
   }
   Tmk_exit(status);

@@ -4,7 +4,9 @@
  * puts every partial tour of the first `depth` cities after city 0 into a shared pool; nodes take
  * the next one under lock 0 and complete it by depth-first search, pruning with the shortest tour
  * known. That bound lives in shared memory under lock 1: a node reads it when it takes a tour and
- * updates it when it finds a shorter one. Node 0 checks the result against a sequential search.
+ * updates it when it finds a shorter one. Nodes take tours until the pool is empty; a barrier
+ * ends the search. Node 0 then checks that the shared best tour visits every city once with the
+ * length recorded, and that a sequential search in private memory finds the same length.
  *
  * Arguments: cities depth check (default 10 2 1; check 0 skips node 0's sequential search). */
 #include <math.h>
@@ -77,7 +79,8 @@ int main(int argc, char **argv) {
   depth = argc > 2 ? atoi(argv[2]) : 2;
   const int check_result = argc > 3 ? atoi(argv[3]) : 1;
   if (n < 3 || n > MAX_CITIES || depth < 0 || depth > n - 2) {
-    if (Tmk_proc_id == 0) fprintf(stderr, "usage: tsp [3 <= cities <= %d] [0 <= depth <= cities - 2]\n", MAX_CITIES);
+    if (Tmk_proc_id == 0)
+      fprintf(stderr, "usage: tsp [3 <= cities <= %d] [0 <= depth <= cities - 2] [check]\n", MAX_CITIES);
     Tmk_exit(2);
   }
   make_cities();
@@ -126,9 +129,22 @@ int main(int argc, char **argv) {
     int bound = 1 << 30, best_tour[MAX_CITIES];
     tour[0] = 0;
     if (check_result) search(tour, 1, 0, 1u, &bound, best_tour);
-    const int ok = !check_result || bound == s->best;
+    /* The shared best tour must visit every city once, start at city 0 and have the length recorded. */
+    unsigned seen = 0;
+    for (int i = 0; i < n; ++i)
+      if (s->best_tour[i] >= 0 && s->best_tour[i] < n) seen |= 1u << s->best_tour[i];
+    int valid = s->best_tour[0] == 0 && seen == (1u << n) - 1;
+    if (valid) {
+      int length = dist[s->best_tour[n - 1]][0];
+      for (int i = 1; i < n; ++i) length += dist[s->best_tour[i - 1]][s->best_tour[i]];
+      valid = length == s->best;
+    }
+    const int ok = valid && (!check_result || bound == s->best);
     printf("tsp %d cities, depth %d on %u node(s): shortest tour %d, %s\n", n, depth, Tmk_nprocs, s->best,
-           !check_result ? "not checked" : ok ? "verified" : "WRONG (the sequential search found another length)");
+           !valid          ? "WRONG (the shared best tour is not a tour of that length)"
+           : !check_result ? "a valid tour, not checked against the sequential search"
+           : ok            ? "verified"
+                           : "WRONG (the sequential search found another length)");
     status = ok ? 0 : 1;
   }
   Tmk_exit(status);
