@@ -74,7 +74,7 @@ struct RunInfo {
   std::string workload;
   std::string machine;  // "ncp2" | "treadmarks"
   int nodes = 0;
-  std::string status = "complete";   // "complete" | "incomplete" | "failed"
+  std::string status = "complete";   // "complete" | "incomplete" | "failed" | "deadlock"
   std::int64_t virtual_time_ps = 0;  // end of the timed region (the exit barrier)
   std::string config;                // effective configuration, TOML
   std::string parameters;            // workload parameters, JSON object text

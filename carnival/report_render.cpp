@@ -203,6 +203,9 @@ std::string status_warning(const RunInfo& r) {
   if (r.status == "incomplete")
     return "WARNING: this run is INCOMPLETE (interrupted before its end): the results are partial";
   if (r.status == "failed") return "WARNING: this run FAILED: the results cover the run up to its failure";
+  if (r.status == "deadlock")
+    return "WARNING: this run DEADLOCKED: the results cover the run until every node was blocked (see the "
+           "message)";
   return "";
 }
 

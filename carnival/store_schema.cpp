@@ -19,7 +19,7 @@ CREATE TABLE runs(
   workload        TEXT NOT NULL,
   machine         TEXT NOT NULL,
   nodes           INTEGER NOT NULL,
-  status          TEXT NOT NULL CHECK (status IN ('complete', 'incomplete', 'failed')),
+  status          TEXT NOT NULL CHECK (status IN ('complete', 'incomplete', 'failed', 'deadlock')),
   virtual_time_ps INTEGER NOT NULL,
   config          TEXT NOT NULL,
   parameters      TEXT NOT NULL,

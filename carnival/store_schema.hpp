@@ -10,7 +10,8 @@
 
 namespace ncp2::carnival {
 
-inline constexpr int kSchemaVersion = 2;  // 2: counter and per-scope counter tables
+// 2: counter and per-scope counter tables; 3: run status 'deadlock'
+inline constexpr int kSchemaVersion = 3;
 // PRAGMA application_id of every store file: "NCP2" in ASCII.
 inline constexpr std::int32_t kApplicationId = 0x4E435032;
 

@@ -97,7 +97,9 @@ void bind_run(sql::Stmt& s, const RunInfo& r, std::string_view status, std::stri
   s.bind(12, message);
 }
 
-bool valid_status(std::string_view s) { return s == "complete" || s == "incomplete" || s == "failed"; }
+bool valid_status(std::string_view s) {
+  return s == "complete" || s == "incomplete" || s == "failed" || s == "deadlock";
+}
 
 // INSERT INTO wait_summary VALUES (?1, ..., ?n): run_id, the summary columns.
 std::string summary_insert() {

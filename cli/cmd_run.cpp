@@ -275,6 +275,7 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
     fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
   if (outcome.status == workloads::RunStatus::Stopped)
     fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
+  if (outcome.status == workloads::RunStatus::Deadlock) return kExitDeadlock;
   return outcome.ok() && stored ? kExitOk : kExitFailure;
 }
 

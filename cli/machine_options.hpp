@@ -12,8 +12,10 @@ namespace ncp2::cli {
 
 // Exit codes of every subcommand.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the run failed (deadlock, verification, I/O)
+inline constexpr int kExitFailure = 1;  // the run failed (an error, verification, I/O)
 inline constexpr int kExitUsage = 2;    // bad command line or configuration
+inline constexpr int kExitDeadlock =
+    3;  // the run deadlocked: every node blocked (the diagnosis says on what)
 
 struct MachineOptions {
   std::string machine;  // empty: from the config file, else ncp2

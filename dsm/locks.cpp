@@ -25,6 +25,7 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
   OperationScope op(*ns.pp, Operation::LockAcquire);
   ns.pp->compute(config_.dsm.protocol_handler);
   ++ns.stats.lock_acquires;
+  ls.acquired_site = current_site(n);
   if (ls.token) {  // the last holder re-acquires: no message
     ls.held = true;
     ++ns.stats.local_lock_acquires;

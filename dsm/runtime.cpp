@@ -244,17 +244,61 @@ std::string Runtime::describe_wait(const void* node_state) {
                          ns.wait_requests);
     }
     case Operation::LockAcquire:
-      return fmt::format("lock {}", ns.wait_object);
+      return rt.describe_lock_wait(ns);
     case Operation::Barrier:
-      return barrier_name(static_cast<std::uint32_t>(ns.wait_object));
+      return rt.describe_barrier_wait(ns);
     default:
       return std::string(to_string(ns.wait_op));
   }
 }
 
+std::string Runtime::where(std::uint64_t site) const {
+  if (!describe_site_ || site == 0) return {};
+  const std::string text = describe_site_(site);
+  return text.empty() ? text : " at " + text;
+}
+
+// "lock 2 at dl.c:4, held by node 1 which acquired it at dl.c:5"
+std::string Runtime::describe_lock_wait(const NodeState& ns) const {
+  std::string text = fmt::format("lock {}{}", ns.wait_object, where(ns.wait_site));
+  for (const auto& other : nodes_) {
+    const auto it = other->locks.find(static_cast<std::uint32_t>(ns.wait_object));
+    if (other.get() == &ns || it == other->locks.end() || !it->second.held) continue;
+    return text + fmt::format(", held by node {} which acquired it{}", emu::index(other->id),
+                              where(it->second.acquired_site));
+  }
+  return text + ", held by no node (its grant is on its way, or the holder ended without releasing it)";
+}
+
+// "barrier 1 at dl.c:6; not arrived: node 0 (waits for lock 2 at dl.c:4), node 1 (...)"
+std::string Runtime::describe_barrier_wait(const NodeState& ns) const {
+  const auto id = static_cast<std::uint32_t>(ns.wait_object);
+  std::string missing;
+  for (const auto& other : nodes_) {
+    if (other->wait_op == Operation::Barrier && other->wait_object == ns.wait_object) continue;
+    missing += missing.empty() ? "" : ", ";
+    if (other->exited)
+      missing += fmt::format("node {} (has ended)", emu::index(other->id));
+    else if (other->wait_op == Operation::None)
+      missing += fmt::format("node {} (running)", emu::index(other->id));
+    else if (other->wait_op == Operation::LockAcquire)
+      missing += fmt::format("node {} (waits for lock {}{})", emu::index(other->id), other->wait_object,
+                             where(other->wait_site));
+    else
+      missing += fmt::format("node {} (waits at {}{})", emu::index(other->id),
+                             other->wait_op == Operation::Barrier
+                                 ? barrier_name(static_cast<std::uint32_t>(other->wait_object))
+                                 : std::string(to_string(other->wait_op)),
+                             where(other->wait_site));
+  }
+  return fmt::format("{}{}{}", barrier_name(id), where(ns.wait_site),
+                     missing.empty() ? std::string() : "; not arrived: " + missing);
+}
+
 void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object) {
   ns.wait_op = op;
   ns.wait_object = object;
+  ns.wait_site = current_site(ns.id);
   while (!ns.done) ns.pp->wait(&Runtime::describe_wait, &ns);
   ns.done = false;
   ns.pp->set_in_wait(false);

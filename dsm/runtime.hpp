@@ -112,6 +112,16 @@ class Runtime {
   // points is timed on the host and charged; compute() annotations are then ignored. Null (the
   // default): the deterministic model. Set before start(); the meter must outlive the run.
   void set_compute_meter(ComputeMeter* meter) { meter_ = meter; }
+  // Where a node is in its program, for diagnoses (a deadlock names the line where a lock's
+  // holder acquired it and where each blocked node waits): `site` gives a cheap token for the
+  // node's current position (a scope id, a program counter), `describe` turns one into words
+  // ("jacobi.c:42 (in relax)"). Without them a diagnosis names no places.
+  using SiteOf = std::function<std::uint64_t(NodeId node)>;
+  using DescribeSite = std::function<std::string(std::uint64_t site)>;
+  void set_sites(SiteOf site, DescribeSite describe) {
+    site_of_ = std::move(site);
+    describe_site_ = std::move(describe);
+  }
 
   // Memory for the regions allocated from now on: at least `bytes` zeroed bytes of node `node`,
   // living as long as the runtime (a program's shared memory mapped in its node processes, tmk/).
@@ -203,6 +213,12 @@ class Runtime {
   void emit_wait(NodeState& ns);
 
   RegionMemory region_memory_;
+  SiteOf site_of_;
+  DescribeSite describe_site_;
+  [[nodiscard]] std::uint64_t current_site(NodeId n) const { return site_of_ ? site_of_(n) : 0; }
+  [[nodiscard]] std::string where(std::uint64_t site) const;
+  [[nodiscard]] std::string describe_lock_wait(const NodeState& ns) const;
+  [[nodiscard]] std::string describe_barrier_wait(const NodeState& ns) const;
   class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
   ComputeMeter* meter_ = nullptr;
 

@@ -95,6 +95,7 @@ struct Runtime::NodeState {
   struct LockState {
     bool token = false;  // this node was the last holder and may re-acquire without messages
     bool held = false;
+    std::uint64_t acquired_site = 0;  // where it was acquired (Runtime::set_sites), for diagnoses
     bool requested = false;
     bool has_next = false;
     NodeId next{};
@@ -124,6 +125,7 @@ struct Runtime::NodeState {
   emu::TimePoint wait_start;
   Operation wait_op = Operation::None;
   std::uint64_t wait_object = 0;
+  std::uint64_t wait_site = 0;  // where the program waits (Runtime::set_sites)
   std::uint32_t wait_requests = 1;
   const Runtime* runtime = nullptr;  // for describing the wait in a deadlock diagnosis
   emu::StampChain chain;

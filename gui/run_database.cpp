@@ -31,6 +31,9 @@ std::vector<std::string> RunSummary::warnings() const {
                               run.message.empty() ? "interrupted" : run.message));
   else if (run.status == "failed")
     out.push_back(fmt::format("This run FAILED ({}): the times cover only the part that ran.", run.message));
+  else if (run.status == "deadlock")
+    out.push_back(fmt::format(
+        "This run DEADLOCKED ({}): the times cover the run until every node was blocked.", run.message));
   if (is_empty()) out.emplace_back("This run recorded no time: there is no profile and no wait to show.");
   if (waits_dropped > 0)
     out.push_back(

@@ -31,6 +31,8 @@ std::string store_status(RunStatus s) {
     case RunStatus::Stopped:
     case RunStatus::TimeLimit:
       return "incomplete";
+    case RunStatus::Deadlock:
+      return "deadlock";
     default:
       return "failed";
   }

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/scope.hpp"
 #include "dsm/process.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
@@ -57,6 +58,19 @@ std::uint64_t RunOutcome::total_interrupts() const {
   for (auto i : interrupts) sum += i;
   return sum;
 }
+
+namespace {
+
+// "scope 'relax' (sor.cpp:120)": where a node is, for a diagnosis.
+std::string scope_place(std::uint64_t scope) {
+  const auto sites = carnival::scope_sites();
+  if (scope == 0 || scope > sites.size()) return {};
+  const carnival::ScopeSite& site = *sites[scope - 1];
+  const std::string file = site.file;
+  return fmt::format("scope '{}' ({}:{})", site.name, file.substr(file.find_last_of('/') + 1), site.line);
+}
+
+}  // namespace
 
 namespace {
 
@@ -193,6 +207,10 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
   Session& s = *session;
   Instance& work = *instance;
   if (options.compute_meter) s.dsm.set_compute_meter(options.compute_meter);
+  // Diagnoses name the CARNIVAL scope a node is in (a program run from outside sets its lines).
+  s.dsm.set_sites(
+      [&cluster = s.cluster](dsm::NodeId n) { return std::uint64_t{cluster.pp(n).attribution().scope}; },
+      [](std::uint64_t scope) { return scope_place(scope); });
   if (options.on_cluster) options.on_cluster(s.cluster);
   if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
   const auto wall_start = std::chrono::steady_clock::now();

@@ -81,6 +81,19 @@ done
 run 0 "on 7 node(s): checksum" "$tmp/jacobi" --nodes 7 -- 130 65 3
 "$tmp/qsort" 1001 16 | grep -q verified || fail "qsort run natively"
 
+# A deadlock (examples/deadlock.c): exit 3, each node's wait with the holder and the lines, the
+# database's status 'deadlock'.
+"$bin/ncp2-cc" -O0 -o "$tmp/deadlock" "$src/examples/deadlock.c" || fail "ncp2-cc examples/deadlock.c"
+for machine in ncp2 treadmarks; do
+  run 3 "node 0 PP: lock 2 at deadlock.c:27 (in transfer), held by node 1 which acquired it at deadlock.c:25" \
+    "$tmp/deadlock" --nodes 3 --machine "$machine"
+  run 3 "node 2 PP: barrier 2 at deadlock.c:45 (in main); not arrived: node 0 (waits for lock 2 at deadlock.c:27" \
+    "$tmp/deadlock" --nodes 3 --machine "$machine"
+done
+"$bin/ncp2" run "$tmp/deadlock" --nodes 2 --db "$tmp/deadlock.db" >/dev/null 2>&1
+[ "$(sqlite3 "$tmp/deadlock.db" "select status from runs")" = deadlock ] || fail "a deadlocked run is not stored as 'deadlock'"
+sqlite3 "$tmp/deadlock.db" "select message from runs" | grep -qF "held by node" || fail "the deadlock's message lacks the holder"
+
 # Errors: node, source line, exit 1, database marked failed.
 run 1 "node 0: Tmk_barrier called before Tmk_startup at errors.c:8" "$tmp/errors" --nodes 2 -- before
 run 1 "node 0 releases lock 3 which it does not hold at errors.c:10" "$tmp/errors" --nodes 2 -- release

@@ -146,6 +146,15 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
     nodes_[i].id = static_cast<int>(i);
     runtime.track_access_changes(emu::node_id(static_cast<int>(i)));
   }
+  // Diagnoses name the program's lines: the site is the current request's address (a fault's
+  // own, a call's return address less one).
+  runtime.set_sites(
+      [this](dsm::NodeId n) {
+        const Channel& c = nodes_[static_cast<std::size_t>(emu::index(n))].process->channel();
+        if (c.pc == 0) return std::uint64_t{0};
+        return c.request == Request::Fault ? c.pc : c.pc - 1;
+      },
+      [this](std::uint64_t pc) { return lines_ ? lines_->at(pc).describe(pc) : std::string(); });
   for (auto& node : nodes_) start_process(node);
   relay_.start();
 }
