@@ -105,7 +105,8 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "bytes per shared page (coherence unit)", "SPEC §1 [our rule]");
   integer(
       "memory.word_size", [](MachineConfig& c) -> int& { return c.memory.word_size; },
-      "bytes per word: diffs are costed as runs of words (their contents are byte-exact)", "PowerPC 604: 32-bit words");
+      "bytes per word: diffs are costed as runs of words (their contents are byte-exact)",
+      "PowerPC 604: 32-bit words");
 
   bandwidth(
       "network.link_bandwidth", [](MachineConfig& c) -> double& { return c.network.link_bandwidth; },
