@@ -264,8 +264,9 @@ std::string Runtime::describe_lock_wait(const NodeState& ns) const {
   for (const auto& other : nodes_) {
     const auto it = other->locks.find(static_cast<std::uint32_t>(ns.wait_object));
     if (other.get() == &ns || it == other->locks.end() || !it->second.held) continue;
-    return text + fmt::format(", held by node {} which acquired it{}", emu::index(other->id),
-                              where(it->second.acquired_site));
+    const std::string place = where(it->second.acquired_site);
+    return text + fmt::format(", held by node {}{}", emu::index(other->id),
+                              place.empty() ? std::string() : " which acquired it" + place);
   }
   return text + ", held by no node (its grant is on its way, or the holder ended without releasing it)";
 }

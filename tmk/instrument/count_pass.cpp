@@ -1,135 +1,302 @@
-// The instruction-counting pass of ncp2-cc (a clang 14 plugin: -fpass-plugin=libncp2_count_pass.so).
-// At the start of every basic block of every function it adds the block's instruction count to
-// the program's counter `__ncp2_tmk_icount`; at function entries and loop headers it also checks
-// the counter against `__ncp2_tmk_icount_limit` and calls `__ncp2_tmk_icount_hook()` when it is
-// reached. The emulator charges the counted instructions as the node's computation (the
-// deterministic time model: the same program and input give the same count on any host) and the
-// hook samples where the program is (its computation by source line). Runs after the optimizer,
-// so the count follows the code that executes; registered for -O0 as well. A function with
-// __attribute__((annotate("ncp2_no_count"))) is left alone.
-#include <llvm/ADT/SmallPtrSet.h>
-#include <llvm/ADT/SmallVector.h>
-#include <llvm/Analysis/LoopInfo.h>
-#include <llvm/IR/Constants.h>
-#include <llvm/IR/DebugInfoMetadata.h>
-#include <llvm/IR/Function.h>
-#include <llvm/IR/GlobalVariable.h>
-#include <llvm/IR/IRBuilder.h>
-#include <llvm/IR/IntrinsicInst.h>
-#include <llvm/IR/MDBuilder.h>
-#include <llvm/IR/Module.h>
-#include <llvm/IR/PassManager.h>
-#include <llvm/Passes/PassBuilder.h>
-#include <llvm/Passes/PassPlugin.h>
-#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+// ncp2_count_pass: a clang-14 pass plugin (new pass manager) that counts executed instructions
+// deterministically, for the emulator's computation-time model. See README.md.
+//
+// For every defined function (except the runtime's own and opted-out ones) it inserts, at the
+// start of every basic block, `__ncp2_tmk_icount += <the block's instruction count>`, and at the
+// function entry and at every cycle head (loop header, or target of a retreating edge of an
+// irreducible cycle): `if (__ncp2_tmk_icount >= __ncp2_tmk_icount_limit)
+// __ncp2_tmk_icount_hook();` on an unlikely, cold path.
+//
+// Use: clang-14 -fpass-plugin=libncp2_count_pass.so ...   (any -O level)
 
-#include <algorithm>
-#include <utility>
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/EHPersonalities.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/DerivedTypes.h"
+#include "llvm/IR/Dominators.h"
 
-using namespace llvm;  // NOLINT(google-build-using-namespace): LLVM's own style for passes
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+#include <cstdint>
+#include <vector>
+
+using namespace llvm;
 
 namespace {
 
-constexpr const char* kCounter = "__ncp2_tmk_icount";
-constexpr const char* kLimit = "__ncp2_tmk_icount_limit";
-constexpr const char* kHook = "__ncp2_tmk_icount_hook";
+// The ABI, defined by the runtime library.
+constexpr StringRef kCountName = "__ncp2_tmk_icount";
+constexpr StringRef kLimitName = "__ncp2_tmk_icount_limit";
+constexpr StringRef kHookName = "__ncp2_tmk_icount_hook";
+constexpr StringRef kRuntimePrefix = "__ncp2_tmk_";
+// __attribute__((annotate("ncp2_no_icount"))) on a function definition: not instrumented.
+constexpr StringRef kOptOutAnnotation = "ncp2_no_icount";
+// Named metadata marking a module as instrumented, so the pass never instruments twice (e.g. when a
+// pipeline invokes more than one of the extension points it is registered at).
+constexpr StringRef kDoneMarker = "ncp2.icount.instrumented";
 
-// Instructions of a block that stand for executed machine work: not PHIs (register moves at
-// most), not debug or lifetime markers (no code). At least 1: a block is at least its branch.
-unsigned counted_instructions(const BasicBlock& block) {
-  unsigned n = 0;
-  for (const Instruction& i : block) {
-    if (isa<PHINode>(i) || isa<DbgInfoIntrinsic>(i)) continue;
-    if (const auto* call = dyn_cast<IntrinsicInst>(&i))
-      if (call->isLifetimeStartOrEnd() || call->getIntrinsicID() == Intrinsic::assume) continue;
-    ++n;
+cl::opt<bool> VerifyAfter("ncp2-icount-verify", cl::init(false),
+                          cl::desc("ncp2_count_pass: run the IR verifier on the module after "
+                                   "instrumenting it; abort on a broken module"));
+cl::opt<bool> ChecksAtEntry("ncp2-icount-entry-checks", cl::init(true),
+                            cl::desc("ncp2_count_pass: check the limit at every function entry "
+                                     "(default on; off leaves the checks at cycle heads only)"));
+cl::opt<bool> Disable("ncp2-icount-disable", cl::init(false),
+                      cl::desc("ncp2_count_pass: do not instrument (the plugin stays loaded)"));
+
+// Instructions that emit no machine code are not counted.
+bool counted(const Instruction& I) {
+  if (isa<PHINode>(I) || I.isDebugOrPseudoInst() || I.isLifetimeStartOrEnd()) return false;
+  if (const auto* II = dyn_cast<IntrinsicInst>(&I)) {
+    switch (II->getIntrinsicID()) {
+      case Intrinsic::assume:
+      case Intrinsic::experimental_noalias_scope_decl:
+      case Intrinsic::sideeffect:
+      case Intrinsic::donothing:
+        return false;
+      default:
+        break;
+    }
   }
-  return std::max(n, 1U);
+  return true;
 }
 
-// Functions annotated "ncp2_no_count" (clang's annotate attribute lands in llvm.global.annotations).
-SmallPtrSet<const Function*, 8> opted_out(Module& module) {
-  SmallPtrSet<const Function*, 8> out;
-  const GlobalVariable* annotations = module.getGlobalVariable("llvm.global.annotations");
-  if (!annotations || !annotations->hasInitializer()) return out;
-  const auto* array = dyn_cast<ConstantArray>(annotations->getInitializer());
-  if (!array) return out;
-  for (const Use& entry : array->operands()) {
-    const auto* fields = dyn_cast<ConstantStruct>(entry.get());
-    if (!fields || fields->getNumOperands() < 2) continue;
-    const auto* function = dyn_cast<Function>(fields->getOperand(0)->stripPointerCasts());
-    const auto* text = dyn_cast<GlobalVariable>(fields->getOperand(1)->stripPointerCasts());
-    if (!function || !text || !text->hasInitializer()) continue;
-    if (const auto* data = dyn_cast<ConstantDataArray>(text->getInitializer()))
-      if (data->isCString() && data->getAsCString() == "ncp2_no_count") out.insert(function);
-  }
-  return out;
+uint64_t block_count(const BasicBlock& BB) {
+  uint64_t N = 0;
+  for (const Instruction& I : BB) N += counted(I) ? 1 : 0;
+  return N == 0 ? 1 : N;
 }
 
-DebugLoc location_for(BasicBlock& block, const Function& function) {
-  for (const Instruction& i : block)
-    if (const DebugLoc& loc = i.getDebugLoc()) return loc;
-  if (DISubprogram* sp = function.getSubprogram())
-    return DILocation::get(function.getContext(), sp->getLine(), 0, sp);
+// Functions named in llvm.global.annotations with the opt-out annotation.
+SmallPtrSet<const Function*, 8> opted_out(const Module& M) {
+  SmallPtrSet<const Function*, 8> Result;
+  const GlobalVariable* GA = M.getGlobalVariable("llvm.global.annotations");
+  if (GA == nullptr || !GA->hasInitializer()) return Result;
+  const auto* Array = dyn_cast<ConstantArray>(GA->getInitializer());
+  if (Array == nullptr) return Result;
+  for (const Use& U : Array->operands()) {
+    const auto* Entry = dyn_cast<ConstantStruct>(U.get());
+    if (Entry == nullptr || Entry->getNumOperands() < 2) continue;
+    const auto* F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
+    const auto* Str = dyn_cast<GlobalVariable>(Entry->getOperand(1)->stripPointerCasts());
+    if (F == nullptr || Str == nullptr || !Str->hasInitializer()) continue;
+    const auto* Data = dyn_cast<ConstantDataSequential>(Str->getInitializer());
+    if (Data != nullptr && Data->isCString() && Data->getAsCString() == kOptOutAnnotation) {
+      Result.insert(F);
+    }
+  }
+  return Result;
+}
+
+bool should_instrument(const Function& F, const SmallPtrSetImpl<const Function*>& OptOut) {
+  if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked)) return false;
+  if (F.getName().startswith(kRuntimePrefix)) return false;
+  if (F.hasFnAttribute(kOptOutAnnotation)) return false;  // the same opt-out as a string attribute
+  return !OptOut.contains(&F);
+}
+
+// The debug location for the inserted code of a block: that of the block's first instruction (debug
+// intrinsics aside) with a real line, else with any location, else the function's line.
+DebugLoc location_for(const BasicBlock& BB, const Function& F) {
+  DebugLoc Any;
+  for (const Instruction& I : BB) {
+    if (isa<DbgInfoIntrinsic>(I) || !I.getDebugLoc()) continue;
+    if (I.getDebugLoc().getLine() != 0) return I.getDebugLoc();
+    if (!Any) Any = I.getDebugLoc();
+  }
+  if (Any) return Any;
+  if (DISubprogram* SP = F.getSubprogram()) {
+    const unsigned Line = SP->getScopeLine() != 0 ? SP->getScopeLine() : SP->getLine();
+    return DILocation::get(F.getContext(), Line, 0, SP);
+  }
   return {};
 }
 
-class CountPass : public PassInfoMixin<CountPass> {
- public:
-  PreservedAnalyses run(Module& module, ModuleAnalysisManager& mam) {
-    auto& fam = mam.getResult<FunctionAnalysisManagerModuleProxy>(module).getManager();
-    LLVMContext& context = module.getContext();
-    Type* i64 = Type::getInt64Ty(context);
-    auto* counter = cast<GlobalVariable>(module.getOrInsertGlobal(kCounter, i64));
-    auto* limit = cast<GlobalVariable>(module.getOrInsertGlobal(kLimit, i64));
-    FunctionCallee hook = module.getOrInsertFunction(kHook, Type::getVoidTy(context));
-    const auto skip = opted_out(module);
-    bool changed = false;
-    for (Function& function : module) {
-      if (function.isDeclaration() || function.getName().startswith("__ncp2_tmk_") || skip.count(&function))
-        continue;
-      instrument(function, fam.getResult<LoopAnalysis>(function), counter, limit, hook);
-      changed = true;
+// Where the block's add goes: after PHIs and EH pads, then after the debug intrinsics that follow
+// (so that the variable locations they start hold at the inserted code too: a breakpoint on the
+// line lands there). In the entry block: after its static allocas (splitting the entry block for
+// the check must not turn them into dynamic allocas) and, in a function with debug info, at its
+// first instruction with a location, where the debugger's breakpoint on the function goes (the end
+// of the prologue): the arguments' spills to their stack slots at -O0 come before it.
+// Nothing for a block that cannot hold non-PHI instructions (catchswitch).
+Instruction* insertion_point(BasicBlock& BB, bool IsEntry) {
+  auto It = BB.getFirstInsertionPt();
+  if (It == BB.end()) return nullptr;
+  if (IsEntry) {
+    for (auto J = It; J != BB.end(); ++J) {
+      if (isa<AllocaInst>(*J)) It = std::next(J);
     }
-    return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+    // Over location-less instructions that are neither calls nor terminators (the spills), never
+    // between a musttail call and its return.
+    if (BB.getParent()->getSubprogram() != nullptr) {
+      while (isa<DbgInfoIntrinsic>(*It) ||
+             (!It->getDebugLoc() && !isa<CallBase>(*It) && !It->isTerminator())) {
+        ++It;
+      }
+    }
+  }
+  while (isa<DbgInfoIntrinsic>(*It)) ++It;  // the terminator ends the walk
+  return &*It;
+}
+
+class Instrumenter {
+ public:
+  explicit Instrumenter(Module& M)
+      : M_(M),
+        Ctx_(M.getContext()),
+        I64_(Type::getInt64Ty(Ctx_)),
+        Count_(global(kCountName)),
+        Limit_(global(kLimitName)),
+        Hook_(hook()),
+        Unlikely_(MDBuilder(Ctx_).createBranchWeights(1, (1U << 20) - 1)) {}
+
+  bool run() {
+    const auto OptOut = opted_out(M_);
+    bool Changed = false;
+    for (Function& F : M_) {
+      if (!should_instrument(F, OptOut)) continue;
+      instrument(F);
+      Changed = true;
+    }
+    return Changed;
   }
 
  private:
-  static void instrument(Function& function, LoopInfo& loops, GlobalVariable* counter, GlobalVariable* limit,
-                         FunctionCallee hook) {
-    // Decide everything before changing the function (splitting blocks changes the lists).
-    SmallPtrSet<BasicBlock*, 16> checked;
-    checked.insert(&function.getEntryBlock());
-    for (Loop* loop : loops.getLoopsInPreorder()) checked.insert(loop->getHeader());
-    SmallVector<std::pair<BasicBlock*, unsigned>, 64> blocks;
-    for (BasicBlock& block : function)
-      if (block.getFirstInsertionPt() != block.end())
-        blocks.emplace_back(&block, counted_instructions(block));
-
-    Type* i64 = counter->getValueType();
-    const MDNode* unlikely = MDBuilder(function.getContext()).createBranchWeights(1, 1 << 20);
-    for (auto [block, count] : blocks) {
-      IRBuilder<> b(&*block->getFirstInsertionPt());
-      b.SetCurrentDebugLocation(location_for(*block, function));
-      Value* total = b.CreateAdd(b.CreateLoad(i64, counter), ConstantInt::get(i64, count));
-      b.CreateStore(total, counter);
-      if (!checked.count(block)) continue;
-      auto* due = cast<Instruction>(b.CreateICmpUGE(total, b.CreateLoad(i64, limit)));
-      // The rest of the block (from the instruction after the compare) becomes the join block.
-      Instruction* then =
-          SplitBlockAndInsertIfThen(due, due->getNextNode(), false, const_cast<MDNode*>(unlikely));
-      IRBuilder<> call(then);
-      call.SetCurrentDebugLocation(location_for(*block, function));
-      call.CreateCall(hook);
-    }
+  // Declared like a C `extern unsigned long long Name;` when the module does not define it (not
+  // dso_local: the runtime may live in a shared object; its address load is loop-invariant).
+  Constant* global(StringRef Name) {
+    Constant* C = M_.getOrInsertGlobal(Name, I64_);
+    if (auto* GV = dyn_cast<GlobalVariable>(C); GV != nullptr && GV->isDeclaration())
+      GV->setAlignment(Align(8));
+    return C;
   }
+
+  FunctionCallee hook() {
+    FunctionCallee H = M_.getOrInsertFunction(kHookName, FunctionType::get(Type::getVoidTy(Ctx_), false));
+    if (auto* Fn = dyn_cast<Function>(H.getCallee()); Fn != nullptr && Fn->isDeclaration()) {
+      Fn->addFnAttr(Attribute::Cold);
+      Fn->addFnAttr(Attribute::NoUnwind);
+    }
+    return H;
+  }
+
+  struct Site {
+    BasicBlock* Block;
+    uint64_t Count;
+    bool Check;
+  };
+
+  void instrument(Function& F) {
+    // Analyse the original CFG before changing anything: block counts and the check sites.
+    SmallPtrSet<const BasicBlock*, 16> Heads;
+    {
+      DominatorTree DT(F);
+      LoopInfo LI(DT);
+      for (const Loop* L : LI.getLoopsInPreorder()) Heads.insert(L->getHeader());
+      // Irreducible cycles have no LoopInfo loop; a DFS back-edge target lies on every cycle.
+      SmallVector<std::pair<const BasicBlock*, const BasicBlock*>, 16> BackEdges;
+      FindFunctionBackedges(F, BackEdges);
+      for (const auto& E : BackEdges) Heads.insert(E.second);
+    }
+    // Calls inside Windows-style funclets would need funclet bundles: count there, but no checks.
+    const bool Funclets =
+        F.hasPersonalityFn() && isFuncletEHPersonality(classifyEHPersonality(F.getPersonalityFn()));
+
+    std::vector<Site> Sites;
+    BasicBlock* Entry = &F.getEntryBlock();
+    for (BasicBlock& BB : F) {
+      const bool Check = !Funclets && ((&BB == Entry && ChecksAtEntry) || Heads.contains(&BB));
+      Sites.push_back({&BB, block_count(BB), Check});
+    }
+    for (const Site& S : Sites) instrument_block(F, S, S.Block == Entry);
+  }
+
+  void instrument_block(Function& F, const Site& S, bool IsEntry) {
+    Instruction* At = insertion_point(*S.Block, IsEntry);
+    if (At == nullptr) return;
+    const DebugLoc Loc = location_for(*S.Block, F);
+    IRBuilder<> B(At);
+    B.SetCurrentDebugLocation(Loc);
+    LoadInst* Old = B.CreateAlignedLoad(I64_, Count_, Align(8), "ncp2.ic");
+    Value* New = B.CreateAdd(Old, ConstantInt::get(I64_, S.Count), "ncp2.ic.new");
+    B.CreateAlignedStore(New, Count_, Align(8));
+    if (!S.Check) return;
+    LoadInst* Limit = B.CreateAlignedLoad(I64_, Limit_, Align(8), "ncp2.limit");
+    Value* Reached = B.CreateICmpUGE(New, Limit, "ncp2.reached");
+    Instruction* Then = SplitBlockAndInsertIfThen(Reached, At, /*Unreachable=*/false, Unlikely_);
+    Then->setDebugLoc(Loc);
+    Then->getParent()->setName("ncp2.hook");
+    B.SetInsertPoint(Then);
+    CallInst* Call = B.CreateCall(Hook_);
+    Call->addFnAttr(Attribute::Cold);
+    Call->addFnAttr(Attribute::NoUnwind);
+    Call->addFnAttr(Attribute::NoInline);
+    // SplitBlockAndInsertIfThen's conditional branch: the same location.
+    S.Block->getTerminator()->setDebugLoc(Loc);
+  }
+
+  Module& M_;
+  LLVMContext& Ctx_;
+  IntegerType* I64_;
+  Constant* Count_;
+  Constant* Limit_;
+  FunctionCallee Hook_;
+  MDNode* Unlikely_;
 };
+
+struct CountPass : PassInfoMixin<CountPass> {
+  PreservedAnalyses run(Module& M, ModuleAnalysisManager& /*MAM*/) {
+    if (Disable || M.getNamedMetadata(kDoneMarker) != nullptr) return PreservedAnalyses::all();
+    M.getOrInsertNamedMetadata(kDoneMarker);
+    Instrumenter(M).run();
+    if (VerifyAfter && verifyModule(M, &errs())) {
+      report_fatal_error("ncp2_count_pass: the instrumented module is broken", false);
+    }
+    return PreservedAnalyses::none();
+  }
+  // Also at -O0, where functions are optnone.
+  static bool isRequired() { return true; }  // NOLINT(readability-identifier-naming): LLVM's name
+};
+
+void register_callbacks(PassBuilder& PB) {
+  // After the optimization pipeline (LLVM 14 invokes this extension point at -O0 too, after the
+  // always-inliner and the coroutine passes); the marker makes a second invocation a no-op.
+  PB.registerOptimizerLastEPCallback(
+      [](ModulePassManager& MPM, OptimizationLevel /*Level*/) { MPM.addPass(CountPass()); });
+  // For use with opt: -passes=ncp2-count.
+  PB.registerPipelineParsingCallback(
+      [](StringRef Name, ModulePassManager& MPM, ArrayRef<PassBuilder::PipelineElement> /*Elements*/) {
+        if (Name != "ncp2-count") return false;
+        MPM.addPass(CountPass());
+        return true;
+      });
+}
 
 }  // namespace
 
-extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
-  return {LLVM_PLUGIN_API_VERSION, "ncp2-count", "1", [](PassBuilder& builder) {
-            builder.registerOptimizerLastEPCallback(
-                [](ModulePassManager& passes, OptimizationLevel) { passes.addPass(CountPass()); });
-          }};
+// NOLINTNEXTLINE(readability-identifier-naming): the entry point LLVM looks up.
+extern "C" LLVM_ATTRIBUTE_WEAK LLVM_EXTERNAL_VISIBILITY PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "ncp2_count_pass", LLVM_VERSION_STRING, register_callbacks};
 }
