@@ -265,8 +265,9 @@ std::string Runtime::describe_lock_wait(const NodeState& ns) const {
     const auto it = other->locks.find(static_cast<std::uint32_t>(ns.wait_object));
     if (other.get() == &ns || it == other->locks.end() || !it->second.held) continue;
     const std::string place = where(it->second.acquired_site);
-    return text + fmt::format(", held by node {}{}", emu::index(other->id),
-                              place.empty() ? std::string() : " which acquired it" + place);
+    text += fmt::format(", held by node {}", emu::index(other->id));
+    if (!place.empty()) text.append(" which acquired it").append(place);
+    return text;
   }
   return text + ", held by no node (its grant is on its way, or the holder ended without releasing it)";
 }

@@ -171,6 +171,17 @@ void collect(RunOutcome& out, Session& s) {
   out.events = s.kernel.events_processed();
 }
 
+// The time model, the diagnoses' places, the caller's hook and the profiler, on a new session.
+void attach(Session& s, const RunOptions& options) {
+  if (options.compute_meter) s.dsm.set_compute_meter(options.compute_meter);
+  // Diagnoses name the CARNIVAL scope a node is in (a program run from outside sets its lines).
+  s.dsm.set_sites(
+      [&cluster = s.cluster](dsm::NodeId n) { return std::uint64_t{cluster.pp(n).attribution().scope}; },
+      [](std::uint64_t scope) { return scope_place(scope); });
+  if (options.on_cluster) options.on_cluster(s.cluster);
+  if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
+}
+
 }  // namespace
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
@@ -206,13 +217,7 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
 
   Session& s = *session;
   Instance& work = *instance;
-  if (options.compute_meter) s.dsm.set_compute_meter(options.compute_meter);
-  // Diagnoses name the CARNIVAL scope a node is in (a program run from outside sets its lines).
-  s.dsm.set_sites(
-      [&cluster = s.cluster](dsm::NodeId n) { return std::uint64_t{cluster.pp(n).attribution().scope}; },
-      [](std::uint64_t scope) { return scope_place(scope); });
-  if (options.on_cluster) options.on_cluster(s.cluster);
-  if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
+  attach(s, options);
   const auto wall_start = std::chrono::steady_clock::now();
   try {
     s.dsm.start([&work](dsm::Process& p) { work.run(p); },
