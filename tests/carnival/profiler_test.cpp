@@ -240,3 +240,79 @@ TEST(Profiler, ScopesWithoutOwnTimeStayInTheTree) {
 
 }  // namespace
 }  // namespace ncp2::carnival
+
+namespace ncp2::carnival {
+namespace {
+
+// A workload that ends badly, to check the accounting of runs that do not complete.
+workloads::Workload bad_workload(std::string name, std::function<void(dsm::Process&)> body) {
+  struct Bad final : workloads::Instance {
+    explicit Bad(std::function<void(dsm::Process&)> b) : body(std::move(b)) {}
+    void run(dsm::Process& p) override { body(p); }
+    void verify(dsm::Process& /*p*/) override {}
+    std::function<void(dsm::Process&)> body;
+  };
+  workloads::Workload w;
+  w.name = std::move(name);
+  w.make = [body = std::move(body)](const workloads::Params&, int, std::uint64_t) {
+    return std::make_unique<Bad>(body);
+  };
+  w.validate = [](const workloads::Params&, int) {};
+  return w;
+}
+
+// What docs/schema.md promises for runs that stop early (status deadlock or failed): every
+// category sums as in a complete run, no timeline segment lies past the run's end, the summary
+// equals the instances, and the profile's Wait exceeds the instances' total by the waits still
+// open when the run stopped (at most one per node, none longer than the run).
+void check_stopped_run(const RunData& d, bool has_cp) {
+  std::map<int, std::int64_t> pp_sum, cp_sum, wait_profile, wait_instances;
+  for (const auto& c : d.profile) {
+    (is_pp_category(c.category) ? pp_sum : cp_sum)[c.node] += c.time_ps;
+    if (c.category == Category::Wait) wait_profile[c.node] += c.time_ps;
+  }
+  for (const auto& w : d.waits) wait_instances[w.node] += w.duration_ps;
+  for (const auto& n : d.nodes) {
+    EXPECT_EQ(pp_sum[n.node], n.finish_ps) << "node " << n.node;
+    EXPECT_LE(n.finish_ps, d.run.virtual_time_ps);
+    EXPECT_EQ(cp_sum[n.node], has_cp ? d.run.virtual_time_ps : 0) << "node " << n.node;
+    EXPECT_GE(wait_profile[n.node], wait_instances[n.node]) << "node " << n.node;
+    EXPECT_LE(wait_profile[n.node] - wait_instances[n.node], d.run.virtual_time_ps) << "node " << n.node;
+  }
+  for (const auto& s : d.timeline)
+    EXPECT_LE(s.end_ps, d.run.virtual_time_ps) << "timeline of node " << s.node;
+  const auto recomputed = summarize(d.waits);
+  ASSERT_EQ(recomputed.size(), d.wait_summary.size());
+  for (std::size_t i = 0; i < recomputed.size(); ++i)
+    EXPECT_EQ(recomputed[i].total_ps, d.wait_summary[i].total_ps);
+}
+
+TEST(Profiler, StoppedRunsKeepTheirDocumentedInvariants) {
+  const auto deadlock = bad_workload("lock-order", [](dsm::Process& p) {
+    p.compute_cycles(1000 * (p.id() + 1));
+    if (p.id() < 2) p.lock_acquire(1 + static_cast<std::uint32_t>(p.id()));
+    p.barrier(1);
+    if (p.id() < 2) p.lock_acquire(2 - static_cast<std::uint32_t>(p.id()));
+  });
+  const auto mismatch = bad_workload("barrier-mismatch", [](dsm::Process& p) {
+    p.compute_cycles(500 * (p.id() + 1));
+    p.barrier(p.id() == 2 ? 7 : 1);
+  });
+  for (const auto* w : {&deadlock, &mismatch}) {
+    for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+      SCOPED_TRACE(fmt::format("{} on {}", w->name, emu::to_string(kind)));
+      dsm::SystemConfig config = dsm::default_config(kind);
+      config.machine.nodes = 3;
+      workloads::RunOptions options;
+      options.profile = true;
+      const auto out = workloads::run_workload(config, *w, {}, 1, options);
+      ASSERT_FALSE(out.ok());
+      ASSERT_TRUE(out.profile.has_value());
+      EXPECT_FALSE(out.profile->timeline.empty());
+      check_stopped_run(*out.profile, kind == emu::MachineKind::Ncp2);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ncp2::carnival
