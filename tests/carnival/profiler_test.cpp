@@ -1,5 +1,6 @@
 // The profiler's invariants on real runs (both machines, several workloads): every picosecond in
 // exactly one category, waits that sum exactly, summary = instances, causes attributed.
+#include <atomic>
 #include <map>
 #include <tuple>
 
@@ -311,6 +312,23 @@ TEST(Profiler, StoppedRunsKeepTheirDocumentedInvariants) {
       EXPECT_FALSE(out.profile->timeline.empty());
       check_stopped_run(*out.profile, kind == emu::MachineKind::Ncp2);
     }
+  }
+}
+
+TEST(Profiler, InterruptedRunsKeepTheirDocumentedInvariants) {
+  const auto& w = workloads::find_workload("phases");
+  for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
+    SCOPED_TRACE(emu::to_string(kind));
+    dsm::SystemConfig config = dsm::default_config(kind);
+    config.machine.nodes = 4;
+    const std::atomic<bool> stop{true};  // as if Ctrl-C came at once: the run stops at its first check
+    workloads::RunOptions options;
+    options.profile = true;
+    options.stop_flag = &stop;
+    const auto out = workloads::run_workload(config, w, w.resolve("small", {}), 1, options);
+    ASSERT_EQ(out.status, workloads::RunStatus::Stopped);
+    ASSERT_TRUE(out.profile.has_value());
+    check_stopped_run(*out.profile, kind == emu::MachineKind::Ncp2);
   }
 }
 
