@@ -108,6 +108,12 @@ NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) 
   if (pid_ < 0)
     throw std::runtime_error(fmt::format("cannot start node {}: {}", spec.node, std::strerror(errno)));
   if (pid_ == 0) exec_node(spec, argv.data(), envp.data());
+  // The mappings stay; the descriptors went to the child. Closing them here keeps the emulator at
+  // a few descriptors per node (runs of hundreds of nodes) and the next nodes from inheriting them.
+  close(channel_fd_);
+  close(heap_fd_);
+  channel_fd_ = -1;
+  heap_fd_ = -1;
 }
 
 NodeProcess::~NodeProcess() {

@@ -272,6 +272,7 @@ void connect() {
   if (channel_fd < 0) return;  // run directly: native, one node
   void* at = mmap(nullptr, ncp2::tmk::kChannelMapBytes, PROT_READ | PROT_WRITE, MAP_SHARED, channel_fd, 0);
   if (at == MAP_FAILED) die("cannot map the channel to the emulator");
+  close(channel_fd);  // the mapping is all the program needs
   g.channel = static_cast<Channel*>(at);
   g.bulk = static_cast<unsigned char*>(at) + ncp2::tmk::kChannelBytes;
   if (g.channel->magic != ncp2::tmk::kChannelMagic || g.channel->version != ncp2::tmk::kChannelVersion ||
@@ -285,10 +286,12 @@ void map_heap() {
   if (heap_fd < 0) die("the emulator did not pass the shared memory");
   void* want = reinterpret_cast<void*>(g.heap_base);
   void* at = mmap(want, g.heap_bytes, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE, heap_fd, 0);
+  const int map_error = errno;
+  close(heap_fd);
   if (at != want) {
     char text[200];
     std::snprintf(text, sizeof text, "cannot map %zu bytes of shared memory at %p: %s", g.heap_bytes, want,
-                  std::strerror(errno));
+                  std::strerror(map_error));
     die(text);
   }
 }
