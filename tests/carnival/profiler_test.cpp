@@ -290,13 +290,13 @@ void check_stopped_run(const RunData& d, bool has_cp) {
 
 TEST(Profiler, StoppedRunsKeepTheirDocumentedInvariants) {
   const auto deadlock = bad_workload("lock-order", [](dsm::Process& p) {
-    p.compute_cycles(1000 * (p.id() + 1));
+    p.compute_cycles(std::int64_t{1000} * (p.id() + 1));
     if (p.id() < 2) p.lock_acquire(1 + static_cast<std::uint32_t>(p.id()));
     p.barrier(1);
     if (p.id() < 2) p.lock_acquire(2 - static_cast<std::uint32_t>(p.id()));
   });
   const auto mismatch = bad_workload("barrier-mismatch", [](dsm::Process& p) {
-    p.compute_cycles(500 * (p.id() + 1));
+    p.compute_cycles(std::int64_t{500} * (p.id() + 1));
     p.barrier(p.id() == 2 ? 7 : 1);
   });
   for (const auto* w : {&deadlock, &mismatch}) {
