@@ -1,0 +1,149 @@
+// The race detector's logic on synthetic executions: happens-before through locks and barriers,
+// byte-exact overlaps, reads and writes.
+#include "dsm/race_detector.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ncp2::dsm {
+namespace {
+
+constexpr NodeId n0 = emu::node_id(0);
+constexpr NodeId n1 = emu::node_id(1);
+constexpr NodeId n2 = emu::node_id(2);
+constexpr PageId kPage{7};
+
+void barrier(RaceDetector& d, int nodes) {
+  for (int p = 0; p < nodes; ++p) d.barrier_arrive(emu::node_id(p));
+  for (int p = 0; p < nodes; ++p) d.barrier_depart(emu::node_id(p));
+}
+
+TEST(RaceDetector, DifferentBytesOfOneWordDoNotRace) {
+  RaceDetector d(2, 4096);
+  d.write(n0, kPage, 0, 1, 10);
+  d.write(n1, kPage, 1, 1, 11);
+  d.read(n1, kPage, 2, 2, 12);
+  barrier(d, 2);
+  EXPECT_TRUE(d.races().empty());
+}
+
+TEST(RaceDetector, ConcurrentWritesOfTheSameByteRace) {
+  RaceDetector d(2, 4096);
+  d.write(n0, kPage, 100, 4, 10);
+  d.write(n1, kPage, 103, 2, 11);  // overlaps byte 103
+  const auto races = d.races();
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].page, kPage);
+  EXPECT_EQ(races[0].offset, 103u);
+  EXPECT_EQ(races[0].first.node, n0);
+  EXPECT_EQ(races[0].second.node, n1);
+  EXPECT_TRUE(races[0].first.writes);
+  EXPECT_TRUE(races[0].second.writes);
+  EXPECT_EQ(races[0].first.site, 10u);
+  EXPECT_EQ(races[0].second.site, 11u);
+  EXPECT_EQ(races[0].first.clock, (std::vector<std::uint32_t>{1, 0}));
+}
+
+TEST(RaceDetector, AReadConcurrentWithAWriteRacesWhicheverComesFirst) {
+  RaceDetector d(2, 4096);
+  d.read(n1, kPage, 8, 8, 21);
+  d.write(n0, kPage, 12, 4, 20);
+  const auto races = d.races();
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].offset, 12u);
+  EXPECT_TRUE(races[0].first.writes);    // node 0 wrote
+  EXPECT_FALSE(races[0].second.writes);  // node 1 read
+  EXPECT_EQ(races[0].second.site, 21u);
+}
+
+TEST(RaceDetector, ConcurrentReadsDoNotRace) {
+  RaceDetector d(3, 4096);
+  for (int p = 0; p < 3; ++p) d.read(emu::node_id(p), kPage, 0, 64, 1);
+  EXPECT_TRUE(d.races().empty());
+}
+
+TEST(RaceDetector, ABarrierOrdersEverythingBeforeItWithEverythingAfter) {
+  RaceDetector d(3, 4096);
+  d.write(n0, kPage, 0, 64, 1);  // node 0 initializes
+  barrier(d, 3);
+  d.read(n1, kPage, 0, 64, 2);
+  d.read(n2, kPage, 0, 64, 3);
+  barrier(d, 3);
+  d.write(n2, kPage, 0, 8, 4);  // a later phase rewrites it
+  EXPECT_TRUE(d.races().empty());
+}
+
+TEST(RaceDetector, WritesBetweenTheSameBarriersRace) {
+  RaceDetector d(3, 4096);
+  barrier(d, 3);
+  d.write(n0, kPage, 40, 8, 1);
+  d.write(n2, kPage, 44, 8, 3);
+  barrier(d, 3);
+  ASSERT_EQ(d.races().size(), 1u);
+}
+
+TEST(RaceDetector, TheSameLockOrdersCriticalSections) {
+  RaceDetector d(2, 4096);
+  d.acquired(n0, LockId{5});
+  d.write(n0, kPage, 0, 8, 1);
+  d.release(n0, LockId{5});
+  d.acquired(n1, LockId{5});  // granted by node 0's release
+  d.read(n1, kPage, 0, 8, 2);
+  d.write(n1, kPage, 0, 8, 2);
+  d.release(n1, LockId{5});
+  EXPECT_TRUE(d.races().empty());
+}
+
+TEST(RaceDetector, DifferentLocksDoNotOrder) {
+  RaceDetector d(2, 4096);
+  d.acquired(n0, LockId{1});
+  d.write(n0, kPage, 0, 8, 1);
+  d.release(n0, LockId{1});
+  d.acquired(n1, LockId{2});
+  d.write(n1, kPage, 4, 8, 2);
+  d.release(n1, LockId{2});
+  EXPECT_EQ(d.races().size(), 1u);
+}
+
+TEST(RaceDetector, OrderIsTransitiveThroughAThirdNode) {
+  RaceDetector d(3, 4096);
+  d.write(n0, kPage, 0, 4, 1);
+  d.release(n0, LockId{1});
+  d.acquired(n1, LockId{1});
+  d.release(n1, LockId{2});
+  d.acquired(n2, LockId{2});
+  d.write(n2, kPage, 0, 4, 3);  // after node 0's write: node 1 passed it on
+  EXPECT_TRUE(d.races().empty());
+}
+
+TEST(RaceDetector, AWriteAfterTheReleaseIsNotCoveredByIt) {
+  RaceDetector d(2, 4096);
+  d.release(n0, LockId{1});
+  d.write(n0, kPage, 0, 4, 1);  // after the release: the acquirer did not see it
+  d.acquired(n1, LockId{1});
+  d.read(n1, kPage, 0, 4, 2);
+  EXPECT_EQ(d.races().size(), 1u);
+}
+
+TEST(RaceDetector, OneReportPerPairOfSegmentsAndPage) {
+  RaceDetector d(2, 4096);
+  for (std::size_t k = 0; k < 10; ++k) {
+    d.write(n0, kPage, k * 8, 8, 1);
+    d.write(n1, kPage, k * 8, 8, 2);
+  }
+  d.write(n0, PageId{8}, 0, 1, 1);
+  d.write(n1, PageId{8}, 0, 1, 2);
+  const auto races = d.races();
+  ASSERT_EQ(races.size(), 2u);
+  EXPECT_EQ(races[0].page, kPage);
+  EXPECT_EQ(races[0].offset, 0u);
+  EXPECT_EQ(races[1].page, PageId{8});
+}
+
+TEST(RaceDetector, BadAccessesAreRefused) {
+  RaceDetector d(2, 4096);
+  EXPECT_THROW(d.write(n0, kPage, 4090, 8, 1), std::out_of_range);
+  EXPECT_THROW(RaceDetector(0, 4096), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ncp2::dsm
