@@ -81,6 +81,29 @@ done
 run 0 "on 7 node(s): checksum" "$tmp/jacobi" --nodes 7 -- 130 65 3
 "$tmp/qsort" 1001 16 | grep -q verified || fail "qsort run natively"
 
+# ncp2-cc: usage, the command it runs, a build without counting (no computation charged).
+out=$("$bin/ncp2-cc" 2>&1); st=$?
+[ "$st" -eq 2 ] && grep -q "usage:" <<<"$out" || fail "ncp2-cc without arguments: exit $st, '$out'"
+out=$("$bin/ncp2-cc" --ncp2-show -O2 -o x x.c)
+grep -q -- "-fpass-plugin=.*libncp2_count_pass.so" <<<"$out" && grep -q -- "-lncp2tmk" <<<"$out" && grep -q -- " -g " <<<"$out" ||
+  fail "ncp2-cc --ncp2-show: $out"
+"$bin/ncp2-cc" --ncp2-no-count -O2 -o "$tmp/jacobi_nocount" "$src/examples/jacobi.c" || fail "ncp2-cc --ncp2-no-count"
+comp() { sqlite3 "$1" "select coalesce(sum(time_ps), 0) from profile where category = 'Comp'"; }
+"$bin/ncp2" run "$tmp/jacobi_nocount" --nodes 2 --db "$tmp/nocount.db" -- 66 34 2 >/dev/null 2>&1
+"$bin/ncp2" run "$tmp/jacobi" --nodes 2 --db "$tmp/count.db" -- 66 34 2 >/dev/null 2>&1
+[ "$(comp "$tmp/nocount.db")" = 0 ] || fail "a build without counting was charged computation"
+[ "$(comp "$tmp/count.db")" -gt 0 ] || fail "a counted build was charged no computation"
+# TMK_SCOPE blocks and the samples' lines carry the computation.
+[ "$(sqlite3 "$tmp/count.db" "select count(*) from scopes where kind = 'block' and name = 'relax'")" = 1 ] ||
+  fail "no scope 'relax' from TMK_SCOPE_BEGIN in jacobi's database"
+[ "$(sqlite3 "$tmp/count.db" "select count(*) from profile p join scopes s on s.run_id = p.run_id and s.id = p.scope_id
+     where s.kind = 'line' and p.category = 'Comp' and p.time_ps > 0")" -gt 0 ] || fail "no computation on a line scope"
+run 0 "verified  yes" "$tmp/jacobi" --nodes 2 --time-model measured -- 66 34 2
+# Programs that cannot run as asked.
+run 1 "before Tmk_startup (is it a TreadMarks program built with ncp2-cc?)" /bin/true --nodes 2
+run 1 "a multiple of the host's page size" "$tmp/globals" --nodes 2 --set memory.page_size=2048
+run 2 "tmk.heap_mb" "$tmp/globals" --nodes 2 --set tmk.heap_mb=0
+
 # A deadlock (examples/deadlock.c): exit 3, each node's wait with the holder and the lines, the
 # database's status 'deadlock'.
 "$bin/ncp2-cc" -O0 -o "$tmp/deadlock" "$src/examples/deadlock.c" || fail "ncp2-cc examples/deadlock.c"
