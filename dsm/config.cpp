@@ -17,68 +17,59 @@ using C = SystemConfig;
 
 // NOLINTNEXTLINE(readability-function-size): a data table, one entry per configuration key.
 std::vector<Key<C>> protocol_keys() {
-  std::vector<Key<C>> k;
-  auto integer = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(integer_key<C>(std::move(name), field, std::move(desc), src));
-  };
-  auto real = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(real_key<C>(std::move(name), field, std::move(desc), src));
-  };
-  auto duration = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(duration_key<C>(std::move(name), field, std::move(desc), src));
-  };
+  KeyList<C> k;
 
-  duration(
+  k.duration(
       "dsm.fault_trap", [](C& c) -> emu::Duration& { return c.dsm.fault_trap; },
       "PP takes an access fault on a shared page and enters the DSM handler", kAssumed);
-  duration(
+  k.duration(
       "dsm.protocol_handler", [](C& c) -> emu::Duration& { return c.dsm.protocol_handler; },
       "PP runs the bookkeeping of one protocol operation (lock, barrier, request)", kAssumed);
-  duration(
+  k.duration(
       "dsm.per_write_notice", [](C& c) -> emu::Duration& { return c.dsm.per_write_notice; },
       "creating or applying one write notice (invalidation)", kAssumed);
-  duration(
+  k.duration(
       "dsm.diff_scan_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_scan_per_word; },
       "software diff creation on the PP, per word of the page compared with its twin (treadmarks)", kAssumed);
-  duration(
+  k.duration(
       "dsm.diff_apply_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_apply_per_word; },
       "software diff application on the PP, per word written (treadmarks)", kAssumed);
-  integer(
+  k.integer(
       "dsm.gc_threshold_kb", [](C& c) -> int& { return c.dsm.gc_threshold_kb; },
       "diffs + write notices held by a node that make the next barrier collect garbage",
       "TreadMarks practice");
-  integer(
+  k.integer(
       "dsm.barrier_manager", [](C& c) -> int& { return c.dsm.barrier_manager; }, "node that manages barriers",
       "TreadMarks: process 0");
 
-  real(
+  k.real(
       "cost.flop", [](C& c) -> double& { return c.cost.flop; },
       "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed);
-  real(
+  k.real(
       "cost.int_op", [](C& c) -> double& { return c.cost.int_op; },
       "PP cycles per integer operation in workload code", kAssumed);
-  real(
+  k.real(
       "cost.load", [](C& c) -> double& { return c.cost.load; },
       "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed);
-  real(
+  k.real(
       "cost.store", [](C& c) -> double& { return c.cost.store; }, "PP cycles per store in workload code",
       kAssumed);
-  real(
+  k.real(
       "cost.branch", [](C& c) -> double& { return c.cost.branch; },
       "PP cycles per branch or loop iteration in workload code", kAssumed);
-  real(
+  k.real(
       "cost.instruction", [](C& c) -> double& { return c.cost.instruction; },
       "PP cycles per instruction of a program built with ncp2-cc (counted by its instrumentation)", kAssumed);
-  integer(
+  k.integer(
       "tmk.heap_mb", [](C& c) -> int& { return c.tmk.heap_mb; },
       "shared memory for Tmk_malloc of a program run with ncp2 run ./prog, in MiB per node",
       "host resource, not a model value");
-  integer(
+  k.integer(
       "tmk.sample_instructions", [](C& c) -> int& { return c.tmk.sample_instructions; },
       "counted instructions between two samples of a program's position (its computation by line; 0: none)",
       "profiler resolution, not a model value");
 
-  return k;
+  return std::move(k.keys);
 }
 
 // The machine's keys, the protocol's inserted before the emulator's own settings: the order in

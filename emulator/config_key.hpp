@@ -85,6 +85,28 @@ Key<Config> bandwidth_key(std::string name, Field field, std::string description
           [field](const Config& c) { return quoted(format_bandwidth(field(const_cast<Config&>(c)))); }};
 }
 
+// A table of keys under construction: `keys.integer("memory.page_size", field, "...", source);`.
+template <class Config>
+struct KeyList {
+  std::vector<Key<Config>> keys;
+  template <class Field>
+  void integer(std::string name, Field field, std::string description, std::string_view source) {
+    keys.push_back(integer_key<Config>(std::move(name), field, std::move(description), source));
+  }
+  template <class Field>
+  void real(std::string name, Field field, std::string description, std::string_view source) {
+    keys.push_back(real_key<Config>(std::move(name), field, std::move(description), source));
+  }
+  template <class Field>
+  void duration(std::string name, Field field, std::string description, std::string_view source) {
+    keys.push_back(duration_key<Config>(std::move(name), field, std::move(description), source));
+  }
+  template <class Field>
+  void bandwidth(std::string name, Field field, std::string description, std::string_view source) {
+    keys.push_back(bandwidth_key<Config>(std::move(name), field, std::move(description), source));
+  }
+};
+
 // A key of a base configuration as a key of a configuration derived from it.
 template <class Derived, class Base>
 Key<Derived> lift(const Key<Base>& key) {

@@ -29,118 +29,107 @@ using namespace config;  // NOLINT(google-build-using-namespace): the key builde
 // NOLINTNEXTLINE(readability-function-size): a data table, one entry per configuration key.
 std::vector<Key<MachineConfig>> machine_keys() {
   using C = MachineConfig;
-  std::vector<Key<C>> k;
-  auto integer = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(integer_key<C>(std::move(name), field, std::move(desc), src));
-  };
-  auto real = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(real_key<C>(std::move(name), field, std::move(desc), src));
-  };
-  auto duration = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(duration_key<C>(std::move(name), field, std::move(desc), src));
-  };
-  auto bandwidth = [&](std::string name, auto field, std::string desc, std::string_view src) {
-    k.push_back(bandwidth_key<C>(std::move(name), field, std::move(desc), src));
-  };
+  KeyList<C> k;
 
-  k.push_back({{"machine.kind",
-                Kind::Choice,
-                "ncp2: protocol work on the CP; treadmarks: no CP, all protocol work on the PP by interrupt",
-                "SPEC §1",
-                {"ncp2", "treadmarks"}},
-               [](MachineConfig& c, const Value& v) {
-                 c.machine.kind = v.text == "ncp2" ? MachineKind::Ncp2 : MachineKind::TreadMarks;
-               },
-               [](const MachineConfig& c) { return quoted(to_string(c.machine.kind)); }});
-  integer(
+  k.keys.push_back(
+      {{"machine.kind",
+        Kind::Choice,
+        "ncp2: protocol work on the CP; treadmarks: no CP, all protocol work on the PP by interrupt",
+        "SPEC §1",
+        {"ncp2", "treadmarks"}},
+       [](MachineConfig& c, const Value& v) {
+         c.machine.kind = v.text == "ncp2" ? MachineKind::Ncp2 : MachineKind::TreadMarks;
+       },
+       [](const MachineConfig& c) { return quoted(to_string(c.machine.kind)); }});
+  k.integer(
       "machine.nodes", [](MachineConfig& c) -> int& { return c.machine.nodes; },
       "number of nodes (PP + CP each)", "default run size of the papers' figures");
 
-  real(
+  k.real(
       "pp.clock_mhz", [](MachineConfig& c) -> double& { return c.pp.clock_mhz; },
       "main processor clock (PowerPC 604); converts cycle counts into time", kSpec);
-  duration(
+  k.duration(
       "pp.interrupt_overhead", [](MachineConfig& c) -> Duration& { return c.pp.interrupt_overhead; },
       "time to enter and leave an interrupt handler; added to every handler", kAssumed);
-  duration(
+  k.duration(
       "pp.command_post", [](MachineConfig& c) -> Duration& { return c.pp.command_post; },
       "PP writes one command into its CP's queue (ncp2)", kAssumed);
-  duration(
+  k.duration(
       "pp.notification_handler", [](MachineConfig& c) -> Duration& { return c.pp.notification_handler; },
       "PP reads a notification the CP sent by interrupt (ncp2)", kAssumed);
-  duration(
+  k.duration(
       "pp.send_overhead", [](MachineConfig& c) -> Duration& { return c.pp.send_overhead; },
       "software send path per message, system call + protocol stack (treadmarks)", kAssumed);
-  duration(
+  k.duration(
       "pp.receive_overhead", [](MachineConfig& c) -> Duration& { return c.pp.receive_overhead; },
       "software receive path per message, inside the interrupt handler (treadmarks)", kAssumed);
-  bandwidth(
+  k.bandwidth(
       "pp.copy_bandwidth", [](MachineConfig& c) -> double& { return c.pp.copy_bandwidth; },
       "memcpy by the PP (twins, software diffs, message buffers)", kAssumed);
 
-  real(
+  k.real(
       "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },
       "protocol controller's processor clock (informational: command costs are durations)", kAssumed);
-  bandwidth(
+  k.bandwidth(
       "cp.dma_bandwidth", [](MachineConfig& c) -> double& { return c.cp.dma_bandwidth; },
       "CP's DMA engine between memory and the network interface", kAssumed);
   for (const auto& cmd : config_detail::kCommandDefaults) {
     const std::string name{cmd.name};
-    duration(
+    k.duration(
         "cp.command_cost." + name, [name](MachineConfig& c) -> Duration& { return c.cp.command_cost[name]; },
         std::string(cmd.what), kAssumed);
   }
 
-  bandwidth(
+  k.bandwidth(
       "memory.bus_bandwidth", [](MachineConfig& c) -> double& { return c.memory.bus_bandwidth; },
       "memory bus shared by the PP and the CP's DMA engine", kAssumed);
-  integer(
+  k.integer(
       "memory.dram_mb", [](MachineConfig& c) -> int& { return c.memory.dram_mb; },
       "main memory per node (informational)", kSpec);
-  integer(
+  k.integer(
       "memory.l2_kb", [](MachineConfig& c) -> int& { return c.memory.l2_kb; },
       "L2 cache per node (informational)", kSpec);
-  integer(
+  k.integer(
       "memory.page_size", [](MachineConfig& c) -> int& { return c.memory.page_size; },
       "bytes per shared page (coherence unit)", "SPEC §1 [our rule]");
-  integer(
+  k.integer(
       "memory.word_size", [](MachineConfig& c) -> int& { return c.memory.word_size; },
       "bytes per word: diffs are costed as runs of words (their contents are byte-exact)",
       "PowerPC 604: 32-bit words");
 
-  bandwidth(
+  k.bandwidth(
       "network.link_bandwidth", [](MachineConfig& c) -> double& { return c.network.link_bandwidth; },
       "bandwidth of every cable (Myrinet: 1.28 Gbit/s)", kSpec);
-  duration(
+  k.duration(
       "network.link_latency", [](MachineConfig& c) -> Duration& { return c.network.link_latency; },
       "propagation through one cable, node-switch or switch-switch", kAssumed);
-  duration(
+  k.duration(
       "network.switch_delay", [](MachineConfig& c) -> Duration& { return c.network.switch_delay; },
       "routing delay inside one switch (cut-through)", kAssumed);
-  integer(
+  k.integer(
       "network.switch_ports", [](MachineConfig& c) -> int& { return c.network.switch_ports; },
       "ports per crossbar switch (Myrinet: 8)", kSpec);
-  k.push_back({{"network.topology",
-                Kind::Choice,
-                "auto: one switch when the nodes fit, else a tree; star: one switch; tree: leaf "
-                "switches under parent switches; chain: switches in a line",
-                "SPEC §1 [our rule]",
-                {"auto", "star", "tree", "chain"}},
-               [](MachineConfig& c, const Value& v) {
-                 c.network.topology = v.text == "star"    ? Topology::Star
-                                      : v.text == "tree"  ? Topology::Tree
-                                      : v.text == "chain" ? Topology::Chain
-                                                          : Topology::Auto;
-               },
-               [](const MachineConfig& c) { return quoted(to_string(c.network.topology)); }});
-  integer(
+  k.keys.push_back({{"network.topology",
+                     Kind::Choice,
+                     "auto: one switch when the nodes fit, else a tree; star: one switch; tree: leaf "
+                     "switches under parent switches; chain: switches in a line",
+                     "SPEC §1 [our rule]",
+                     {"auto", "star", "tree", "chain"}},
+                    [](MachineConfig& c, const Value& v) {
+                      c.network.topology = v.text == "star"    ? Topology::Star
+                                           : v.text == "tree"  ? Topology::Tree
+                                           : v.text == "chain" ? Topology::Chain
+                                                               : Topology::Auto;
+                    },
+                    [](const MachineConfig& c) { return quoted(to_string(c.network.topology)); }});
+  k.integer(
       "network.header_bytes", [](MachineConfig& c) -> int& { return c.network.header_bytes; },
       "bytes added to every message on the wire (route, type, CRC)", kAssumed);
 
-  integer(
+  k.integer(
       "emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
       "stack of each emulated processor's fiber on the host", "host resource, not a model value");
-  return k;
+  return std::move(k.keys);
 }
 
 }  // namespace ncp2::emu
