@@ -53,7 +53,7 @@ class ProgramSites {
   std::map<std::tuple<std::string, std::string, std::string, int, int>, carnival::ScopeSite*> sites_;
 };
 
-std::string page_runs_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
+std::string mib_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
 
 class ProgramInstance final : public workloads::Instance {
  public:
@@ -115,8 +115,6 @@ class ProgramInstance final : public workloads::Instance {
   std::size_t page_bytes_ = 0;
   std::uint32_t region_ = 0;
   double cycles_per_instruction_ = 1.0;
-  double clock_mhz_ = 100.0;
-  bool metered_ = false;
   std::unique_ptr<SourceLines> lines_;
   std::unordered_map<std::uint64_t, SitesAt> sites_by_pc_;
   std::vector<dsm::PageId> changed_;  // buffers reused by every reply
@@ -136,7 +134,6 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
                     "multiple of the host's page size, {} B",
                     page_bytes_, host_page));
   cycles_per_instruction_ = config.cost.instruction;
-  clock_mhz_ = config.pp.clock_mhz;
   heap_ = std::make_unique<SharedHeap>(heap_bytes_);
   runtime.set_region_memory([this](dsm::NodeId n, std::size_t bytes) {
     if (bytes > heap_bytes_) throw std::logic_error("shared region larger than the node's shared memory");
@@ -213,7 +210,6 @@ void ProgramInstance::abort_run(const Node& node, const std::string& what) const
 void ProgramInstance::run(dsm::Process& p) {
   if (!launched_) launch(p.runtime());
   Node& node = nodes_[static_cast<std::size_t>(p.id())];
-  metered_ = false;
   if (node.process->wait_for_request() == WaitResult::Exited)
     abort_run(node, fmt::format("the program {} before Tmk_startup (is it a TreadMarks program built with "
                                 "ncp2-cc?)",
@@ -464,7 +460,7 @@ void ProgramInstance::malloc_request(Node& node, dsm::Process& /*p*/) {
     abort_run(node,
               fmt::format("Tmk_malloc({} bytes): the shared heap of {} is exhausted ({} bytes in use, the "
                           "largest free block {} bytes); raise it with --set tmk.heap_mb=N",
-                          c.arg0, page_runs_text(heap_bytes_), heap_->in_use(), heap_->largest_free()));
+                          c.arg0, mib_text(heap_bytes_), heap_->in_use(), heap_->largest_free()));
   c.result = static_cast<std::int64_t>(kHeapBase + *offset);
 }
 
