@@ -9,11 +9,21 @@ namespace ncp2::dsm {
 
 namespace {
 
+// Sets bits [from, from + count): whole words at a time (a typed access sets up to 8 bits, a span
+// thousands).
 void set_bits(std::vector<std::uint64_t>& bits, std::size_t from, std::size_t count) {
-  for (std::size_t b = from; b < from + count; ++b) bits[b / 64] |= std::uint64_t{1} << (b % 64);
+  std::size_t b = from;
+  const std::size_t end = from + count;
+  while (b < end) {
+    const std::size_t shift = b % 64;
+    const std::size_t n = std::min<std::size_t>(64 - shift, end - b);
+    const std::uint64_t mask = n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1) << shift;
+    bits[b / 64] |= mask;
+    b += n;
+  }
 }
 
-void merge(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& other) {
+void merge_clock(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& other) {
   for (std::size_t i = 0; i < into.size() && i < other.size(); ++i) into[i] = std::max(into[i], other[i]);
 }
 
@@ -28,12 +38,15 @@ std::optional<std::size_t> first_overlap(const std::vector<std::uint64_t>& a,
   return std::nullopt;
 }
 
+bool bit(const std::vector<std::uint64_t>& bits, std::size_t b) { return (bits[b / 64] >> (b % 64)) & 1U; }
+
 }  // namespace
 
 RaceDetector::RaceDetector(int nodes, std::size_t page_size)
     : words_((page_size + 63) / 64),
       page_size_(page_size),
-      barrier_clock_(static_cast<std::size_t>(nodes), 0) {
+      arrivals_clock_(static_cast<std::size_t>(nodes > 0 ? nodes : 0), 0),
+      released_clock_(arrivals_clock_.size(), 0) {
   if (nodes <= 0 || page_size == 0) throw std::invalid_argument("RaceDetector: no nodes or no page size");
   nodes_.resize(static_cast<std::size_t>(nodes));
   for (std::size_t p = 0; p < nodes_.size(); ++p) {
@@ -45,40 +58,70 @@ RaceDetector::RaceDetector(int nodes, std::size_t page_size)
   }
 }
 
-void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, std::uint64_t site,
-                        bool write) {
-  if (bytes == 0) return;
-  if (offset + bytes > page_size_) throw std::out_of_range("RaceDetector: access beyond its page");
-  NodeState& n = nodes_.at(static_cast<std::size_t>(emu::index(node)));
+RaceDetector::PageAccess& RaceDetector::page_access(NodeId node, PageId page) {
+  NodeState& n = state(node);
+  if (n.last && n.last_page == raw(page)) return *n.last;
   auto [it, fresh] = n.current.pages.try_emplace(raw(page));
   PageAccess& a = it->second;
   if (fresh) {
     a.read.assign(words_, 0);
     a.write.assign(words_, 0);
   }
+  n.last_page = raw(page);
+  n.last = &a;  // std::map nodes do not move
+  return a;
+}
+
+void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site,
+                        bool write) {
+  if (bytes == 0) return;
+  if (offset + bytes > page_size_) throw std::out_of_range("RaceDetector: access beyond its page");
+  PageAccess& a = page_access(node, page);
   if (write) {
-    if (!a.write_site) a.write_site = site;
+    if (!a.has_write) a.write_site = site;
+    a.has_write = true;
     set_bits(a.write, offset, bytes);
   } else {
-    if (!a.read_site) a.read_site = site;
+    if (!a.has_read) a.read_site = site;
+    a.has_read = true;
     set_bits(a.read, offset, bytes);
   }
 }
 
-void RaceDetector::read(NodeId node, PageId page, std::size_t offset, std::size_t bytes, std::uint64_t site) {
+void RaceDetector::read(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site) {
   mark(node, page, offset, bytes, site, false);
 }
 
 void RaceDetector::write(NodeId node, PageId page, std::size_t offset, std::size_t bytes,
-                         std::uint64_t site) {
+                         const AccessSite& site) {
   mark(node, page, offset, bytes, site, true);
 }
 
+void RaceDetector::merge(NodeId node, PageId page, std::span<const std::uint64_t> read_bits,
+                         std::span<const std::uint64_t> write_bits, const AccessSite& read_site,
+                         const AccessSite& write_site) {
+  if (read_bits.size() > words_ || write_bits.size() > words_)
+    throw std::out_of_range("RaceDetector: bitmap larger than a page");
+  const bool reads = std::any_of(read_bits.begin(), read_bits.end(), [](std::uint64_t w) { return w != 0; });
+  const bool writes = std::any_of(write_bits.begin(), write_bits.end(), [](std::uint64_t w) { return w != 0; });
+  if (!reads && !writes) return;
+  PageAccess& a = page_access(node, page);
+  for (std::size_t w = 0; w < read_bits.size(); ++w) a.read[w] |= read_bits[w];
+  for (std::size_t w = 0; w < write_bits.size(); ++w) a.write[w] |= write_bits[w];
+  if (reads && !a.has_read) a.read_site = read_site;
+  if (writes && !a.has_write) a.write_site = write_site;
+  a.has_read = a.has_read || reads;
+  a.has_write = a.has_write || writes;
+}
+
 void RaceDetector::close_segment(NodeId node) {
-  NodeState& n = nodes_.at(static_cast<std::size_t>(emu::index(node)));
+  NodeState& n = state(node);
+  n.last = nullptr;
   if (!n.current.pages.empty()) {
     n.current.clock = n.clock;
-    done_.push_back(std::move(n.current));
+    check(n.current);
+    kept_.push_back(std::move(n.current));
+    if (++closed_since_prune_ >= 4 * nodes_.size()) prune();
   }
   n.current = Segment{};
   n.current.node = node;
@@ -87,72 +130,104 @@ void RaceDetector::close_segment(NodeId node) {
 
 // Starts the node's next segment after a synchronization.
 void RaceDetector::next_segment(NodeId node) {
-  NodeState& n = nodes_.at(static_cast<std::size_t>(emu::index(node)));
+  NodeState& n = state(node);
   ++n.clock[static_cast<std::size_t>(emu::index(node))];
   n.current.number = n.clock[static_cast<std::size_t>(emu::index(node))];
 }
 
 void RaceDetector::release(NodeId node, LockId lock) {
   close_segment(node);
-  lock_clock_[raw(lock)] = nodes_.at(static_cast<std::size_t>(emu::index(node))).clock;
+  lock_clock_[raw(lock)] = state(node).clock;
   next_segment(node);
 }
 
 void RaceDetector::acquired(NodeId node, LockId lock) {
   close_segment(node);
-  if (const auto it = lock_clock_.find(raw(lock)); it != lock_clock_.end())
-    merge(nodes_.at(static_cast<std::size_t>(emu::index(node))).clock, it->second);
+  if (const auto it = lock_clock_.find(raw(lock)); it != lock_clock_.end()) merge_clock(state(node).clock, it->second);
   next_segment(node);
 }
 
+// A node cannot arrive at episode k + 1 before it departed from k, and nobody departs from k
+// before everyone arrived: one clock gathers the arrivals, another holds the last episode's.
 void RaceDetector::barrier_arrive(NodeId node) {
   close_segment(node);
-  merge(barrier_clock_, nodes_.at(static_cast<std::size_t>(emu::index(node))).clock);
+  merge_clock(arrivals_clock_, state(node).clock);
+  if (++arrived_ == static_cast<int>(nodes_.size())) {
+    arrived_ = 0;
+    released_clock_ = arrivals_clock_;
+    std::fill(arrivals_clock_.begin(), arrivals_clock_.end(), 0);
+    kept_.clear();  // everything so far happens before everything from now on
+    closed_since_prune_ = 0;
+  }
 }
 
 void RaceDetector::barrier_depart(NodeId node) {
-  merge(nodes_.at(static_cast<std::size_t>(emu::index(node))).clock, barrier_clock_);
+  merge_clock(state(node).clock, released_clock_);
   next_segment(node);
-  if (++departed_ == static_cast<int>(nodes_.size())) {  // the episode is over
-    departed_ = 0;
-    std::fill(barrier_clock_.begin(), barrier_clock_.end(), 0);
-  }
+}
+
+void RaceDetector::finish() {
+  for (auto& n : nodes_) close_segment(n.current.node);
 }
 
 bool RaceDetector::ordered(const Segment& a, const Segment& b) {
   return b.clock[static_cast<std::size_t>(emu::index(a.node))] >= a.number;
 }
 
-std::vector<RaceDetector::Race> RaceDetector::races() {
-  for (const auto& n : nodes_) close_segment(n.current.node);
-  std::map<std::uint32_t, std::vector<const Segment*>> by_page;
-  for (const Segment& s : done_)
-    for (const auto& [page, access] : s.pages) by_page[page].push_back(&s);
-  std::vector<Race> out;
-  for (const auto& [page, segments] : by_page) {
-    for (std::size_t i = 0; i < segments.size(); ++i) {
-      for (std::size_t j = i + 1; j < segments.size(); ++j) {
-        const Segment* a = segments[i];
-        const Segment* b = segments[j];
-        if (a->node == b->node || ordered(*a, *b) || ordered(*b, *a)) continue;
-        if (b->node < a->node) std::swap(a, b);
-        const PageAccess& x = a->pages.at(page);
-        const PageAccess& y = b->pages.at(page);
-        // x writes what y reads or writes, or x reads what y writes.
-        const auto by_x_write = first_overlap(x.write, y.read, y.write);
-        const auto by_x_read = first_overlap(x.read, y.write, y.write);
-        if (!by_x_write && !by_x_read) continue;
-        const bool x_writes = by_x_write && (!by_x_read || *by_x_write <= *by_x_read);
-        const std::size_t offset = x_writes ? *by_x_write : *by_x_read;
-        const bool y_writes = (y.write[offset / 64] >> (offset % 64)) & 1U;
-        out.push_back({PageId{page},
-                       offset,
-                       {a->node, a->number, a->clock, x_writes, x_writes ? x.write_site : x.read_site},
-                       {b->node, b->number, b->clock, y_writes, y_writes ? y.write_site : y.read_site}});
-      }
-    }
+void RaceDetector::check(const Segment& s) {
+  for (const Segment& k : kept_) {
+    if (k.node == s.node || ordered(k, s) || ordered(s, k)) continue;
+    // Walk the smaller page map, look up in the other.
+    const bool s_smaller = s.pages.size() <= k.pages.size();
+    const Segment& few = s_smaller ? s : k;
+    const Segment& many = s_smaller ? k : s;
+    for (const auto& [page, access] : few.pages)
+      if (many.pages.contains(page)) report(k, s, page);
   }
-  return out;
+}
+
+void RaceDetector::report(const Segment& sa, const Segment& sb, std::uint32_t page) {
+  const Segment* a = &sa;
+  const Segment* b = &sb;
+  if (b->node < a->node) std::swap(a, b);
+  const PageAccess& x = a->pages.at(page);
+  const PageAccess& y = b->pages.at(page);
+  // x writes what y reads or writes, or x reads what y writes.
+  const auto by_x_write = first_overlap(x.write, y.read, y.write);
+  const auto by_x_read = first_overlap(x.read, y.write, y.write);
+  if (!by_x_write && !by_x_read) return;
+  ++pairs_;
+  const bool x_writes = by_x_write && (!by_x_read || *by_x_write <= *by_x_read);
+  const std::size_t offset = x_writes ? *by_x_write : *by_x_read;
+  const bool y_writes = bit(y.write, offset);
+  const AccessSite& site_x = x_writes ? x.write_site : x.read_site;
+  const AccessSite& site_y = y_writes ? y.write_site : y.read_site;
+  const RaceKey key{emu::index(a->node), emu::index(b->node), site_x.where, site_x.line,
+                    site_y.where,          site_y.line,          x_writes,     y_writes};
+  if (const auto it = index_.find(key); it != index_.end()) {
+    ++races_[it->second].occurrences;
+    return;
+  }
+  if (races_.size() >= kMaxRaces) return;
+  index_.emplace(key, races_.size());
+  races_.push_back({PageId{page},
+                    offset,
+                    {a->node, a->number, a->clock, x_writes, site_x},
+                    {b->node, b->number, b->clock, y_writes, site_y},
+                    1});
+}
+
+void RaceDetector::prune() {
+  closed_since_prune_ = 0;
+  // covered[q]: the smallest clock entry for q over the other nodes; segments of q up to it are
+  // ordered before every other node's present and future segments.
+  std::vector<std::uint32_t> covered(nodes_.size(), UINT32_MAX);
+  for (std::size_t p = 0; p < nodes_.size(); ++p)
+    for (std::size_t q = 0; q < nodes_.size(); ++q)
+      if (p != q) covered[q] = std::min(covered[q], nodes_[p].clock[q]);
+  std::erase_if(kept_, [&](const Segment& s) {
+    return s.number <= covered[static_cast<std::size_t>(emu::index(s.node))];
+  });
 }
 
 }  // namespace ncp2::dsm

@@ -7,24 +7,42 @@
 // bytes, at least one of them writing, race. The emulator drives it from the runtime's own
 // synchronization points, in virtual-time order, so the clocks need no messages.
 //
-// Not wired into the runtime yet: this is the detector and its tests.
+// Checking is online: a segment is compared with the kept segments of the other nodes when it
+// closes, and a kept segment is dropped once every other node's clock covers it (nothing later
+// can race with it) — at the latest when the last node arrives at a barrier. Memory stays
+// proportional to the accesses between two global orderings, not to the run.
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <span>
+#include <tuple>
 #include <vector>
 
 #include "dsm/types.hpp"
 
 namespace ncp2::dsm {
 
+// Where an access was made, for the report: `where` is a program counter (a Tmk program) or a
+// source file name's address with `line` (the typed API's std::source_location); `scope` is the
+// CARNIVAL scope the node was in.
+struct AccessSite {
+  std::uint64_t where = 0;
+  std::uint32_t line = 0;
+  std::uint32_t scope = 0;
+  friend bool operator==(const AccessSite&, const AccessSite&) = default;
+};
+
 class RaceDetector {
  public:
   RaceDetector(int nodes, std::size_t page_size);
 
-  // Accesses of the node's current segment: `bytes` bytes at `offset` of `page`; `site` says
-  // where (a scope id or a program counter, for the report).
-  void read(NodeId node, PageId page, std::size_t offset, std::size_t bytes, std::uint64_t site);
-  void write(NodeId node, PageId page, std::size_t offset, std::size_t bytes, std::uint64_t site);
+  // Accesses of the node's current segment: `bytes` bytes at `offset` of `page`.
+  void read(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site);
+  void write(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site);
+  // Accesses recorded elsewhere as bitmaps (a bit per byte of the page, 64 bytes per word), e.g. by
+  // an instrumented program: OR-ed into the node's current segment.
+  void merge(NodeId node, PageId page, std::span<const std::uint64_t> read_bits,
+             std::span<const std::uint64_t> write_bits, const AccessSite& read_site, const AccessSite& write_site);
 
   // Synchronization, in the order the emulator completes it. A release publishes the node's
   // clock on the lock; the acquire that the release grants takes it over.
@@ -33,30 +51,40 @@ class RaceDetector {
   // Barrier episodes: every node arrives, then every node departs (departures after all arrivals).
   void barrier_arrive(NodeId node);
   void barrier_depart(NodeId node);
+  // Closes every node's current segment and checks it (the end of the run, or of a failed one).
+  void finish();
 
   struct Access {
     NodeId node{};
     std::uint32_t segment = 0;  // the node's segment number (1, 2, ...)
     std::vector<std::uint32_t> clock;
     bool writes = false;  // the racing access is a write (else a read)
-    std::uint64_t site = 0;
+    AccessSite site;
   };
   struct Race {
     PageId page{};
-    std::size_t offset = 0;  // the first byte both touched
+    std::size_t offset = 0;  // the first byte both touched (of the first pair found)
     Access first;            // the lower node
     Access second;
+    std::uint64_t occurrences = 1;  // pairs of segments (and pages) with the same nodes and sites
   };
-  // Every race so far: one per pair of segments and page (the first overlapping byte). Closes the
-  // nodes' current segments first.
-  [[nodiscard]] std::vector<Race> races();
+  // The races found so far, one per pair of nodes, sites and kinds of access (the first pair of
+  // segments found; `occurrences` counts them all), in the order found. At most kMaxRaces
+  // distinct ones are kept; race_pairs() counts every pair.
+  [[nodiscard]] const std::vector<Race>& races() const { return races_; }
+  [[nodiscard]] std::uint64_t race_pairs() const { return pairs_; }
+  static constexpr std::size_t kMaxRaces = 10000;
+  // Segments kept for comparison right now (for tests of the memory bound).
+  [[nodiscard]] std::size_t kept_segments() const { return kept_.size(); }
 
  private:
   struct PageAccess {
     std::vector<std::uint64_t> read;  // a bit per byte
     std::vector<std::uint64_t> write;
-    std::uint64_t read_site = 0;
-    std::uint64_t write_site = 0;
+    AccessSite read_site;
+    AccessSite write_site;
+    bool has_read = false;
+    bool has_write = false;
   };
   struct Segment {
     NodeId node{};
@@ -67,20 +95,34 @@ class RaceDetector {
   struct NodeState {
     std::vector<std::uint32_t> clock;
     Segment current;
+    std::uint32_t last_page = 0;  // a cache of the last page touched
+    PageAccess* last = nullptr;
   };
 
-  void mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, std::uint64_t site, bool write);
-  void close_segment(NodeId node);  // ends the current segment (kept if it touched anything)
+  PageAccess& page_access(NodeId node, PageId page);
+  void mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site, bool write);
+  void close_segment(NodeId node);  // ends the current segment, checks it, keeps it if it touched anything
   void next_segment(NodeId node);   // the node's next segment, after a synchronization
+  void check(const Segment& s);     // against every kept segment of another node
+  void report(const Segment& a, const Segment& b, std::uint32_t page);
+  void prune();  // drops kept segments every other node's clock covers
   [[nodiscard]] static bool ordered(const Segment& a, const Segment& b);  // a happens before b
+  NodeState& state(NodeId node) { return nodes_.at(static_cast<std::size_t>(emu::index(node))); }
 
   std::size_t words_;  // 64-bit words per bitmap
   std::size_t page_size_;
   std::vector<NodeState> nodes_;
   std::map<std::uint32_t, std::vector<std::uint32_t>> lock_clock_;  // the last release's clock
-  std::vector<std::uint32_t> barrier_clock_;                        // merged at arrivals
-  int departed_ = 0;
-  std::vector<Segment> done_;  // closed segments that touched shared memory
+  std::vector<std::uint32_t> arrivals_clock_;                       // merged at this episode's arrivals
+  std::vector<std::uint32_t> released_clock_;                       // the last complete episode's
+  int arrived_ = 0;
+  std::vector<Segment> kept_;  // closed segments that touched shared memory and may still race
+  std::size_t closed_since_prune_ = 0;
+  std::vector<Race> races_;
+  // (first node, second node, first site, second site, first writes, second writes) -> races_ index
+  using RaceKey = std::tuple<int, int, std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t, bool, bool>;
+  std::map<RaceKey, std::size_t> index_;
+  std::uint64_t pairs_ = 0;
 };
 
 }  // namespace ncp2::dsm
