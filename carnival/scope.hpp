@@ -6,35 +6,17 @@
 // process p while the block runs is attributed to the scope. Scopes nest by their line ranges
 // (the static nesting of the source, as in CARNIVAL); the whole program is scope 0.
 #include <cstdint>
-#if !defined(__clang__) || __clang_major__ >= 15
-#include <source_location>
-#endif
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "dsm/process.hpp"
+#include "dsm/source_position.hpp"
 
 namespace ncp2::carnival {
 
-// Where a CARNIVAL_SCOPE is written: std::source_location, except under clang 14 (Debian 12's
-// clang-tidy), which cannot compile libstdc++ 12's <source_location>; it has the builtins instead
-// (g++ 12 lacks __builtin_COLUMN, so each compiler gets what it has).
-struct SourcePosition {
-  const char* file;
-  int line;
-  int column;
-#if defined(__clang__) && __clang_major__ < 15
-  static constexpr SourcePosition here(const char* file = __builtin_FILE(), int line = __builtin_LINE(),
-                                       int column = __builtin_COLUMN()) {
-    return {file, line, column};
-  }
-#else
-  static constexpr SourcePosition here(std::source_location where = std::source_location::current()) {
-    return {where.file_name(), static_cast<int>(where.line()), static_cast<int>(where.column())};
-  }
-#endif
-};
+// Where a CARNIVAL_SCOPE is written.
+using SourcePosition = dsm::SourcePosition;
 
 // One occurrence of CARNIVAL_SCOPE in the source: created once (a static), with a process-wide id.
 struct ScopeSite {

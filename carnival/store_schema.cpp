@@ -93,6 +93,28 @@ CREATE TABLE timeline(
   scope_id  INTEGER NOT NULL,
   start_ps  INTEGER NOT NULL,
   end_ps    INTEGER NOT NULL);
+CREATE TABLE races(
+  run_id             INTEGER NOT NULL REFERENCES runs(id),
+  id                 INTEGER NOT NULL,
+  region             TEXT NOT NULL,
+  offset             INTEGER NOT NULL,
+  address            INTEGER,
+  occurrences        INTEGER NOT NULL,
+  first_node         INTEGER NOT NULL,
+  first_access       TEXT NOT NULL CHECK (first_access IN ('read', 'write')),
+  first_file         TEXT NOT NULL,
+  first_line         INTEGER NOT NULL,
+  first_scope_id     INTEGER NOT NULL,
+  first_interval     INTEGER NOT NULL,
+  first_vector_time  TEXT NOT NULL,
+  second_node        INTEGER NOT NULL,
+  second_access      TEXT NOT NULL CHECK (second_access IN ('read', 'write')),
+  second_file        TEXT NOT NULL,
+  second_line        INTEGER NOT NULL,
+  second_scope_id    INTEGER NOT NULL,
+  second_interval    INTEGER NOT NULL,
+  second_vector_time TEXT NOT NULL,
+  PRIMARY KEY (run_id, id));
 )sql";
 
 // Built when the rows are in (faster than maintaining them row by row). Each index on `waits` costs

@@ -10,8 +10,11 @@
 
 namespace ncp2::carnival {
 
-// 2: counter and per-scope counter tables; 3: run status 'deadlock'
-inline constexpr int kSchemaVersion = 3;
+// 2: counter and per-scope counter tables; 3: run status 'deadlock'; 4: table races (and meta
+// key race_detection)
+inline constexpr int kSchemaVersion = 4;
+// The first version with table races (readers of older stores see no race detection).
+inline constexpr int kRacesSinceVersion = 4;
 // PRAGMA application_id of every store file: "NCP2" in ASCII.
 inline constexpr std::int32_t kApplicationId = 0x4E435032;
 

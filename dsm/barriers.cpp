@@ -21,6 +21,7 @@ void Runtime::barrier(NodeId n, BarrierId barrier) {
 
 void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
   OperationScope op(*ns.pp, Operation::Barrier);
+  if (races_) races_->barrier_arrive(ns.id);
   ns.pp->compute(config_.dsm.protocol_handler);
   close_interval(ns);
   const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
@@ -41,6 +42,7 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
     send_request(ns, m, LocalCommand::SendMessage);
   }
   wait_until_done(ns, Operation::Barrier, raw(barrier));
+  if (races_) races_->barrier_depart(ns.id);
   ++ns.stats.barriers;
   if (ns.release_gc && allow_gc) {
     ns.release_gc = false;

@@ -29,6 +29,7 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
   if (ls.token) {  // the last holder re-acquires: no message
     ls.held = true;
     ++ns.stats.local_lock_acquires;
+    if (races_) races_->acquired(n, lock);
     return;
   }
   close_interval(ns);
@@ -51,6 +52,7 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
   }
   send_request(ns, m, LocalCommand::SendMessage);
   wait_until_done(ns, Operation::LockAcquire, raw(lock));
+  if (races_) races_->acquired(n, lock);
 }
 
 void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
@@ -127,6 +129,7 @@ void Runtime::lock_release(NodeId n, LockId lock) {
   if (raw(lock) >= kMaxLocks || it == ns.locks.end() || !it->second.held)
     throw DsmError(fmt::format("node {} releases lock {} which it does not hold", emu::index(n), raw(lock)));
   auto& ls = it->second;
+  if (races_) races_->release(n, lock);  // before the lock can be granted on
   OperationScope op(*ns.pp, Operation::LockRelease);
   ns.pp->compute(config_.dsm.protocol_handler);
   close_interval(ns);

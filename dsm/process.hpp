@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "dsm/runtime.hpp"
+#include "dsm/source_position.hpp"
 #include "emulator/time.hpp"
 
 namespace ncp2::dsm {
@@ -150,34 +151,47 @@ class ArrayView {
         access_(p.runtime().region_access(p.node(), region)),
         count_(count),
         region_(region),
-        page_shift_(p.page_shift_) {}
+        page_shift_(p.page_shift_),
+        races_(p.runtime().race_detector() != nullptr) {}
 
   [[nodiscard]] std::size_t size() const { return count_; }
 
-  [[nodiscard]] T get(std::size_t i) const {
+  // The source location of each call is where a data race is reported (--detect-races).
+  [[nodiscard]] T get(std::size_t i, SourcePosition at = SourcePosition::here()) const {
     check(i);
     const auto page = page_of(i);
     if (access_[page] < static_cast<std::uint8_t>(Access::Read)) [[unlikely]]
       p_->runtime().fault(p_->node(), region_, page, Access::Read);
+    if (races_) [[unlikely]]
+      record(i, 1, false, at);
     return data_[i];
   }
 
-  void set(std::size_t i, const T& value) const {
+  void set(std::size_t i, const T& value, SourcePosition at = SourcePosition::here()) const {
     check(i);
     const auto page = page_of(i);
     if (access_[page] != static_cast<std::uint8_t>(Access::Write)) [[unlikely]]
       p_->runtime().fault(p_->node(), region_, page, Access::Write);
+    if (races_) [[unlikely]]
+      record(i, 1, true, at);
     data_[i] = value;
   }
 
   // Elements [first, first + n) readable as one span, valid until this process's next
-  // synchronization (lock or barrier).
-  [[nodiscard]] std::span<const T> read_span(std::size_t first, std::size_t n) const {
+  // synchronization (lock or barrier). For race detection, a read span reads all of them and a
+  // write span writes all of them, when it is taken.
+  [[nodiscard]] std::span<const T> read_span(std::size_t first, std::size_t n,
+                                             SourcePosition at = SourcePosition::here()) const {
     ensure(first, n, Access::Read);
+    if (races_) [[unlikely]]
+      record(first, n, false, at);
     return {data_ + first, n};
   }
-  [[nodiscard]] std::span<T> write_span(std::size_t first, std::size_t n) const {
+  [[nodiscard]] std::span<T> write_span(std::size_t first, std::size_t n,
+                                        SourcePosition at = SourcePosition::here()) const {
     ensure(first, n, Access::Write);
+    if (races_) [[unlikely]]
+      record(first, n, true, at);
     return {data_ + first, n};
   }
 
@@ -185,6 +199,10 @@ class ArrayView {
   void check(std::size_t i) const {
     if (i >= count_) [[unlikely]]
       p_->runtime().out_of_range(p_->node(), region_, i, count_);
+  }
+  void record(std::size_t first, std::size_t n, bool write, const SourcePosition& at) const {
+    p_->runtime().record_access(p_->node(), region_, first * sizeof(T), n * sizeof(T), write,
+                                {reinterpret_cast<std::uintptr_t>(at.file), static_cast<std::uint32_t>(at.line), 0});
   }
   [[nodiscard]] std::uint32_t page_of(std::size_t i) const {
     return static_cast<std::uint32_t>((i * sizeof(T)) >> page_shift_);
@@ -204,6 +222,7 @@ class ArrayView {
   std::size_t count_;
   std::uint32_t region_;
   int page_shift_;
+  bool races_;  // race detection is on: record every access
 };
 
 }  // namespace ncp2::dsm

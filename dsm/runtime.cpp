@@ -155,6 +155,32 @@ void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, st
                              emu::index(n), index, regions_.at(region).name, count));
 }
 
+void Runtime::enable_race_detection() {
+  if (!races_) races_ = std::make_unique<RaceDetector>(nodes(), page_size_);
+}
+
+std::uint32_t Runtime::scope_of(NodeId n) const {
+  return nodes_[static_cast<std::size_t>(emu::index(n))]->pp->attribution().scope;
+}
+
+void Runtime::record_access(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes, bool write,
+                            AccessSite site) {
+  if (!races_ || bytes == 0 || self(n).exited) return;  // after Tmk_exit: the verification, not the program
+  site.scope = scope_of(n);
+  const std::uint32_t first_page = regions_.at(region).first_page;
+  while (bytes > 0) {  // page by page
+    const std::size_t in_page = offset % page_size_;
+    const std::size_t piece = std::min(bytes, page_size_ - in_page);
+    const PageId page{first_page + static_cast<std::uint32_t>(offset / page_size_)};
+    if (write)
+      races_->write(n, page, in_page, piece, site);
+    else
+      races_->read(n, page, in_page, piece, site);
+    offset += piece;
+    bytes -= piece;
+  }
+}
+
 void Runtime::track_access_changes(NodeId n) { self(n).track_access = true; }
 
 void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) {

@@ -20,6 +20,7 @@
 #include "dsm/compute_meter.hpp"
 #include "dsm/config.hpp"
 #include "dsm/diff.hpp"
+#include "dsm/race_detector.hpp"
 #include "dsm/types.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
@@ -128,6 +129,16 @@ class Runtime {
   // Default: the runtime's own zeroed memory.
   using RegionMemory = std::function<std::byte*(NodeId node, std::size_t bytes)>;
   void set_region_memory(RegionMemory memory) { region_memory_ = std::move(memory); }
+  // Data-race detection (issue 16, dsm/race_detector.hpp): call before start(). The typed API
+  // records its accesses (ArrayView, spans); a program run from outside merges its own into
+  // race_detector() before each of its synchronizations. Null when detection is off.
+  void enable_race_detection();
+  [[nodiscard]] RaceDetector* race_detector() { return races_.get(); }
+  // Node n's program touched `bytes` bytes at byte `offset` of region `region` (split by page).
+  void record_access(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes, bool write,
+                     AccessSite site);
+  // The CARNIVAL scope node n is in (for access sites).
+  [[nodiscard]] std::uint32_t scope_of(NodeId n) const;
   // Records which pages change access on node n (take_access_changes hands them over, each
   // possibly several times; the current access is region_access's).
   void track_access_changes(NodeId n);
@@ -221,6 +232,7 @@ class Runtime {
   [[nodiscard]] std::string describe_barrier_wait(const NodeState& ns) const;
   class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
   ComputeMeter* meter_ = nullptr;
+  std::unique_ptr<RaceDetector> races_;
 
   emu::Kernel& kernel_;
   emu::Cluster& cluster_;
