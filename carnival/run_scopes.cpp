@@ -23,8 +23,10 @@ std::string source_path(const std::string& file) {
   return file;
 }
 
+}  // namespace
+
 // Paths as recorded by the compiler, made relative to the source tree when inside it.
-std::string relative_path(const std::string& file) {
+std::string relative_source_path(const std::string& file) {
   std::string path = source_path(file);
 #ifdef NCP2_SOURCE_DIR
   const std::string root = std::string(NCP2_SOURCE_DIR) + "/";
@@ -32,6 +34,10 @@ std::string relative_path(const std::string& file) {
 #endif
   return path;
 }
+
+namespace {
+
+std::string relative_path(const std::string& file) { return relative_source_path(file); }
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -18,6 +18,10 @@ struct RunScopes {
 
 // `used`: the scope ids the run's profile and waits mention (0 is the program); `program_name`
 // names scope 0.
+// A source path as the compiler recorded it, relative to the source tree when inside it (the form
+// the scopes' `file` column has).
+[[nodiscard]] std::string relative_source_path(const std::string& file);
+
 [[nodiscard]] RunScopes collect_run_scopes(std::set<std::uint32_t> used, const std::string& program_name);
 
 }  // namespace ncp2::carnival

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "carnival/run_scopes.hpp"
+
 namespace ncp2::workloads {
 
 std::string_view to_string(ParamType t) {
@@ -129,6 +131,17 @@ const ParamSpec* Workload::find_parameter(std::string_view wanted) const {
   for (const auto& p : parameters)
     if (p.name == wanted) return &p;
   return nullptr;
+}
+
+Instance::SourcePlace Instance::describe_access(const dsm::AccessSite& site) const {
+  if (site.where == 0) return {};
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): the typed API stores the file name's address
+  return {carnival::relative_source_path(reinterpret_cast<const char*>(site.where)), static_cast<int>(site.line)};
+}
+
+std::optional<std::uint64_t> Instance::program_address(const dsm::Runtime& /*runtime*/, std::uint32_t /*region*/,
+                                                       std::uint64_t /*offset*/) const {
+  return std::nullopt;
 }
 
 Params Workload::defaults() const {

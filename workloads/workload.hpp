@@ -91,6 +91,21 @@ class Instance {
   virtual void verify(dsm::Process& p) = 0;
   [[nodiscard]] const Verdict& verdict() const { return verdict_; }
 
+  // Race reports (--detect-races). Where an access was made: its source file (relative to the
+  // source tree when inside it, as the scopes record it) and line; {"", 0} when unknown. The
+  // default reads the typed API's sites (a file name's address and a line); a program run from
+  // outside resolves its program counters.
+  struct SourcePlace {
+    std::string file;
+    int line = 0;
+  };
+  [[nodiscard]] virtual SourcePlace describe_access(const dsm::AccessSite& site) const;
+  // The program's address of byte `offset` of shared region `region`; none for programs without
+  // addresses of their own (the built-in workloads).
+  [[nodiscard]] virtual std::optional<std::uint64_t> program_address(const dsm::Runtime& runtime,
+                                                                     std::uint32_t region,
+                                                                     std::uint64_t offset) const;
+
  protected:
   void pass(std::string message) { verdict_ = {true, std::move(message)}; }
   void fail(std::string message) { verdict_ = {false, std::move(message)}; }
