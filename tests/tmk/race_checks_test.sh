@@ -45,6 +45,9 @@ probe_expect atomic "node 0 writes race_pair.c:$(line_of atomic) | node 1 writes
 out=$("$probe" "$tmp/race_pair" 2 crash 2>&1)
 grep -q "^status failed: node 1: crashed" <<<"$out" && grep -q "^races 1 pairs 1$" <<<"$out" &&
   grep -qF "node 1 writes race_pair.c:$(line_of crash)" <<<"$out" || { fail "race_pair crash"; echo "$out"; }
+out=$("$probe" "$tmp/race_pair" 2 die 2>&1)
+grep -q "^status failed: node 1: the program exited with status 3 without Tmk_exit" <<<"$out" &&
+  grep -qF "node 1 writes race_pair.c:$(line_of die)" <<<"$out" || { fail "race_pair die"; echo "$out"; }
 # Every pair of nodes races on the same cell; the race-free rest (bytes of one word written by
 # different nodes, a counter under a lock) reports nothing on 5 nodes.
 out=$("$probe" "$tmp/race_pair" 3 ww 2>&1)

@@ -243,9 +243,11 @@ void ProgramInstance::serve(Node& node, dsm::Process& p) {
       throw dsm::DsmError(text + where(node));
     }
     fill_reply(node);
-    if (node.process->resume() == WaitResult::Exited)
+    if (node.process->resume() == WaitResult::Exited) {
+      merge_accesses(node, p);  // what it did before dying (_exit, SIGKILL) still counts
       abort_run(node, fmt::format("the program {} without Tmk_exit",
                                   describe_wait_status(node.process->wait_status())));
+    }
   }
 }
 

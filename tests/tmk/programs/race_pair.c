@@ -2,10 +2,11 @@
  * one race, marked RACE below, between nodes 0 and 1 (ww: between every two nodes); the rest of
  * the program is race-free (bytes of one word written by different nodes, a counter under a lock,
  * reads after a barrier) and must report nothing. "none" runs the race-free part alone. Exit 0
- * (except "crash", where node 1 crashes after its racing write). */
+ * (except "crash" and "die", where node 1 crashes or _exits after its racing write). */
 #include <stdio.h>
 #include <string.h>
 #include <tmk.h>
+#include <unistd.h>
 
 struct shared {
   int cells[4];
@@ -43,6 +44,10 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "crash") == 0) { /* the race is found although the run fails */
       s->cells[0] = 1; /* RACE crash */
       if (me == 1) *(volatile int *)argv[argc] = 0;
+    }
+    if (strcmp(mode, "die") == 0) { /* node 1 ends without a word to the emulator */
+      s->cells[0] = 2; /* RACE die */
+      if (me == 1) _exit(3);
     }
   }
   Tmk_barrier(1);
