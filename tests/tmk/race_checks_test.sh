@@ -98,6 +98,12 @@ out=$("$bin/ncp2-cc" --ncp2-show --ncp2-races -O2 -o x x.c)
 grep -q -- "-Xclang -load -Xclang .*libncp2_count_pass.so -mllvm -ncp2-races" <<<"$out" || fail "ncp2-cc --ncp2-show --ncp2-races: $out"
 out=$("$bin/ncp2-cc" --ncp2-show --ncp2-races --ncp2-no-count -O2 -o x x.c)
 grep -q -- "-mllvm -ncp2-icount-disable" <<<"$out" || fail "ncp2-cc --ncp2-races --ncp2-no-count: $out"
+# Compiled and linked separately: a link of object files gets no compiler options (clang would warn).
+"$bin/ncp2-cc" --ncp2-races -O2 -c -o "$tmp/pair.o" "$pair" || fail "ncp2-cc --ncp2-races -c"
+out=$("$bin/ncp2-cc" --ncp2-races -O2 -o "$tmp/pair_linked" "$tmp/pair.o" 2>&1)
+[ -z "$out" ] && [ -x "$tmp/pair_linked" ] || fail "ncp2-cc --ncp2-races linking objects: '$out'"
+out=$("$probe" "$tmp/pair_linked" 2 ww 2>&1)
+grep -q "^races 1 pairs 1$" <<<"$out" || { fail "race_pair built in two steps"; echo "$out"; }
 out=$(NCP2_CC=gcc "$bin/ncp2-cc" --ncp2-races -O2 -o "$tmp/x" "$pair" 2>&1); st=$?
 [ "$st" -eq 1 ] && grep -q "needs clang-14" <<<"$out" || fail "ncp2-cc --ncp2-races with gcc: exit $st, '$out'"
 
