@@ -300,7 +300,7 @@ std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s
     return std::nullopt;
   }
   try {
-    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output});
+    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output, o.detect_races});
   } catch (const workloads::WorkloadError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
