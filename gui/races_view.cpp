@@ -31,12 +31,6 @@ QString kind_text(const carnival::RaceAccess& a) {
   return a.writes ? QStringLiteral("write") : QStringLiteral("read");
 }
 
-QString vector_time(const std::vector<std::uint32_t>& vt) {
-  QStringList parts;
-  for (auto v : vt) parts << QString::number(v);
-  return QStringLiteral("[%1]").arg(parts.join(QLatin1Char(',')));
-}
-
 // "node 0 writes at workloads/phases.cpp:205 in update (interval 3, vector time [3,1])"
 QString access_sentence(const Analysis& a, const carnival::RaceAccess& access) {
   return QStringLiteral("node %1 %2 at %3 in <b>%4</b> (interval %5, vector time %6)")
@@ -45,7 +39,7 @@ QString access_sentence(const Analysis& a, const carnival::RaceAccess& access) {
            site_text(access, true).toHtmlEscaped(),
            QString::fromStdString(a.scope_name(access.scope)).toHtmlEscaped())
       .arg(access.interval)
-      .arg(vector_time(access.vector_time));
+      .arg(vector_time_label(access.vector_time));
 }
 
 // A sort key that orders sites by file, then line numerically.
@@ -62,6 +56,12 @@ QString race_access_label(const Analysis& a, const carnival::RaceAccess& access)
   return QStringLiteral("node %1 %2 · %3 · %4")
       .arg(access.node)
       .arg(kind_text(access), site_text(access, false), QString::fromStdString(a.scope_name(access.scope)));
+}
+
+QString vector_time_label(const std::vector<std::uint32_t>& vt) {
+  QStringList parts;
+  for (auto v : vt) parts << QString::number(v);
+  return QStringLiteral("[%1]").arg(parts.join(QLatin1Char(',')));
 }
 
 QString race_location_label(const carnival::RaceRow& race) {

@@ -4,6 +4,7 @@
 // shows the first access (the Second column, or the button below the table, the other one).
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <QWidget>
 
@@ -21,6 +22,8 @@ class MoreRowsBar;
 
 // "node 0 write · phases.cpp:205 · update": one access, the file without its directories.
 QString race_access_label(const Analysis& a, const carnival::RaceAccess& access);
+// "[3,0,2]": a node's vector time.
+QString vector_time_label(const std::vector<std::uint32_t>& vt);
 // "grid+1024", with " @ 0x7f00" when the store has the address.
 QString race_location_label(const carnival::RaceRow& race);
 // Both accesses whole: sites, scopes, intervals and vector times (the rows' tooltip).

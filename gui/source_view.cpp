@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "gui/models.hpp"
+#include "gui/races_view.hpp"
 #include "gui/widgets.hpp"
 
 namespace ncp2::gui {
@@ -32,12 +33,6 @@ QString access_text(const carnival::RaceAccess& a) {
       .arg(a.writes ? QStringLiteral("writes") : QStringLiteral("reads"));
 }
 
-QString vector_time_text(const std::vector<std::uint32_t>& vt) {
-  QStringList parts;
-  for (auto v : vt) parts << QString::number(v);
-  return QStringLiteral("[%1]").arg(parts.join(QLatin1Char(',')));
-}
-
 }  // namespace
 
 std::vector<SourceView::RaceMark> SourceView::race_marks() const {
@@ -50,7 +45,7 @@ std::vector<SourceView::RaceMark> SourceView::race_marks() const {
                                 .arg(race->id)
                                 .arg(access_text(*a))
                                 .arg(a->interval)
-                                .arg(vector_time_text(a->vector_time));
+                                .arg(vector_time_label(a->vector_time));
     auto same =
         std::find_if(marks.begin(), marks.end(), [&](const RaceMark& m) { return m.line == a->line; });
     if (same != marks.end()) {
