@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   banner_->setTextFormat(Qt::RichText);
   banner_->setMargin(6);
   banner_->hide();
+  connect(banner_, &QLabel::linkActivated, this, [this] { show_view(ViewId::Races); });
   column->addWidget(banner_);
 
   split_ = new QSplitter(Qt::Horizontal, central);
@@ -253,7 +254,10 @@ void MainWindow::update_banner() {
   if (!integrity_error_.isEmpty())
     lines << tr("<b>This file is damaged</b>: %1. The views may be wrong.")
                  .arg(integrity_error_.toHtmlEscaped());
-  for (const auto& w : warnings_) lines << w.toHtmlEscaped();
+  // "see the Races tab" is a link to it.
+  for (const auto& w : warnings_)
+    lines << w.toHtmlEscaped().replace(QStringLiteral("the Races tab"),
+                                       QStringLiteral("the <a href=\"#races\">Races tab</a>"));
   banner_->setStyleSheet(integrity_error_.isEmpty() ? QStringLiteral("background:#fff3cd; color:#664d03;")
                                                     : QStringLiteral("background:#f8d7da; color:#58151c;"));
   banner_->setText(lines.join(QStringLiteral("<br>")));

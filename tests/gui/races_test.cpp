@@ -226,7 +226,9 @@ class RacesTest : public QObject {
     QVERIFY(view->title().contains("3 data races"));
     QVERIFY(w.banner()->isVisible());
     QVERIFY(w.banner()->text().contains("This run completed with 3 data races"));
-    w.show_view(ViewId::Races);
+    QVERIFY(w.banner()->text().contains("<a href=\"#races\">Races tab</a>"));
+    emit w.banner()->linkActivated(QStringLiteral("#races"));  // the banner's link opens the tab
+    QCOMPARE(w.tabs()->currentWidget(), view);
     QVERIFY(view->table()->isVisible());
   }
 
