@@ -24,20 +24,36 @@ auto guarded(const std::string& path, F&& body) {
   }
 }
 
-// "[3,0,2]", as the writer stores a vector time; anything else is a damaged file.
+// A vector time: a JSON array of node clocks, "[3,0,2]" as the writer stores it (spaces are
+// allowed, as in JSON). Anything else is a damaged file.
 std::vector<std::uint32_t> parse_vector_time(const std::string& text, const std::string& path) {
   auto bad = [&] { return StoreError(fmt::format("{} is corrupt: vector time '{}' in races", path, text)); };
-  if (text.size() < 2 || text.front() != '[' || text.back() != ']') throw bad();
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const auto skip_spaces = [&] {
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+  };
+  const auto take = [&](char c) {
+    skip_spaces();
+    if (p == end || *p != c) return false;
+    ++p;
+    return true;
+  };
+  if (!take('[')) throw bad();
   std::vector<std::uint32_t> vt;
-  const char* p = text.data() + 1;
-  const char* end = text.data() + text.size() - 1;
-  while (p < end) {
-    std::uint32_t v = 0;
-    const auto [next, ec] = std::from_chars(p, end, v);
-    if (ec != std::errc() || (next != end && *next != ',')) throw bad();
-    vt.push_back(v);
-    p = next == end ? end : next + 1;
+  if (!take(']')) {
+    do {
+      skip_spaces();
+      std::uint32_t v = 0;
+      const auto [next, ec] = std::from_chars(p, end, v);
+      if (ec != std::errc()) throw bad();
+      vt.push_back(v);
+      p = next;
+    } while (take(','));
+    if (!take(']')) throw bad();
   }
+  skip_spaces();
+  if (p != end) throw bad();
   return vt;
 }
 
