@@ -3,6 +3,7 @@
 #include <array>
 
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
@@ -53,7 +54,7 @@ QString site_key(const carnival::RaceAccess& a) {
 }  // namespace
 
 QString race_access_label(const Analysis& a, const carnival::RaceAccess& access) {
-  return QStringLiteral("node %1 %2 · %3 · %4")
+  return QStringLiteral("node %1 %2\n%3 · %4")
       .arg(access.node)
       .arg(kind_text(access), site_text(access, false), QString::fromStdString(a.scope_name(access.scope)));
 }
@@ -196,6 +197,14 @@ RacesView::RacesView(AnalysisContext* context, QWidget* parent)
   column->addWidget(title_);
   table_ = make_table(model_, proxy_, this);
   table_->setObjectName(QStringLiteral("races"));
+  // Two lines a row (who and how, then where): narrow enough for the tab beside the source.
+  table_->verticalHeader()->setDefaultSectionSize(2 * table_->fontMetrics().height() + 8);
+  // The two accesses share the width left by the short columns: both stay in sight (elided, the
+  // tooltip and the panel below have them whole).
+  auto* header = table_->horizontalHeader();
+  for (int c : {RacesModel::Id, RacesModel::Location, RacesModel::Occurrences})
+    header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  for (int c : {RacesModel::First, RacesModel::Second}) header->setSectionResizeMode(c, QHeaderView::Stretch);
   column->addWidget(table_, 1);
   more_ = new MoreRowsBar(model_, tr("races"), this);
   column->addWidget(more_);
@@ -257,9 +266,6 @@ void RacesView::refresh() {
                         .arg(n)
                         .arg(n == 1 ? QString() : QStringLiteral("s")));
   table_->setVisible(n > 0);
-  table_->resizeColumnsToContents();
-  for (int c = 0; c < RacesModel::ColumnCount; ++c)
-    table_->setColumnWidth(c, std::min(table_->columnWidth(c), 320));
   follow_race(context_->race());
 }
 

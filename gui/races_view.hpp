@@ -20,7 +20,8 @@ namespace ncp2::gui {
 
 class MoreRowsBar;
 
-// "node 0 write · phases.cpp:205 · update": one access, the file without its directories.
+// "node 0 write\nphases.cpp:205 · update": one access on two lines, the file without its
+// directories.
 QString race_access_label(const Analysis& a, const carnival::RaceAccess& access);
 // "[3,0,2]": a node's vector time.
 QString vector_time_label(const std::vector<std::uint32_t>& vt);

@@ -201,14 +201,13 @@ class RacesTest : public QObject {
     QCOMPARE(m.index(0, RacesModel::Location).data().toString(), QString("grid+1024"));
     QCOMPARE(m.index(0, RacesModel::Occurrences).data().toULongLong(), 3ULL);
     QCOMPARE(m.index(0, RacesModel::First).data().toString(),
-             QString("node 0 write · phases.cpp:205 · update"));
+             QString("node 0 write\nphases.cpp:205 · update"));
     QCOMPARE(m.index(0, RacesModel::Second).data().toString(),
-             QString("node 1 read · phases.cpp:305 · verify"));
+             QString("node 1 read\nphases.cpp:305 · verify"));
     QCOMPARE(m.index(1, RacesModel::Location).data().toString(), QString("counter+0 @ 0x7f0010"));
     QCOMPARE(m.index(1, RacesModel::Second).data().toString(),
-             QString("node 1 write · helper.hpp:2 · program"));
-    QCOMPARE(m.index(2, RacesModel::First).data().toString(),
-             QString("node 0 read · unknown site · program"));
+             QString("node 1 write\nhelper.hpp:2 · program"));
+    QCOMPARE(m.index(2, RacesModel::First).data().toString(), QString("node 0 read\nunknown site · program"));
     const QString tip = m.index(0, RacesModel::Location).data(Qt::ToolTipRole).toString();
     for (const char* part : {"interval 3, vector time [3,1]", "interval 2, vector time [1,2]",
                              "workloads/phases.cpp:205", "workloads/phases.cpp:305", "3 occurrences"})
