@@ -252,7 +252,7 @@ void RacesView::refresh() {
   const std::size_t n = a ? a->summary().races.size() : 0;
   if (!a)
     title_->setText(tr("<b>Data races</b>: open a run."));
-  else if (!a->summary().races_checked)
+  else if (n == 0 && !a->summary().races_checked)  // races without the meta key still show
     title_->setText(
         tr("<b>Race detection was off</b> for this run, so no data races are known.<br>"
            "<code>ncp2 run --detect-races</code> finds accesses of different nodes to the same bytes, at "

@@ -1,12 +1,11 @@
 #include "gui/run_database.hpp"
 
-#include <charconv>
-
 #include <fmt/format.h>
 
 #include "carnival/report.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store_open.hpp"
+#include "carnival/store_races.hpp"
 
 namespace ncp2::gui {
 
@@ -22,77 +21,6 @@ auto guarded(const std::string& path, F&& body) {
   } catch (const sql::SqlError& e) {
     carnival::rethrow_as_store_error(path, e);
   }
-}
-
-// A vector time: a JSON array of node clocks, "[3,0,2]" as the writer stores it (spaces are
-// allowed, as in JSON). Anything else is a damaged file.
-std::vector<std::uint32_t> parse_vector_time(const std::string& text, const std::string& path) {
-  auto bad = [&] { return StoreError(fmt::format("{} is corrupt: vector time '{}' in races", path, text)); };
-  const char* p = text.data();
-  const char* const end = p + text.size();
-  const auto skip_spaces = [&] {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
-  };
-  const auto take = [&](char c) {
-    skip_spaces();
-    if (p == end || *p != c) return false;
-    ++p;
-    return true;
-  };
-  if (!take('[')) throw bad();
-  std::vector<std::uint32_t> vt;
-  if (!take(']')) {
-    do {
-      skip_spaces();
-      std::uint32_t v = 0;
-      const auto [next, ec] = std::from_chars(p, end, v);
-      if (ec != std::errc()) throw bad();
-      vt.push_back(v);
-      p = next;
-    } while (take(','));
-    if (!take(']')) throw bad();
-  }
-  skip_spaces();
-  if (p != end) throw bad();
-  return vt;
-}
-
-// One side's seven columns (node, access, file, line, scope_id, interval, vector_time) from `at`.
-carnival::RaceAccess read_race_side(const sql::Stmt& s, int at, const std::string& path) {
-  carnival::RaceAccess a;
-  a.node = s.i32(at);
-  a.writes = s.str(at + 1) == "write";
-  a.file = s.str(at + 2);
-  a.line = s.i32(at + 3);
-  a.scope = static_cast<std::uint32_t>(s.i64(at + 4));
-  a.interval = static_cast<std::uint32_t>(s.i64(at + 5));
-  a.vector_time = parse_vector_time(s.str(at + 6), path);
-  return a;
-}
-
-// The races table (schema 4). Older stores have no table: no detection, no error.
-void read_races(const sql::Db& db, std::int64_t run_id, RunSummary& d) {
-  if (db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'races'") == 0) return;
-  d.races_checked = db.integer("SELECT count(*) FROM meta WHERE key = 'race_detection' AND value = 'on'") > 0;
-  sql::Stmt s(db,
-              "SELECT id, region, offset, address, occurrences, first_node, first_access, first_file, "
-              "first_line, first_scope_id, first_interval, first_vector_time, second_node, second_access, "
-              "second_file, second_line, second_scope_id, second_interval, second_vector_time "
-              "FROM races WHERE run_id = ?1 ORDER BY id");
-  s.bind(1, run_id);
-  while (s.step()) {
-    carnival::RaceRow r;
-    r.id = static_cast<std::uint32_t>(s.i64(0));
-    r.region = s.str(1);
-    r.offset = s.u64(2);
-    if (!s.is_null(3)) r.address = s.u64(3);
-    r.occurrences = s.u64(4);
-    r.first = read_race_side(s, 5, d.path);
-    r.second = read_race_side(s, 12, d.path);
-    d.races.push_back(std::move(r));
-  }
-  // Rows without the meta key still say that detection ran.
-  if (!d.races.empty()) d.races_checked = true;
 }
 
 }  // namespace
@@ -182,7 +110,10 @@ RunSummary load_run_summary(const std::string& path) {
         }
       }
     }
-    read_races(db, run_id, d);
+    // Stores before schema 4 have no table races: read as a run without race detection.
+    auto races = carnival::read_races(db, run_id, path);
+    d.races_checked = races.checked;
+    d.races = std::move(races.races);
     return d;
   });
 }

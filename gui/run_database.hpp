@@ -34,7 +34,8 @@ struct RunSummary {
   std::vector<carnival::ProfileCell> profile;  // summed over operations (operation is empty)
   std::vector<carnival::WaitSummary> wait_summary;
   std::uint64_t waits_dropped = 0;  // instances not stored (meta), so causes are partial
-  // Race detection (schema 4): meta race_detection = "on"; false for older stores (no table).
+  // Race detection (schema 4, carnival::read_races): meta race_detection = "on"; false for older
+  // stores (no table).
   bool races_checked = false;
   std::vector<carnival::RaceRow> races;  // by id
 
