@@ -79,7 +79,7 @@ QString write_racy_run(const QTemporaryDir& dir) {
   data.races_checked = o.races_checked;
   data.races = o.races;
   const QString keep = qEnvironmentVariable("NCP2_KEEP_RACES_DB");
-  const QString path = keep.isEmpty() ? dir.filePath("racy.db") : keep;
+  QString path = keep.isEmpty() ? dir.filePath("racy.db") : keep;
   ncp2::carnival::write_run(path.toStdString(), data, {.force = true});
   return path;
 }
