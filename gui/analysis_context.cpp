@@ -1,5 +1,7 @@
 #include "gui/analysis_context.hpp"
 
+#include <algorithm>
+
 namespace ncp2::gui {
 
 AnalysisContext::AnalysisContext(QObject* parent) : QObject(parent) {}
@@ -10,6 +12,7 @@ void AnalysisContext::set_run(std::shared_ptr<const RunSummary> summary) {
   analysis_ = summary_ ? std::make_shared<const Analysis>(summary_) : nullptr;
   scope_ = -1;
   line_ = 0;
+  race_ = 0;
   file_.clear();
   if (analysis_) {
     const auto files = analysis_->files();
@@ -55,6 +58,34 @@ void AnalysisContext::select_line(const QString& file, int line) {
     scope_ = id;
     emit scope_changed(id);
   }
+}
+
+const carnival::RaceRow* AnalysisContext::selected_race() const {
+  if (!summary_ || race_ == 0) return nullptr;
+  for (const auto& r : summary_->races)
+    if (r.id == race_) return &r;
+  return nullptr;
+}
+
+bool AnalysisContext::can_show(const carnival::RaceAccess& access) const {
+  if (!analysis_ || access.line <= 0 || access.file.empty()) return false;
+  const auto files = analysis_->files();
+  return std::find(files.begin(), files.end(), access.file) != files.end();
+}
+
+bool AnalysisContext::select_race(quint32 id, int side) {
+  if (!summary_) return false;
+  const std::uint32_t previous = race_;
+  race_ = id;
+  const auto* r = selected_race();
+  if (!r) race_ = 0;
+  if (race_ != previous) emit race_changed(race_);
+  if (!r) return false;
+  const auto& access = side == 1 ? r->second : r->first;
+  // An access outside the stored sources has no line to show: the selection stays where it is.
+  if (!can_show(access)) return false;
+  select_line(QString::fromStdString(access.file), access.line);
+  return true;
 }
 
 void AnalysisContext::set_node_filter(int node) {

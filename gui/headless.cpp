@@ -22,8 +22,8 @@ CommandLine parse_command_line(const QStringList& arguments) {
   parser.addPositionalArgument("FILE.db", "The CARNIVAL database to open.");
   const QCommandLineOption screenshot("screenshot",
                                       "Render a view into OUT.png without a display, then exit.", "OUT.png");
-  const QCommandLineOption view("view", "The view to render: main, scope, histogram, profile-map, cpwait.",
-                                "VIEW", "main");
+  const QCommandLineOption view(
+      "view", "The view to render: main, scope, histogram, profile-map, cpwait, races.", "VIEW", "main");
   const QCommandLineOption scope("scope", "Select the scope of this name first.", "NAME");
   const QCommandLineOption size("size", "The window's size for --screenshot (default 1280x800).", "WxH");
   const QCommandLineOption node("node", "Show only this node's times.", "N");
@@ -42,8 +42,8 @@ CommandLine parse_command_line(const QStringList& arguments) {
   out.view = parser.value(view);
   out.scope = parser.value(scope);
   if (!view_from_name(out.view)) {
-    out.error =
-        QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, cpwait)").arg(out.view);
+    out.error = QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, cpwait, races)")
+                    .arg(out.view);
     return out;
   }
   if (parser.isSet(size)) {
@@ -119,6 +119,8 @@ QImage render_view(MainWindow& window, const CommandLine& options, QString* erro
   } else if (context->scope() >= 0) {
     context->select_scope(context->scope());  // scroll to it at the final size
   }
+  if (view == ViewId::Races && !analysis->summary().races.empty())
+    context->select_race(analysis->summary().races.front().id);  // both of its lines marked
   if (view == ViewId::CPWait) {
     // Select the row (of the scope, if one is given) with the most synchronization delay, so
     // that the causes panel has something to say, and wait for its causes.

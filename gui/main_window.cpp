@@ -19,6 +19,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/models.hpp"
+#include "gui/races_view.hpp"
 #include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
@@ -57,6 +58,7 @@ std::optional<ViewId> view_from_name(const QString& name) {
   if (name == QLatin1String("histogram")) return ViewId::Histogram;
   if (name == QLatin1String("profile-map")) return ViewId::ProfileMap;
   if (name == QLatin1String("cpwait")) return ViewId::CPWait;
+  if (name == QLatin1String("races")) return ViewId::Races;
   return std::nullopt;
 }
 
@@ -71,6 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   banner_->setTextFormat(Qt::RichText);
   banner_->setMargin(6);
   banner_->hide();
+  connect(banner_, &QLabel::linkActivated, this, [this] { show_view(ViewId::Races); });
   column->addWidget(banner_);
 
   split_ = new QSplitter(Qt::Horizontal, central);
@@ -78,10 +81,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   tabs_ = new QTabWidget(split_);
   profile_map_ = new ProfileMapView(context_, tabs_);
   cpwait_ = new CPWaitView(context_, tabs_);
+  races_ = new RacesView(context_, tabs_);
   scope_profile_ = new ScopeProfileView(context_, tabs_);
   histogram_ = new HistogramView(context_, tabs_);
   tabs_->addTab(profile_map_, tr("Profile Map"));
   tabs_->addTab(cpwait_, tr("CPWait Map"));
+  tabs_->addTab(races_, races_->tab_title());
   tabs_->addTab(scope_profile_, tr("Scope per processor"));
   tabs_->addTab(histogram_, tr("Category histogram"));
   split_->addWidget(source_);
@@ -139,8 +144,9 @@ void MainWindow::build_menus() {
   quit->setShortcut(QKeySequence::Quit);
 
   auto* view = menuBar()->addMenu(tr("&View"));
-  const std::array<std::pair<QString, ViewId>, 4> views = {{{tr("Profile Map"), ViewId::ProfileMap},
+  const std::array<std::pair<QString, ViewId>, 5> views = {{{tr("Profile Map"), ViewId::ProfileMap},
                                                             {tr("CPWait Map"), ViewId::CPWait},
+                                                            {tr("Data races"), ViewId::Races},
                                                             {tr("Scope per processor"), ViewId::Scope},
                                                             {tr("Category histogram"), ViewId::Histogram}}};
   int key = 1;
@@ -190,17 +196,22 @@ void MainWindow::loaded(const LoadResult& result) {
   warnings_.clear();
   for (const auto& w : result.summary->warnings()) warnings_ << QString::fromStdString(w);
   context_->set_run(result.summary);
+  tabs_->setTabText(tabs_->indexOf(races_), races_->tab_title());
   update_banner();
   const auto& run = result.summary->run;
   setWindowTitle(tr("CARNIVAL — %1 on %2, %3 nodes — %4")
                      .arg(QString::fromStdString(run.workload), QString::fromStdString(run.machine))
                      .arg(run.nodes)
                      .arg(QFileInfo(path_).fileName()));
-  run_label_->setText(tr("%1 · %2 · %3 nodes · %4 virtual · %5%6")
+  const auto races = result.summary->races.size();
+  run_label_->setText(tr("%1 · %2 · %3 nodes · %4 virtual · %5%6%7")
                           .arg(QString::fromStdString(run.workload), QString::fromStdString(run.machine))
                           .arg(run.nodes)
                           .arg(time_text(run.virtual_time_ps), QString::fromStdString(run.status),
-                               run.verified ? tr(" · verified") : QString()));
+                               run.verified ? tr(" · verified") : QString(),
+                               races == 0   ? QString()
+                               : races == 1 ? tr(" · 1 data race")
+                                            : tr(" · %1 data races").arg(races)));
   statusBar()->showMessage(tr("Opened %1").arg(path_), 5000);
   remember(path_);
   emit run_opened(path_);
@@ -243,7 +254,10 @@ void MainWindow::update_banner() {
   if (!integrity_error_.isEmpty())
     lines << tr("<b>This file is damaged</b>: %1. The views may be wrong.")
                  .arg(integrity_error_.toHtmlEscaped());
-  for (const auto& w : warnings_) lines << w.toHtmlEscaped();
+  // "see the Races tab" is a link to it.
+  for (const auto& w : warnings_)
+    lines << w.toHtmlEscaped().replace(QStringLiteral("the Races tab"),
+                                       QStringLiteral("the <a href=\"#races\">Races tab</a>"));
   banner_->setStyleSheet(integrity_error_.isEmpty() ? QStringLiteral("background:#fff3cd; color:#664d03;")
                                                     : QStringLiteral("background:#f8d7da; color:#58151c;"));
   banner_->setText(lines.join(QStringLiteral("<br>")));
@@ -272,6 +286,11 @@ void MainWindow::show_view(ViewId view) {
     case ViewId::CPWait:
       tabs_->setCurrentWidget(cpwait_);
       break;
+    case ViewId::Races:
+      // A race is about code: the source keeps almost half of the width.
+      tabs_->setCurrentWidget(races_);
+      split_->setSizes({total * 9 / 20, total * 11 / 20});
+      return;
     case ViewId::Scope:
       tabs_->setCurrentWidget(scope_profile_);
       break;

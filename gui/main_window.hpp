@@ -1,6 +1,6 @@
 #pragma once
-// The CARNIVAL window: the source view beside the Profile Map, CPWait Map, a scope's profile per
-// processor and its category histogram (tabs); a node filter; a banner for runs that need a
+// The CARNIVAL window: the source view beside the Profile Map, CPWait Map, data races, a scope's
+// profile per processor and its category histogram (tabs); a node filter; a banner for runs that need a
 // warning; the category legend always visible; File > Open and recent files (QSettings).
 // Files are read on worker threads; the window stays responsive while they load.
 #include <QFutureWatcher>
@@ -21,6 +21,7 @@ class CategoryLegend;
 class CPWaitView;
 class HistogramView;
 class ProfileMapView;
+class RacesView;
 class ScopeProfileView;
 class SourcePanel;
 
@@ -32,8 +33,9 @@ struct LoadResult {
 };
 LoadResult load_file(const QString& path);  // never throws
 
-enum class ViewId { Main, Scope, Histogram, ProfileMap, CPWait };
-std::optional<ViewId> view_from_name(const QString& name);  // main|scope|histogram|profile-map|cpwait
+enum class ViewId { Main, Scope, Histogram, ProfileMap, CPWait, Races };
+// main|scope|histogram|profile-map|cpwait|races
+std::optional<ViewId> view_from_name(const QString& name);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -45,6 +47,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] SourcePanel* source_panel() const { return source_; }
   [[nodiscard]] ProfileMapView* profile_map() const { return profile_map_; }
   [[nodiscard]] CPWaitView* cpwait() const { return cpwait_; }
+  [[nodiscard]] RacesView* races() const { return races_; }
   [[nodiscard]] ScopeProfileView* scope_profile() const { return scope_profile_; }
   [[nodiscard]] HistogramView* histogram() const { return histogram_; }
   [[nodiscard]] CategoryLegend* legend() const { return legend_; }
@@ -87,6 +90,7 @@ class MainWindow : public QMainWindow {
   SourcePanel* source_;
   ProfileMapView* profile_map_;
   CPWaitView* cpwait_;
+  RacesView* races_;
   ScopeProfileView* scope_profile_;
   HistogramView* histogram_;
   CategoryLegend* legend_;

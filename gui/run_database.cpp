@@ -5,6 +5,7 @@
 #include "carnival/report.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store_open.hpp"
+#include "carnival/store_races.hpp"
 
 namespace ncp2::gui {
 
@@ -34,6 +35,15 @@ std::vector<std::string> RunSummary::warnings() const {
   else if (run.status == "deadlock")
     out.push_back(fmt::format(
         "This run DEADLOCKED ({}): the times cover the run until every node was blocked.", run.message));
+  if (!races.empty()) {
+    const auto n = races.size();
+    const char* noun = n == 1 ? "data race" : "data races";
+    if (run.status == "complete")
+      out.push_back(fmt::format("This run completed with {} {}: see the Races tab.", n, noun));
+    else
+      out.push_back(fmt::format("{} {} {} found before the run stopped: see the Races tab.", n, noun,
+                                n == 1 ? "was" : "were"));
+  }
   if (is_empty()) out.emplace_back("This run recorded no time: there is no profile and no wait to show.");
   if (waits_dropped > 0)
     out.push_back(
@@ -100,6 +110,10 @@ RunSummary load_run_summary(const std::string& path) {
         }
       }
     }
+    // Stores before schema 4 have no table races: read as a run without race detection.
+    auto races = carnival::read_races(db, run_id, path);
+    d.races_checked = races.checked;
+    d.races = std::move(races.races);
     return d;
   });
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The GUI's read side of a CARNIVAL database (docs/schema.md), without Qt: it opens the file
 // read-only, checks that it is ours, and reads only what the first paint needs (the run, the
-// categories, the sources, the scopes, the profile summed over operations, the wait summary).
+// categories, the sources, the scopes, the profile summed over operations, the wait summary, the
+// data races of a run with --detect-races).
 // Wait instances (possibly millions) are never loaded: the causes of one CPWait Map row are
 // queried on demand. Each call opens its own connection, so calls may run on worker threads.
 #include <cstdint>
@@ -33,8 +34,13 @@ struct RunSummary {
   std::vector<carnival::ProfileCell> profile;  // summed over operations (operation is empty)
   std::vector<carnival::WaitSummary> wait_summary;
   std::uint64_t waits_dropped = 0;  // instances not stored (meta), so causes are partial
+  // Race detection (schema 4, carnival::read_races): meta race_detection = "on"; false for older
+  // stores (no table).
+  bool races_checked = false;
+  std::vector<carnival::RaceRow> races;  // by id
 
-  // One line each, for the banner: incomplete or failed run, nothing recorded, capped instances.
+  // One line each, for the banner: incomplete or failed run, data races, nothing recorded, capped
+  // instances.
   [[nodiscard]] std::vector<std::string> warnings() const;
   [[nodiscard]] bool is_empty() const { return profile.empty() && wait_summary.empty(); }
 };

@@ -1,5 +1,7 @@
 #include "gui/source_view.hpp"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -12,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "gui/models.hpp"
+#include "gui/races_view.hpp"
 #include "gui/widgets.hpp"
 
 namespace ncp2::gui {
@@ -21,6 +24,42 @@ namespace {
 const QColor kScopeTint(255, 243, 205);   // the selected scope's lines
 const QColor kLineTint(255, 214, 102);    // the selected line
 const QColor kSelectionOutline(0, 0, 0);  // the selected scope's bars
+const QColor kRaceTint(248, 215, 218);    // a line of the selected data race
+const QColor kRaceMark(176, 0, 32);       // its marker and label (red: a bug, not a cost)
+
+QString access_text(const carnival::RaceAccess& a) {
+  return QStringLiteral("node %1 %2")
+      .arg(a.node)
+      .arg(a.writes ? QStringLiteral("writes") : QStringLiteral("reads"));
+}
+
+}  // namespace
+
+std::vector<SourceView::RaceMark> SourceView::race_marks() const {
+  std::vector<RaceMark> marks;
+  const auto* race = context_->selected_race();
+  if (!race || !analysis_) return marks;
+  for (const auto* a : {&race->first, &race->second}) {
+    if (QString::fromStdString(a->file) != file_ || a->line <= 0) continue;
+    const QString details = tr("<b>race %1</b>: %2 here, interval %3, vector time %4")
+                                .arg(race->id)
+                                .arg(access_text(*a))
+                                .arg(a->interval)
+                                .arg(vector_time_label(a->vector_time));
+    auto same =
+        std::find_if(marks.begin(), marks.end(), [&](const RaceMark& m) { return m.line == a->line; });
+    if (same != marks.end()) {
+      same->label += QStringLiteral(", ") + access_text(*a);
+      same->details += QStringLiteral("<br>") + details;
+    } else {
+      marks.push_back({a->line, tr("race %1: %2").arg(race->id).arg(access_text(*a)),
+                       tr("race %1").arg(race->id), details});
+    }
+  }
+  return marks;
+}
+
+namespace {
 
 double share(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -37,6 +76,7 @@ SourceView::SourceView(AnalysisContext* context, QWidget* parent)
   connect(context_, &AnalysisContext::analysis_changed, this, &SourceView::rebuild);
   connect(context_, &AnalysisContext::scope_changed, viewport(), qOverload<>(&QWidget::update));
   connect(context_, &AnalysisContext::shading_changed, viewport(), qOverload<>(&QWidget::update));
+  connect(context_, &AnalysisContext::race_changed, viewport(), qOverload<>(&QWidget::update));
   connect(context_, &AnalysisContext::line_changed, this, [this](const QString& file, int line) {
     if (file != file_) show_file(file);
     scroll_to_line(line);
@@ -169,13 +209,16 @@ void SourceView::paintEvent(QPaintEvent*) {
   const bool selected_here = selected_stats && QString::fromStdString(selected_stats->scope.file) == file_;
   const int hs = horizontalScrollBar()->value();
 
-  // Text column: the selected scope's lines tinted, the selected line stronger.
+  // Text column: the selected scope's lines tinted, the selected line stronger, a race's lines red.
   const int text_x = layout_.text_x();
+  const auto marks = race_marks();
   for (int line = first; line <= last; ++line) {
     const QRect row =
         to_viewport(QRect(text_x, layout_.row_y(line), viewport()->width() - text_x, m.row_height));
     if (context_->file() == file_ && line == context_->line())
       p.fillRect(row, kLineTint);
+    else if (std::any_of(marks.begin(), marks.end(), [&](const RaceMark& r) { return r.line == line; }))
+      p.fillRect(row, kRaceTint);
     else if (selected_here && line >= selected_stats->scope.begin_line &&
              line <= selected_stats->scope.end_line)
       p.fillRect(row, kScopeTint);
@@ -189,6 +232,7 @@ void SourceView::paintEvent(QPaintEvent*) {
     p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft, lines_[line - 1]);
   }
   p.restore();
+  paint_race_marks(p, marks);
 
   // Line numbers, shaded by the line's share of the time.
   for (int line = first; line <= last; ++line) {
@@ -198,8 +242,41 @@ void SourceView::paintEvent(QPaintEvent*) {
     p.setPen(gray.value() < 128 ? Qt::white : Qt::black);
     p.drawText(cell.adjusted(0, 0, -4, 0), Qt::AlignVCenter | Qt::AlignRight, QString::number(line));
   }
+  paint_bars(p);
+}
 
+void SourceView::paint_race_marks(QPainter& p, const std::vector<RaceMark>& marks) {
+  // A red edge on the left and a label after the code, so that a race's lines are found at a
+  // glance whichever line is selected. The label never hides the code: where the line is too
+  // long, a short "race N" sits at the right edge (the tooltip has the rest).
+  const int text_x = layout_.text_x();
+  const int row_height = layout_.metrics().row_height;
+  const int right = viewport()->width() - 4;
+  const QFontMetrics fm(font());
+  for (const auto& mark : marks) {
+    if (mark.line < first_visible_line() || mark.line > last_visible_line()) continue;
+    const QRect row = to_viewport(QRect(text_x, layout_.row_y(mark.line), right - text_x, row_height));
+    p.fillRect(QRect(row.left(), row.top(), 4, row.height()), kRaceMark);
+    const int code_end =
+        text_x + 4 - horizontalScrollBar()->value() + fm.horizontalAdvance(lines_[mark.line - 1]) + 16;
+    QString label = mark.label;
+    int width = fm.horizontalAdvance(label) + 12;
+    int left = std::max(code_end, text_x + 8);
+    if (left + width > right) {
+      label = mark.short_label;
+      width = fm.horizontalAdvance(label) + 12;
+      left = std::max(text_x + 8, right - width);
+    }
+    const QRect badge(left, row.top() + 1, width, row.height() - 2);
+    p.fillRect(badge, kRaceMark);
+    p.setPen(Qt::white);
+    p.drawText(badge, Qt::AlignCenter, label);
+  }
+}
+
+void SourceView::paint_bars(QPainter& p) {
   // Scope bars (shaded by inclusive time) and category bars (PP above, CP below).
+  const std::int64_t selected = context_->scope();
   const QRect visible(0, verticalScrollBar()->value(), viewport()->width(), viewport()->height());
   for (const auto& s : layout_.scopes()) {
     const auto* st = analysis_->scope(s.id);
@@ -258,11 +335,15 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
     case SourceHit::Area::LineNumber:
     case SourceHit::Area::Text: {
       const auto owner = analysis_->innermost_scope_at(file_.toStdString(), hit.line);
-      return tr("line %1: %2 = %3 of the PP time%4")
-          .arg(hit.line)
-          .arg(time_text(line_time(hit.line)), percent_text(share(line_time(hit.line), total)),
-               owner >= 0 ? tr(" (in %1)").arg(QString::fromStdString(analysis_->scope_name(owner)))
-                          : QString());
+      QString text =
+          tr("line %1: %2 = %3 of the PP time%4")
+              .arg(hit.line)
+              .arg(time_text(line_time(hit.line)), percent_text(share(line_time(hit.line), total)),
+                   owner >= 0 ? tr(" (in %1)").arg(QString::fromStdString(analysis_->scope_name(owner)))
+                              : QString());
+      for (const auto& mark : race_marks())
+        if (mark.line == hit.line) text += QStringLiteral("<br>") + mark.details;
+      return text;
     }
     case SourceHit::Area::None:
       return {};

@@ -3,6 +3,8 @@
 // numbers shaded by each line's share of the time in the middle, and on the left a vertical bar
 // per scope (shaded by inclusive time) and a horizontal bar at each scope's start (split into
 // the categories: PP above, CP below). It follows the AnalysisContext and sets it on clicks.
+#include <vector>
+
 #include <QAbstractScrollArea>
 #include <QStringList>
 #include <QWidget>
@@ -11,6 +13,7 @@
 #include "gui/source_layout.hpp"
 
 class QComboBox;
+class QPainter;
 
 namespace ncp2::gui {
 
@@ -34,6 +37,15 @@ class SourceView : public QAbstractScrollArea {
   [[nodiscard]] QColor scope_bar_color(std::uint32_t id) const;
   // The tooltip text at a viewport point (empty where there is none).
   [[nodiscard]] QString tooltip_at(QPoint viewport_point) const;
+  // The selected data race's accesses in the shown file, one mark per line (both accesses on
+  // one line share it): these lines are tinted and labelled.
+  struct RaceMark {
+    int line = 0;
+    QString label;        // "race 1: node 0 writes"
+    QString short_label;  // "race 1", where the line leaves no room for the label
+    QString details;      // for the tooltip: interval and vector time of each access
+  };
+  [[nodiscard]] std::vector<RaceMark> race_marks() const;
 
   void show_file(const QString& file);
   void scroll_to_line(int line);
@@ -53,6 +65,8 @@ class SourceView : public QAbstractScrollArea {
  private:
   void rebuild();
   void update_scrollbars();
+  void paint_bars(QPainter& p);
+  void paint_race_marks(QPainter& p, const std::vector<RaceMark>& marks);
   [[nodiscard]] QPoint to_content(QPoint viewport_point) const;
   [[nodiscard]] int text_width() const;
 

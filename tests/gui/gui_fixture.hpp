@@ -81,6 +81,44 @@ inline bool exec_sql(const QString& path, const char* sql) {
   return ok;
 }
 
+// The fixture's store with race detection on and three races in the schema's exact form (what
+// `ncp2 run --detect-races --db` writes), rows inserted with SQL:
+//   1 grid+1024, 3 occurrences: node 0 writes phases.cpp:205 (update), node 1 reads phases.cpp:305
+//     (verify);
+//   2 counter+0 at 0x7f0010: node 0 writes phases.cpp:12 (phase loop), node 1 writes helper.hpp:2;
+//   3 flags+8: node 0 reads at an unknown site, node 1 writes phases.cpp:100 (phase loop).
+inline constexpr const char* kRaceRows = R"sql(
+INSERT OR REPLACE INTO meta VALUES ('race_detection', 'on');
+INSERT INTO races (run_id, id, region, offset, address, occurrences,
+  first_node, first_access, first_file, first_line, first_scope_id, first_interval, first_vector_time,
+  second_node, second_access, second_file, second_line, second_scope_id, second_interval, second_vector_time)
+VALUES
+  (1, 1, 'grid', 1024, NULL, 3, 0, 'write', 'workloads/phases.cpp', 205, 2, 3, '[3,1]',
+   1, 'read', 'workloads/phases.cpp', 305, 3, 2, '[1,2]'),
+  (1, 2, 'counter', 0, 8323088, 1, 0, 'write', 'workloads/phases.cpp', 12, 1, 2, '[2,1]',
+   1, 'write', 'workloads/helper.hpp', 2, 0, 4, '[1,4]'),
+  (1, 3, 'flags', 8, NULL, 2, 0, 'read', '', 0, 0, 1, '[1,0]',
+   1, 'write', 'workloads/phases.cpp', 100, 1, 1, '[0,1]');
+)sql";
+
+inline QString write_races_db(const QTemporaryDir& dir, const QString& name, const char* rows = kRaceRows,
+                              const std::string& status = "complete") {
+  auto d = gui_fixture();
+  d.run.status = status;
+  const QString path = write_db(dir, name, d);
+  return exec_sql(path, rows) ? path : QString();  // empty: the rows did not fit the schema
+}
+
+// The fixture as schema version 3 wrote it: no races table, no race_detection key.
+inline QString write_v3_db(const QTemporaryDir& dir, const QString& name) {
+  const QString path = write_db(dir, name, gui_fixture());
+  const bool ok =
+      exec_sql(path,
+               "DROP TABLE races; DELETE FROM meta WHERE key = 'race_detection'; "
+               "UPDATE meta SET value = '3' WHERE key = 'schema_version'; PRAGMA user_version = 3;");
+  return ok ? path : QString();
+}
+
 struct BadFiles {
   QString text, random, empty, foreign, newer, missing_table, truncated, incomplete, empty_run, directory;
 };
