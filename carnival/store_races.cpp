@@ -48,8 +48,11 @@ std::string vector_time_text(std::span<const std::uint32_t> vt) {
   return fmt::format("[{}]", fmt::join(vt, ","));
 }
 
-std::vector<std::uint32_t> parse_vector_time(const std::string& text, const std::string& path) {
-  auto bad = [&] { return StoreError(fmt::format("{} is corrupt: vector time '{}' in races", path, text)); };
+std::vector<std::uint32_t> parse_vector_time(const std::string& stored, const std::string& path) {
+  auto bad = [&] { return StoreError(fmt::format("{} is corrupt: vector time '{}' in races", path, stored)); };
+  std::string text;  // a JSON array: spaces allowed (another writer's, or a hand-edited file)
+  for (const char c : stored)
+    if (c != ' ' && c != '\t' && c != '\n') text += c;
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') throw bad();
   std::vector<std::uint32_t> vt;
   const char* p = text.data() + 1;

@@ -137,6 +137,8 @@ TEST_F(StoreTest, ACorruptVectorTimeIsNamed) {
   run_sql(path("run.db"), "UPDATE races SET first_vector_time = '[1,x]' WHERE id = 1");
   EXPECT_EQ(store_error([&] { read_run(path("run.db")); }),
             path("run.db") + " is corrupt: vector time '[1,x]' in races");
+  run_sql(path("run.db"), "UPDATE races SET first_vector_time = '[ 4, 1 ]' WHERE id = 1");  // JSON spacing
+  EXPECT_EQ(read_run(path("run.db")).races[0].first.vector_time, (std::vector<std::uint32_t>{4, 1}));
 }
 
 TEST_F(StoreTest, EmptyRunRoundTrips) {
