@@ -34,13 +34,15 @@ fail() { # fail PROGRAM MESSAGE
   failures=$((failures + 1))
 }
 
-# run_ncp2 OUTVAR STATUSVAR ARGS...: ncp2 run ARGS with a time limit; its output and exit status.
+# run_ncp2 ARGS...: ncp2 run ARGS with a time limit; its output in $out, its exit status in $status.
+out=""
+status=0
 run_ncp2() {
-  local -n out_ref="$1" status_ref="$2"
-  shift 2
-  status_ref=0
-  out_ref=$(timeout 300 "$bin/ncp2" run "$@" 2>&1) || status_ref=$?
+  status=0
+  out=$(timeout 300 "$bin/ncp2" run "$@" 2>&1) || status=$?
 }
+
+indent() { sed 's/^/    /'; }
 
 # One row per race: the two sides and the place, '|'-separated.
 race_rows() {
@@ -59,9 +61,9 @@ check_racy() {
   local line rest
   while IFS=: read -r line rest; do
     case "$rest" in
-      *'/* RACE read */'*) kind[$line]=read ;;
-      *'/* RACE write */'*) kind[$line]=write ;;
-      *) kind[$line]=any ;;
+      *'/* RACE read */'*) kind[$line]='read' ;;
+      *'/* RACE write */'*) kind[$line]='write' ;;
+      *) kind[$line]='any' ;;
     esac
   done < <(grep -nE '/\* RACE( read| write)? \*/[[:space:]]*$' "$file")
 
@@ -77,9 +79,10 @@ check_racy() {
   declare -A reported=() found_pairs=()
   local marked_lines
   marked_lines=$(printf '%s\n' "${!kind[@]}" | sort -n | paste -sd' ')
-  local ok=1 fn fa ff fl sn sa sf sl address region side node access rfile rline
+  local ok=1 fn fa ff fl sn sa sf sl address region side node access rfile rline addresses=""
   while IFS='|' read -r fn fa ff fl sn sa sf sl address region; do
     found_pairs["$fn-$sn"]=1
+    addresses+=" $address"
     [ -n "$region" ] || { fail "$name" "a race without its shared allocation: $fn $ff:$fl / $sn $sf:$sl"; ok=0; }
     for side in first second; do
       if [ "$side" = first ]; then node=$fn access=$fa rfile=$ff rline=$fl; else node=$sn access=$sa rfile=$sf rline=$sl; fi
@@ -109,14 +112,12 @@ check_racy() {
   local printed
   printed=$(grep -oE 'RACE-ADDRESS 0x[0-9a-f]+' <<<"$out" | head -1 | cut -d' ' -f2 || true)
   if [ -n "$printed" ]; then
-    local addresses
-    addresses=$(cut -d'|' -f9 <<<"$rows" | paste -sd' ')
     grep -qw -- "$((printed))" <<<"$addresses" ||
-      { fail "$name" "no race at address $printed ($((printed))); reported addresses: $addresses"; ok=0; }
+      { fail "$name" "no race at address $printed ($((printed))); reported addresses:$addresses"; ok=0; }
   fi
   if [ "$ok" -eq 0 ]; then
     echo "  reported (first node|access|file|line, second node|access|file|line, address|region):"
-    sed 's/^/    /' <<<"$rows"
+    indent <<<"$rows"
     return
   fi
   echo "ok   $name: $(wc -l <<<"$rows") race(s) reported, on lines $marked_lines"
@@ -141,17 +142,16 @@ check_program() { # check_program FILE
     return
   fi
 
-  local out status
   # Built without --ncp2-races: runs to completion; the racy ones are refused by --detect-races.
   if ! "$bin/ncp2-cc" "$opt" -o "$tmp/$name.plain" "$file" >"$tmp/cc.log" 2>&1; then
     fail "$name" "ncp2-cc $opt failed: $(tail -5 "$tmp/cc.log")"
     return
   fi
-  run_ncp2 out status "$tmp/$name.plain" --nodes "$nodes"
+  run_ncp2 "$tmp/$name.plain" --nodes "$nodes"
   [ "$status" -eq 0 ] || fail "$name" "built without --ncp2-races, run without --detect-races: exit $status, expected 0
 $(tail -5 <<<"$out")"
   if [ "$expect" = race ]; then
-    run_ncp2 out status "$tmp/$name.plain" --nodes "$nodes" --detect-races
+    run_ncp2 "$tmp/$name.plain" --nodes "$nodes" --detect-races
     if [ "$status" -ne 2 ] || ! grep -qF -- '--ncp2-races' <<<"$out"; then
       fail "$name" "built without --ncp2-races, run with --detect-races: exit $status, expected 2 and a message naming --ncp2-races
 $(tail -5 <<<"$out")"
@@ -163,7 +163,7 @@ $(tail -5 <<<"$out")"
     return
   fi
   local db="$tmp/$name.db"
-  run_ncp2 out status "$tmp/$name" --nodes "$nodes" --detect-races --db "$db"
+  run_ncp2 "$tmp/$name" --nodes "$nodes" --detect-races --db "$db"
   if [ "$expect" = race ]; then
     if [ "$status" -ne 4 ]; then
       fail "$name" "racy, run with --detect-races: exit $status, expected 4
@@ -176,18 +176,18 @@ $(tail -8 <<<"$out")"
     if [ "$status" -ne 0 ]; then
       fail "$name" "race-free, run with --detect-races: exit $status, expected 0
 $(tail -8 <<<"$out")"
-      [ -f "$db" ] && race_rows "$db" | sed 's/^/    /'
+      [ -f "$db" ] && race_rows "$db" | indent
       return
     fi
     local count
     count=$(sqlite3 "$db" "select count(*) from races" 2>&1) || true
     if [ "$count" != 0 ]; then
       fail "$name" "race-free, expected no row in races, found: $count"
-      race_rows "$db" | sed 's/^/    /' || true
+      race_rows "$db" | indent || true
       return
     fi
     # The instrumented build also runs without the detector.
-    run_ncp2 out status "$tmp/$name" --nodes "$nodes"
+    run_ncp2 "$tmp/$name" --nodes "$nodes"
     if [ "$status" -ne 0 ]; then
       fail "$name" "built with --ncp2-races, run without --detect-races: exit $status, expected 0
 $(tail -5 <<<"$out")"
