@@ -10,17 +10,20 @@
 # `ncp2 run --detect-races --db`:
 #   racy       exit 4, the output speaks of data races, at least one row in `races`; every row's two
 #              sides are in the program's file on /* RACE */ lines (with the marked kind), every
-#              /* RACE */ line is reported, the node pairs are exactly `pairs` when given, the
-#              printed RACE-ADDRESS is a row's address, every row names its shared allocation;
+#              /* RACE */ line is reported, the node pairs are exactly `pairs` when given (the lower
+#              node first), the printed RACE-ADDRESS is a row's address, every row names its shared
+#              allocation;
 #   race-free  exit 0 and no row in `races`.
 # Besides: the instrumented race-free programs run without --detect-races (exit 0); every program
 # built without --ncp2-races runs to completion without --detect-races (exit 0), and the racy ones
 # built so are refused by --detect-races (exit 2, naming --ncp2-races).
-# Usage: races_test.sh BIN_DIR SOURCE_DIR   (NCP2_RACES_OPT: the optimization level, default -O1)
+# Usage: races_test.sh BIN_DIR SOURCE_DIR [PROGRAM...]   (PROGRAM: e.g. race_memcpy; default all)
+# NCP2_RACES_OPT: the optimization level the programs are built at (default -O1).
 set -euo pipefail
 
 bin="$1"
 src="$2"
+shift 2
 corpus="$src/tests/tmk/races"
 opt="${NCP2_RACES_OPT:--O1}"
 tmp=$(mktemp -d)
@@ -84,6 +87,7 @@ check_racy() {
     found_pairs["$fn-$sn"]=1
     addresses+=" $address"
     [ -n "$region" ] || { fail "$name" "a race without its shared allocation: $fn $ff:$fl / $sn $sf:$sl"; ok=0; }
+    [ "$fn" -lt "$sn" ] || { fail "$name" "a race whose first node $fn is not the lower of the two (second $sn)"; ok=0; }
     for side in first second; do
       if [ "$side" = first ]; then node=$fn access=$fa rfile=$ff rline=$fl; else node=$sn access=$sa rfile=$sf rline=$sl; fi
       if [ "$rfile" != "$base" ] && [[ "$rfile" != */"$base" ]]; then
@@ -127,6 +131,7 @@ check_program() { # check_program FILE
   local file="$1" name spec nodes expect pairs
   name=$(basename "$file" .c)
   programs=$((programs + 1))
+  [ -f "$file" ] || { fail "$name" "no such program $file"; return; }
   spec=$(grep -m1 -oE '@test .*' "$file" || true)
   nodes=$(grep -oE 'nodes=[0-9]+' <<<"$spec" | cut -d= -f2 || true)
   expect=$(grep -oE 'expect=[a-z-]+' <<<"$spec" | cut -d= -f2 || true)
@@ -200,6 +205,10 @@ $(tail -5 <<<"$out")"
 command -v sqlite3 >/dev/null || { echo "FAIL: the sqlite3 command is missing (cmake/install-deps.sh core)"; exit 1; }
 shopt -s nullglob
 files=("$corpus"/*.c)
+if [ $# -gt 0 ]; then
+  files=()
+  for name in "$@"; do files+=("$corpus/${name%.c}.c"); done
+fi
 [ ${#files[@]} -gt 0 ] || { echo "FAIL: no programs in $corpus"; exit 1; }
 for file in "${files[@]}"; do check_program "$file"; done
 
