@@ -163,6 +163,7 @@ struct RaceAccess {
   std::uint32_t scope = 0;
   std::uint32_t interval = 0;             // the node's interval (segment between synchronizations), from 1
   std::vector<std::uint32_t> vector_time;  // the node's vector time in that interval
+  friend bool operator==(const RaceAccess&, const RaceAccess&) = default;
 };
 
 // Two accesses of different nodes to overlapping bytes, at least one a write, not ordered by
@@ -175,6 +176,7 @@ struct RaceRow {
   std::uint64_t occurrences = 1;           // pairs of intervals found racing at these sites
   RaceAccess first;                        // the lower node
   RaceAccess second;
+  friend bool operator==(const RaceRow&, const RaceRow&) = default;
 };
 
 struct RunData {

@@ -31,13 +31,15 @@ std::string_view to_string(ReportView v) {
       return "causes";
     case ReportView::Waits:
       return "waits";
+    case ReportView::Races:
+      return "races";
   }
   return "?";
 }
 
 const std::vector<ReportView>& all_views() {
   static const std::vector<ReportView> views = {ReportView::Scopes, ReportView::Nodes, ReportView::CPWait,
-                                                ReportView::Causes, ReportView::Waits};
+                                                ReportView::Causes, ReportView::Waits,  ReportView::Races};
   return views;
 }
 
@@ -105,6 +107,7 @@ std::string render_report(const RunData& d, const ReportOptions& o) {
   const ScopeTree tree(d.scopes, mentioned_scopes(d));
   std::vector<Table> tables;
   for (auto v : o.views) {
+    if (v == ReportView::Races && !d.races_checked && o.views == all_views()) continue;  // nothing to say
     switch (v) {
       case ReportView::Scopes:
         tables.push_back(scopes_view(d, tree, o));
@@ -120,6 +123,9 @@ std::string render_report(const RunData& d, const ReportOptions& o) {
         break;
       case ReportView::Waits:
         tables.push_back(waits_view(d, tree, o));
+        break;
+      case ReportView::Races:
+        tables.push_back(races_view(d, tree, o));
         break;
     }
   }

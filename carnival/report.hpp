@@ -13,13 +13,14 @@
 
 namespace ncp2::carnival {
 
-enum class ReportView { Scopes, Nodes, CPWait, Causes, Waits };
+enum class ReportView { Scopes, Nodes, CPWait, Causes, Waits, Races };
 enum class ReportFormat { Text, Markdown, Csv, Json };
 
-std::string_view to_string(ReportView v);  // "scopes", "nodes", "cpwait", "causes", "waits"
+std::string_view to_string(ReportView v);  // "scopes", "nodes", "cpwait", "causes", "waits", "races"
 std::optional<ReportView> view_from_string(std::string_view name);
 std::optional<ReportFormat> format_from_string(std::string_view name);  // "text", "markdown", "csv", "json"
-const std::vector<ReportView>& all_views();                             // in the order of `all`
+// In the order of `all` (which shows races only for runs that detected them).
+const std::vector<ReportView>& all_views();
 
 struct ReportOptions {
   std::vector<ReportView> views = all_views();
@@ -34,6 +35,12 @@ std::string render_report(const RunData& data, const ReportOptions& options);
 
 // Human units with 3 significant digits: "0", "850 ps", "12.5 ns", "1.23 us", "45.6 ms", "2.00 s".
 std::string format_ps(std::int64_t ps);
+
+// One side of a race in words: "node 0 writes at workloads/sor.cpp:42 (in relax)"; `scope` names
+// the access's scope ("" to leave it out).
+std::string describe_race_access(const RaceAccess& a, std::string_view scope);
+// Where a race is: "'grid' byte 4096 (address 0x5a0000001000)".
+std::string describe_race_place(const RaceRow& r);
 
 // The glyphs of the bars: the PP categories (Comp, Extra, Wait, Prste), the CP categories
 // (CPComp, CPWait, CPIdle), and the 9 wait parts in WaitPart order.

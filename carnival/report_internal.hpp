@@ -47,6 +47,7 @@ Table nodes_view(const RunData& d, const ReportOptions& o);
 Table cpwait_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o);
 Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o);
 Table waits_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o);
+Table races_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o);  // report_races.cpp
 
 // The renderers (report_render.cpp).
 void render_text(const Table& t, std::string& out);

@@ -226,7 +226,9 @@ json run_json(const RunData& d) {
           {"message", r.message},
           {"waits_stored", d.waits.size()},
           {"waits_dropped", d.waits_dropped},
-          {"timeline_dropped", d.timeline_dropped}};
+          {"timeline_dropped", d.timeline_dropped},
+          {"race_detection", d.races_checked},
+          {"races", d.races.size()}};
 }
 
 std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d) {
@@ -236,12 +238,17 @@ std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d) 
   std::string workload = r.workload;
   if (!r.parameters.empty() && r.parameters != "{}") workload += " " + r.parameters;
   workload += fmt::format(", seed {}", r.seed);
-  return {{"workload", workload},
-          {"machine", fmt::format("{}, {} node{}", r.machine, r.nodes, r.nodes == 1 ? "" : "s")},
-          {"status", status},
-          {"virtual time", format_ps(r.virtual_time_ps) + " (timed region)"},
-          {"verified", (r.verified ? std::string("yes") : std::string("NO")) +
-                           (r.message.empty() ? std::string() : ": " + r.message)}};
+  std::vector<std::pair<std::string, std::string>> lines = {
+      {"workload", workload},
+      {"machine", fmt::format("{}, {} node{}", r.machine, r.nodes, r.nodes == 1 ? "" : "s")},
+      {"status", status},
+      {"virtual time", format_ps(r.virtual_time_ps) + " (timed region)"},
+      {"verified", (r.verified ? std::string("yes") : std::string("NO")) +
+                       (r.message.empty() ? std::string() : ": " + r.message)}};
+  if (d.races_checked)
+    lines.emplace_back("data races", d.races.empty() ? std::string("none found")
+                                                     : fmt::format("{} (see the races view)", d.races.size()));
+  return lines;
 }
 
 }  // namespace ncp2::carnival::report_detail

@@ -139,6 +139,10 @@ std::vector<std::int64_t> mentioned_scopes(const RunData& d) {
   }
   for (const auto& w : d.wait_summary) ids.push_back(w.scope);
   for (const auto& g : d.timeline) ids.push_back(g.scope);
+  for (const auto& r : d.races) {
+    ids.push_back(r.first.scope);
+    ids.push_back(r.second.scope);
+  }
   return ids;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "carnival/sqlite.hpp"
+#include "carnival/store_races.hpp"
 #include "carnival/store_open.hpp"
 #include "carnival/store_schema.hpp"
 
@@ -78,6 +79,9 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
       throw StoreError(fmt::format("{} is corrupt: meta '{}' is '{}', not a number", path, key, s.str(0)));
     }
   };
+  StoredRaces races = read_races(db, run_id, path);
+  d.races_checked = races.checked;
+  d.races = std::move(races.races);
   d.waits_dropped = counter("waits_dropped");
   d.timeline_dropped = counter("timeline_dropped");
   return d;

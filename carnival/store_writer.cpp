@@ -8,6 +8,7 @@
 
 #include "carnival/file_publish.hpp"
 #include "carnival/sqlite.hpp"
+#include "carnival/store_races.hpp"
 #include "carnival/store_schema.hpp"
 
 #ifndef NCP2_VERSION
@@ -368,6 +369,7 @@ void RunWriter::finish(const RunData& rest) {
     else
       insert_waits(rest.waits);
     append_timeline(rest.timeline);
+    write_races(*db_, run_id_, rest.races_checked, rest.races);
     waits_dropped_ += rest.waits_dropped;
     timeline_dropped_ += rest.timeline_dropped;
     if (!rest.wait_summary.empty()) {

@@ -58,22 +58,22 @@ int report(const ReportCommand& o) {
 Subcommand add_report_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("report",
                                  "Report on a run stored by `ncp2 run --db`: scope tree, nodes, CPWait Map, "
-                                 "causes of synchronization delay, largest waits");
+                                 "causes of synchronization delay, largest waits, data races");
   auto o = std::make_shared<ReportCommand>();
   cmd->add_option("file", o->file, "the run's database (SQLite, docs/schema.md)")
       ->required()
       ->type_name("FILE");
   cmd->add_option("--view", o->views,
-                  "what to show (repeatable or comma-separated): scopes, nodes, cpwait, causes, waits, all "
-                  "(default: all)")
+                  "what to show (repeatable or comma-separated): scopes, nodes, cpwait, causes, waits, races, "
+                  "all (default: all; races only for runs with --detect-races)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"scopes", "nodes", "cpwait", "causes", "waits", "all"}))
+      ->check(CLI::IsMember({"scopes", "nodes", "cpwait", "causes", "waits", "races", "all"}))
       ->type_name("VIEW");
   cmd->add_option("--format", o->format, "text (Unicode bars), markdown, csv (raw picoseconds) or json")
       ->check(CLI::IsMember({"text", "markdown", "csv", "json"}))
       ->capture_default_str();
   cmd->add_option("--top", o->top,
-                  "rows of the scopes (the hottest), cpwait, causes and waits views (0: all)")
+                  "rows of the scopes (the hottest), cpwait, causes, waits and races views (0: all)")
       ->capture_default_str();
   return {cmd, [o] { return report(*o); }};
 }

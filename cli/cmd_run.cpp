@@ -20,6 +20,7 @@
 #include "carnival/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "cli/race_output.hpp"
 #include "cli/time_model_options.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
@@ -54,6 +55,7 @@ struct RunOptions {
   bool baseline = false;          // measure the 1-node run when the history does not know it
   bool no_history = false;
   std::string scope_counters;  // host counters per scope (measured model, with --db)
+  bool detect_races = false;
 };
 
 // The progress line on stderr: a bar when a previous run of the same thing tells the total
@@ -178,6 +180,7 @@ workloads::SessionOptions session_options(const RunOptions& o) {
   s.stats_json = o.stats_json;
   s.history = !o.no_history;
   s.baseline = o.baseline;
+  s.detect_races = o.detect_races;
   s.stop_flag = &g_stop;
   return s;
 }
@@ -271,6 +274,11 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
     }
   }
   if (scope_meter && stored) stored = store_scope_counters(o.db, *scope_meter);
+  const bool racy = outcome.status == workloads::RunStatus::Completed && !outcome.races.empty();
+  if (racy) {
+    fmt::print(stderr, "ncp2: {}\n", outcome.verification);
+    return stored ? kExitRaces : kExitFailure;
+  }
   if (outcome.status == workloads::RunStatus::Completed && !outcome.verified)
     fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
   if (outcome.status == workloads::RunStatus::Stopped)
@@ -340,6 +348,7 @@ int run(const RunOptions& o) {
   if (time_model.meter) print_measured_summary(*time_model.meter);
   if (!outcome.diagnosis.empty())
     fmt::print(stderr, "ncp2: run {}: {}\n", workloads::to_string(outcome.status), outcome.diagnosis);
+  if (outcome.races_checked) print_races(outcome, o.db);
   return publish(o, *session, outcome, scope_meter.get());
 }
 
@@ -350,7 +359,8 @@ Subcommand add_run_command(CLI::App& app) {
       app.add_subcommand("run",
                          "Run a workload, or a program built with ncp2-cc (ncp2 run ./prog --nodes 4 -- "
                          "ARGS), on the emulated machine, verify its result, print a summary (exit 1 if "
-                         "it deadlocks, fails or does not verify; a program: if a node exits non-zero)");
+                         "it fails or does not verify, a program also if a node exits non-zero; 3 if it "
+                         "deadlocks; 4 if --detect-races found data races)");
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("workload", o->workload,
                   "the workload (see ncp2 workloads), or the path of a program built with ncp2-cc")
@@ -385,6 +395,10 @@ Subcommand add_run_command(CLI::App& app) {
   cmd->add_option("--progress", o->progress, "progress line on stderr: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->capture_default_str();
+  cmd->add_flag("--detect-races", o->detect_races,
+                "report data races: accesses of different nodes to the same bytes, one a write, not ordered "
+                "by locks or barriers (exit 4 when any; table races with --db; a program must be built with "
+                "ncp2-cc --ncp2-races)");
   cmd->add_flag("--baseline", o->baseline,
                 "first run the same workload on 1 node when its time is not known yet, to print the speedup");
   cmd->add_flag("--no-history", o->no_history,

@@ -115,6 +115,7 @@ RunOutcome RunSession::run(const SessionObserver& observer) {
   r.profile = !options_.db.empty();
   r.profiler.max_wait_rows = options_.max_wait_rows;
   r.profiler.max_timeline = options_.max_timeline;
+  r.detect_races = options_.detect_races;
   if (observer.phase_started)
     observer.phase_started(SessionPhase::Run, RunHistory::latest(known, config_.machine.nodes));
   started_at_ = utc_now_iso();
@@ -145,6 +146,8 @@ StoredDatabase RunSession::write_database(RunOutcome& outcome) const {
   data.run.verified = outcome.verified;
   data.run.message = outcome.status == RunStatus::Completed ? outcome.verification : outcome.diagnosis;
   if (outcome.status == RunStatus::Stopped) data.run.message = "interrupted by a signal";
+  data.races_checked = outcome.races_checked;
+  data.races = outcome.races;
   carnival::WriteOptions w;
   w.force = options_.force;
   w.max_wait_rows = options_.max_wait_rows;

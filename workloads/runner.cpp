@@ -10,6 +10,7 @@
 #include "dsm/process.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
+#include "workloads/race_report.hpp"
 
 namespace ncp2::workloads {
 
@@ -178,6 +179,7 @@ void attach(Session& s, const RunOptions& options) {
   s.dsm.set_sites(
       [&cluster = s.cluster](dsm::NodeId n) { return std::uint64_t{cluster.pp(n).attribution().scope}; },
       [](std::uint64_t scope) { return scope_place(scope); });
+  if (options.detect_races) s.dsm.enable_race_detection();
   if (options.on_cluster) options.on_cluster(s.cluster);
   if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
 }
@@ -240,6 +242,11 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
   }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   collect(out, s);
+  if (options.detect_races) {
+    out.races_checked = true;
+    out.races = collect_races(s.dsm, work);
+    out.race_pairs = s.dsm.race_detector()->race_pairs();
+  }
   if (s.profiler) {
     carnival::RunInfo info;
     info.workload = workload.name;
@@ -254,7 +261,11 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
       out.diagnosis = fmt::format("profiler: {}", e.what());
     }
   }
-  if (out.status == RunStatus::Completed) {
+  if (out.status == RunStatus::Completed && !out.races.empty()) {
+    out.verified = false;  // whatever the check said: the result depends on the schedule
+    out.verification = fmt::format("completed with {} data race{} (the check: {})", out.races.size(),
+                                   out.races.size() == 1 ? "" : "s", work.verdict().message);
+  } else if (out.status == RunStatus::Completed) {
     out.verified = work.verdict().verified;
     out.verification = work.verdict().message;
   } else {

@@ -58,7 +58,12 @@ struct RunOutcome {
   // The CARNIVAL profile of the timed region, when profiling was asked for.
   std::optional<carnival::RunData> profile;
 
-  // Completed and verified.
+  // Data races (RunOptions::detect_races): distinct races, and every pair of intervals found.
+  bool races_checked = false;
+  std::vector<carnival::RaceRow> races;
+  std::uint64_t race_pairs = 0;
+
+  // Completed and verified (a run with data races is not: `verified` is false).
   [[nodiscard]] bool ok() const { return status == RunStatus::Completed && verified; }
   // Every counter summed over the nodes, except `barriers`: the number of episodes, counted once.
   [[nodiscard]] dsm::NodeStats totals() const;
@@ -89,6 +94,8 @@ struct RunOptions {
   // Called from inside the run about every `progress_interval` of host time (never more often).
   std::function<void(const RunProgress&)> progress;
   std::chrono::milliseconds progress_interval{200};
+  // Detect data races (dsm/race_detector.hpp): RunOutcome::races; a run with races is not verified.
+  bool detect_races = false;
 };
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,

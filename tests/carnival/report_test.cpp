@@ -441,5 +441,37 @@ TEST(ReportViews, NamesRoundTrip) {
   EXPECT_FALSE(format_from_string("xml"));
 }
 
+RunData with_races() {
+  RunData d = make_fixture();
+  d.races_checked = true;
+  d.races = {{1, "heap", 4100, 0x5a0000001004ULL, 3, {0, true, "examples/racy.c", 12, 1, 4, {4, 1}},
+              {1, false, "examples/racy.c", 15, 1, 2, {1, 2}}}};
+  return d;
+}
+
+TEST(ReportRaces, EachRaceWithBothSidesAndTheHeaderCountsThem) {
+  const std::string out = render(with_races(), {ReportView::Races}, ReportFormat::Text);
+  EXPECT_THAT(out, HasSubstr("data races   1 (see the races view)"));
+  EXPECT_THAT(out, HasSubstr("'heap' byte 4100 (address 0x5a0000001004)"));
+  EXPECT_THAT(out, HasSubstr("examples/racy.c:12"));
+  EXPECT_THAT(out, HasSubstr("examples/racy.c:15"));
+  const auto j = nlohmann::json::parse(render(with_races(), {ReportView::Races}, ReportFormat::Json));
+  ASSERT_EQ(j["races"]["rows"].size(), 1u);
+  EXPECT_EQ(j["races"]["rows"][0]["first_vector_time"], "[4,1]");
+  EXPECT_EQ(j["races"]["rows"][0]["second_access"], "read");
+  EXPECT_EQ(j["races"]["rows"][0]["occurrences"], 3);
+  EXPECT_EQ(j["run"]["races"], 1);
+}
+
+TEST(ReportRaces, AllViewsShowRacesOnlyForRunsThatLookedForThem) {
+  EXPECT_THAT(render(make_fixture(), all_views(), ReportFormat::Text), Not(HasSubstr("Data races")));
+  EXPECT_THAT(render(with_races(), all_views(), ReportFormat::Text), HasSubstr("Data races"));
+  EXPECT_THAT(render(make_fixture(), {ReportView::Races}, ReportFormat::Text),
+              HasSubstr("race detection was off for this run"));
+  RunData clean = with_races();
+  clean.races.clear();
+  EXPECT_THAT(render(clean, {ReportView::Races}, ReportFormat::Text), HasSubstr("no data races found"));
+}
+
 }  // namespace
 }  // namespace ncp2::carnival

@@ -60,6 +60,17 @@ void expect_same(const RunData& a, const RunData& b) {
   expect_same(a.timeline, b.timeline, "timeline");
   EXPECT_EQ(a.waits_dropped, b.waits_dropped);
   EXPECT_EQ(a.timeline_dropped, b.timeline_dropped);
+  EXPECT_EQ(a.races_checked, b.races_checked);
+  EXPECT_EQ(a.races, b.races);
+}
+
+// Two races: one of a program (with an address), one of the typed API (without).
+std::vector<RaceRow> two_races() {
+  RaceRow program{1, "heap", 4100, 0x5a0000001004ULL, 3,
+                  {0, true, "examples/racy.c", 12, 2, 4, {4, 1}}, {1, false, "examples/racy.c", 15, 3, 2, {1, 2}}};
+  RaceRow typed{2, "grid", 8, std::nullopt, 1, {1, true, "workloads/sor.cpp", 40, 1, 1, {1, 1}},
+                {2, true, "workloads/sor.cpp", 40, 1, 1, {1, 0, 1}}};
+  return {program, typed};
 }
 
 // The StoreError's message, or "" if `f` does not throw one.
@@ -90,6 +101,42 @@ TEST_F(StoreTest, RoundTripKeepsEveryField) {
   write_run(path("run.db"), data);
   expect_same(read_run(path("run.db")), data);
   EXPECT_EQ(files(), std::vector<std::string>{"run.db"});
+}
+
+TEST_F(StoreTest, RacesRoundTrip) {
+  RunData data = make_fixture();
+  data.races_checked = true;
+  data.races = two_races();
+  write_run(path("run.db"), data);
+  expect_same(read_run(path("run.db")), data);
+  data.races.clear();  // detection on, nothing found: still known to have been on
+  write_run(path("none.db"), data);
+  EXPECT_TRUE(read_run(path("none.db")).races_checked);
+  write_run(path("off.db"), make_fixture());
+  EXPECT_FALSE(read_run(path("off.db")).races_checked);
+}
+
+// Stores of version 3 have no races table: they read as runs without race detection.
+TEST_F(StoreTest, StoresBeforeTheRacesTableReadAsUnchecked) {
+  RunData data = make_fixture();
+  data.races_checked = true;
+  data.races = two_races();
+  write_run(path("v3.db"), data);
+  run_sql(path("v3.db"), "DROP TABLE races; DELETE FROM meta WHERE key = 'race_detection'; PRAGMA user_version = 3");
+  const RunData back = read_run(path("v3.db"));
+  EXPECT_FALSE(back.races_checked);
+  EXPECT_TRUE(back.races.empty());
+  EXPECT_EQ(back.run.workload, data.run.workload);
+}
+
+TEST_F(StoreTest, ACorruptVectorTimeIsNamed) {
+  RunData data = make_fixture();
+  data.races_checked = true;
+  data.races = two_races();
+  write_run(path("run.db"), data);
+  run_sql(path("run.db"), "UPDATE races SET first_vector_time = '[1,x]' WHERE id = 1");
+  EXPECT_EQ(store_error([&] { read_run(path("run.db")); }),
+            path("run.db") + " is corrupt: vector time '[1,x]' in races");
 }
 
 TEST_F(StoreTest, EmptyRunRoundTrips) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/workloads/custom_workload.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/run_history.hpp"
 #include "workloads/runner.hpp"
@@ -21,37 +22,9 @@
 namespace ncp2::workloads {
 namespace {
 
-dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
-  dsm::SystemConfig c = dsm::default_config(kind);
-  c.machine.nodes = nodes;
-  return c;
-}
-
-// A workload made of two lambdas, for tests.
-class Lambdas final : public Instance {
- public:
-  using Body = std::function<void(dsm::Process&, Lambdas&)>;
-  Lambdas(Body run, Body verify) : run_(std::move(run)), verify_(std::move(verify)) {}
-  void run(dsm::Process& p) override { run_(p, *this); }
-  void verify(dsm::Process& p) override { verify_(p, *this); }
-  void set(bool ok, std::string message) { ok ? pass(std::move(message)) : fail(std::move(message)); }
-  dsm::SharedArray<std::int64_t> array;
-
- private:
-  Body run_;
-  Body verify_;
-};
-
-Workload custom(const Lambdas::Body& run, const Lambdas::Body& verify) {
-  Workload w;
-  w.name = "custom";
-  w.description = "test";
-  w.parameters = {int_param("n", 1, "unused", 1, 10)};
-  w.make = [run, verify](const Params&, int, std::uint64_t) {
-    return std::make_unique<Lambdas>(run, verify);
-  };
-  return w;
-}
+using testing::custom;
+using testing::Lambdas;
+using testing::machine;
 
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 
