@@ -6,7 +6,7 @@
 # /* RACE write */ when the line's access kind is certain). A program that prints
 # "RACE-ADDRESS 0x..." names the address of the first byte both racing accesses touched.
 #
-# Every program is built with `ncp2-cc --ncp2-races` and run with
+# Every program is built with `ncp2-cc --ncp2-races` (at -O0 and at -O1) and run with
 # `ncp2 run --detect-races --db`:
 #   racy       exit 4, the output speaks of data races, at least one row in `races`; every row's two
 #              sides are in the program's file on /* RACE */ lines (with the marked kind), every
@@ -18,14 +18,15 @@
 # built without --ncp2-races runs to completion without --detect-races (exit 0), and the racy ones
 # built so are refused by --detect-races (exit 2, naming --ncp2-races).
 # Usage: races_test.sh BIN_DIR SOURCE_DIR [PROGRAM...]   (PROGRAM: e.g. race_memcpy; default all)
-# NCP2_RACES_OPT: the optimization level the programs are built at (default -O1).
+# NCP2_RACES_OPT: the optimization levels the programs are checked at (default "-O0 -O1": exact
+# source lines, and the optimizer's merged, sunk and vectorized accesses).
 set -euo pipefail
 
 bin="$1"
 src="$2"
 shift 2
 corpus="$src/tests/tmk/races"
-opt="${NCP2_RACES_OPT:--O1}"
+read -ra opts <<<"${NCP2_RACES_OPT:--O0 -O1}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NCP2_HISTORY= # never the user's run history
@@ -127,6 +128,50 @@ check_racy() {
   echo "ok   $name: $(wc -l <<<"$rows") race(s) reported, on lines $marked_lines"
 }
 
+# check_detected NAME FILE NODES EXPECT PAIRS OPT: built with --ncp2-races at OPT, run with
+# --detect-races: the exit status and the races table.
+check_detected() {
+  local name="$1" file="$2" nodes="$3" expect="$4" pairs="$5" opt="$6"
+  local exe="$tmp/$name$opt"
+  if ! "$bin/ncp2-cc" --ncp2-races "$opt" -o "$exe" "$file" >"$tmp/cc.log" 2>&1; then
+    fail "$name" "ncp2-cc --ncp2-races $opt failed: $(tail -5 "$tmp/cc.log")"
+    return
+  fi
+  local db="$exe.db"
+  run_ncp2 "$exe" --nodes "$nodes" --detect-races --db "$db"
+  if [ "$expect" = race ]; then
+    if [ "$status" -ne 4 ]; then
+      fail "$name" "racy, built at $opt, run with --detect-races: exit $status, expected 4
+$(tail -8 <<<"$out")"
+      return
+    fi
+    grep -qi 'data race' <<<"$out" || fail "$name" "exit 4 but the output does not speak of data races"
+    check_racy "$name $opt" "$file" "$db" "$out" "$pairs"
+    return
+  fi
+  if [ "$status" -ne 0 ]; then
+    fail "$name" "race-free, built at $opt, run with --detect-races: exit $status, expected 0
+$(tail -8 <<<"$out")"
+    [ -f "$db" ] && race_rows "$db" | indent
+    return
+  fi
+  local count
+  count=$(sqlite3 "$db" "select count(*) from races" 2>&1) || true
+  if [ "$count" != 0 ]; then
+    fail "$name" "race-free, built at $opt: expected no row in races, found: $count"
+    race_rows "$db" | indent || true
+    return
+  fi
+  # The instrumented build also runs without the detector.
+  run_ncp2 "$exe" --nodes "$nodes"
+  if [ "$status" -ne 0 ]; then
+    fail "$name" "built with --ncp2-races at $opt, run without --detect-races: exit $status, expected 0
+$(tail -8 <<<"$out")"
+    return
+  fi
+  echo "ok   $name $opt: no race on $nodes nodes"
+}
+
 check_program() { # check_program FILE
   local file="$1" name spec nodes expect pairs
   name=$(basename "$file" .c)
@@ -148,58 +193,24 @@ check_program() { # check_program FILE
   fi
 
   # Built without --ncp2-races: runs to completion; the racy ones are refused by --detect-races.
-  if ! "$bin/ncp2-cc" "$opt" -o "$tmp/$name.plain" "$file" >"$tmp/cc.log" 2>&1; then
-    fail "$name" "ncp2-cc $opt failed: $(tail -5 "$tmp/cc.log")"
+  local plain="$tmp/$name.plain"
+  if ! "$bin/ncp2-cc" "${opts[-1]}" -o "$plain" "$file" >"$tmp/cc.log" 2>&1; then
+    fail "$name" "ncp2-cc ${opts[-1]} failed: $(tail -5 "$tmp/cc.log")"
     return
   fi
-  run_ncp2 "$tmp/$name.plain" --nodes "$nodes"
+  run_ncp2 "$plain" --nodes "$nodes"
   [ "$status" -eq 0 ] || fail "$name" "built without --ncp2-races, run without --detect-races: exit $status, expected 0
-$(tail -5 <<<"$out")"
+$(tail -8 <<<"$out")"
   if [ "$expect" = race ]; then
-    run_ncp2 "$tmp/$name.plain" --nodes "$nodes" --detect-races
+    run_ncp2 "$plain" --nodes "$nodes" --detect-races
     if [ "$status" -ne 2 ] || ! grep -qF -- '--ncp2-races' <<<"$out"; then
       fail "$name" "built without --ncp2-races, run with --detect-races: exit $status, expected 2 and a message naming --ncp2-races
-$(tail -5 <<<"$out")"
+$(tail -8 <<<"$out")"
     fi
   fi
 
-  if ! "$bin/ncp2-cc" --ncp2-races "$opt" -o "$tmp/$name" "$file" >"$tmp/cc.log" 2>&1; then
-    fail "$name" "ncp2-cc --ncp2-races $opt failed: $(tail -5 "$tmp/cc.log")"
-    return
-  fi
-  local db="$tmp/$name.db"
-  run_ncp2 "$tmp/$name" --nodes "$nodes" --detect-races --db "$db"
-  if [ "$expect" = race ]; then
-    if [ "$status" -ne 4 ]; then
-      fail "$name" "racy, run with --detect-races: exit $status, expected 4
-$(tail -8 <<<"$out")"
-      return
-    fi
-    grep -qi 'data race' <<<"$out" || fail "$name" "exit 4 but the output does not speak of data races"
-    check_racy "$name" "$file" "$db" "$out" "$pairs"
-  else
-    if [ "$status" -ne 0 ]; then
-      fail "$name" "race-free, run with --detect-races: exit $status, expected 0
-$(tail -8 <<<"$out")"
-      [ -f "$db" ] && race_rows "$db" | indent
-      return
-    fi
-    local count
-    count=$(sqlite3 "$db" "select count(*) from races" 2>&1) || true
-    if [ "$count" != 0 ]; then
-      fail "$name" "race-free, expected no row in races, found: $count"
-      race_rows "$db" | indent || true
-      return
-    fi
-    # The instrumented build also runs without the detector.
-    run_ncp2 "$tmp/$name" --nodes "$nodes"
-    if [ "$status" -ne 0 ]; then
-      fail "$name" "built with --ncp2-races, run without --detect-races: exit $status, expected 0
-$(tail -5 <<<"$out")"
-      return
-    fi
-    echo "ok   $name: no race on $nodes nodes"
-  fi
+  local opt
+  for opt in "${opts[@]}"; do check_detected "$name" "$file" "$nodes" "$expect" "$pairs" "$opt"; done
 }
 
 command -v sqlite3 >/dev/null || { echo "FAIL: the sqlite3 command is missing (cmake/install-deps.sh core)"; exit 1; }

@@ -28,6 +28,6 @@ int main(int argc, char **argv) {
   Tmk_barrier(1);
   int ok = 1;
   for (unsigned i = 0; i < Tmk_nprocs; ++i) ok = ok && b->slot[i] == (int)i;
-  printf("node %u: slots %s, mailbox %d\n", Tmk_proc_id, ok ? "right" : "WRONG", b->mailbox);
+  printf("node %u: slots %s, saw %d, mailbox %d\n", Tmk_proc_id, ok ? "right" : "WRONG", seen, b->mailbox);
   Tmk_exit(ok ? 0 : 1);
 }
