@@ -11,6 +11,7 @@
 // whose fast path — page valid in the needed mode — is one predictable branch.
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -101,18 +102,24 @@ class Process {
 
   class LockGuard {
    public:
-    LockGuard(Process& p, LockId lock) : p_(&p), lock_(lock) { p_->lock_acquire(lock_); }
+    LockGuard(Process& p, LockId lock) : p_(&p), lock_(lock), unwinding_(std::uncaught_exceptions()) {
+      p_->lock_acquire(lock_);
+    }
+    // Not while an exception unwinds the program: the run is over (an error, or the kernel
+    // tearing the fibers down after an interrupt or a deadlock), and releasing would run the
+    // protocol on a machine that is gone.
     ~LockGuard() {
-      if (p_) p_->lock_release(lock_);
+      if (p_ && std::uncaught_exceptions() == unwinding_) p_->lock_release(lock_);
     }
     LockGuard(const LockGuard&) = delete;
     LockGuard& operator=(const LockGuard&) = delete;
-    LockGuard(LockGuard&& o) noexcept : p_(o.p_), lock_(o.lock_) { o.p_ = nullptr; }
+    LockGuard(LockGuard&& o) noexcept : p_(o.p_), lock_(o.lock_), unwinding_(o.unwinding_) { o.p_ = nullptr; }
     LockGuard& operator=(LockGuard&&) = delete;
 
    private:
     Process* p_;
     LockId lock_;
+    int unwinding_;  // exceptions in flight when acquired
   };
   [[nodiscard]] LockGuard lock(LockId lock) { return {*this, lock}; }
   [[nodiscard]] LockGuard lock(std::uint32_t lock) { return {*this, LockId{lock}}; }

@@ -145,6 +145,7 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
   using namespace check_detail;
   const Expected expected = interpret(program);
   Harness h(program.config);
+  h.dsm.enable_race_detection();  // the programs are data-race free: the detector must agree
   carnival::Profiler profiler(h.dsm, h.cluster);
   std::vector<SharedArray<std::int64_t>> arrays(program.sizes.size());
   Problem problem;
@@ -156,6 +157,12 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
     return fmt::format("run failed: {}", e.what());
   }
   if (r.status != emu::RunStatus::Completed) return fmt::format("run did not complete: {}", r.diagnosis);
+  h.dsm.race_detector()->finish();
+  for (const auto& race : h.dsm.race_detector()->races())
+    problem.report(fmt::format("a data race reported on a race-free program: page {} byte {}, nodes {} ({}) and {} ({})",
+                            raw(race.page), race.offset, emu::index(race.first.node),
+                            race.first.writes ? "write" : "read", emu::index(race.second.node),
+                            race.second.writes ? "write" : "read"));
   check_profile(profiler.finish({}), h.cluster.has_cp(), problem);
   if (coverage) add_coverage(h, expected, *coverage);
   check_folds(h, problem);
