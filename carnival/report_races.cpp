@@ -55,13 +55,13 @@ Table races_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
   t.columns = {{"#", "id", Kind::Count}, {"where", "place", Kind::Text}};
   add_side_columns(t.columns, "1st", "first");
   add_side_columns(t.columns, "2nd", "second");
-  t.columns.push_back({"times", "occurrences", Kind::Count});
+  t.columns.emplace_back("times", "occurrences", Kind::Count);
   if (!d.races_checked) {
-    t.notes.push_back("race detection was off for this run (ncp2 run --detect-races)");
+    t.notes.emplace_back("race detection was off for this run (ncp2 run --detect-races)");
     return t;
   }
   if (d.races.empty()) {
-    t.notes.push_back("no data races found");
+    t.notes.emplace_back("no data races found");
     return t;
   }
   const std::size_t shown = o.top == 0 ? d.races.size() : std::min(o.top, d.races.size());
@@ -73,8 +73,9 @@ Table races_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
     row.emplace_back(r.occurrences);
     t.rows.push_back(std::move(row));
   }
-  if (shown < d.races.size()) t.notes.push_back(fmt::format("{} more races not shown (--top 0 shows all)", d.races.size() - shown));
-  t.notes.push_back(
+  if (shown < d.races.size())
+    t.notes.push_back(fmt::format("{} more races not shown (--top 0 shows all)", d.races.size() - shown));
+  t.notes.emplace_back(
       "times: pairs of intervals found racing at these two lines; an interval is a node's run between two "
       "synchronizations, its vector time says which intervals of the others it follows");
   return t;

@@ -14,7 +14,7 @@
 namespace ncp2::tmk {
 
 inline constexpr std::uint32_t kChannelMagic = 0x4e435032;  // "NCP2"
-inline constexpr std::uint32_t kChannelVersion = 1;
+inline constexpr std::uint32_t kChannelVersion = 2;
 // Shared memory is mapped at this address in every node process (the same address is the same
 // datum on every node). High enough to stay clear of the program, its heap and its libraries.
 inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
@@ -22,6 +22,8 @@ inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
 // Environment of a node process started by the emulator.
 inline constexpr const char* kChannelFdEnv = "NCP2_TMK_CHANNEL_FD";
 inline constexpr const char* kHeapFdEnv = "NCP2_TMK_HEAP_FD";
+// Set only when the run detects data races: the node's access log (AccessLogLayout).
+inline constexpr const char* kAccessLogFdEnv = "NCP2_TMK_ACCESS_LOG_FD";
 
 enum class Turn : std::uint32_t { Node = 1, Emulator = 2 };
 
@@ -96,6 +98,8 @@ struct Channel {
   std::uint32_t samples;  // samples since the last request
   std::uint32_t marks;    // scope marks since the last request
   std::uint32_t marks_text_used;
+  std::uint32_t race_checks;  // Startup: 1 when the program records its accesses (ncp2-cc --ncp2-races)
+  std::uint32_t reserved;
   char text[kTextBytes];  // a message (Crash, Misuse)
 
   // ---- emulator -> node (the reply)
@@ -122,5 +126,45 @@ struct Channel {
 inline constexpr std::size_t kBulkBytes = std::size_t{64} << 20;
 inline constexpr std::size_t kChannelBytes = (sizeof(Channel) + 4095) / 4096 * 4096;
 inline constexpr std::size_t kChannelMapBytes = kChannelBytes + kBulkBytes;
+
+// The access log of a node whose program was built with ncp2-cc --ncp2-races, in a second shared
+// mapping (only when the run detects data races): per page of the shared heap, the bytes read and
+// written since the emulator last took them (a bit per byte, 64 bytes per word) and the first
+// read and write's program counter (a return address in the program; 0: none). The program only
+// appends to it while it runs; the emulator merges it into the race detector and clears it while
+// the program waits, so the pages' list spares it a scan of the heap.
+struct AccessLogHeader {
+  std::uint32_t magic;    // kChannelMagic once the emulator set the log up
+  std::uint32_t touched;  // entries of the touched-pages list
+  std::uint64_t page_bytes;
+  std::uint64_t pages;
+};
+
+struct AccessSites {
+  std::uint64_t read;
+  std::uint64_t write;
+};
+
+struct AccessLogLayout {
+  std::size_t pages = 0;
+  std::size_t words = 0;        // 64-bit words of one page's bitmap
+  std::size_t touched_at = 0;   // std::uint32_t[pages]: page numbers, in the order first touched
+  std::size_t sites_at = 0;     // AccessSites[pages]
+  std::size_t bits_at = 0;      // per page: `words` words of reads, then `words` words of writes
+  std::size_t total_bytes = 0;  // rounded to host pages
+};
+
+constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+constexpr AccessLogLayout access_log_layout(std::size_t heap_bytes, std::size_t page_bytes) {
+  AccessLogLayout l;
+  l.pages = page_bytes == 0 ? 0 : heap_bytes / page_bytes;
+  l.words = page_bytes / 64;
+  l.touched_at = round_up(sizeof(AccessLogHeader), 64);
+  l.sites_at = round_up(l.touched_at + l.pages * sizeof(std::uint32_t), 64);
+  l.bits_at = round_up(l.sites_at + l.pages * sizeof(AccessSites), 4096);
+  l.total_bytes = round_up(l.bits_at + l.pages * 2 * l.words * sizeof(std::uint64_t), 4096);
+  return l;
+}
 
 }  // namespace ncp2::tmk

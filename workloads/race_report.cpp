@@ -25,7 +25,7 @@ std::vector<carnival::RaceRow> collect_races(dsm::Runtime& runtime, const Instan
   dsm::RaceDetector* detector = runtime.race_detector();
   if (!detector) return {};
   detector->finish();
-  const std::size_t page_size = static_cast<std::size_t>(runtime.config().memory.page_size);
+  const auto page_size = static_cast<std::size_t>(runtime.config().memory.page_size);
   const auto& regions = runtime.regions();
   std::vector<carnival::RaceRow> rows;
   for (const auto& race : detector->races()) {

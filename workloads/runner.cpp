@@ -184,6 +184,27 @@ void attach(Session& s, const RunOptions& options) {
   if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
 }
 
+void take_races(RunOutcome& out, dsm::Runtime& runtime, const Instance& work) {
+  out.races_checked = true;
+  out.races = collect_races(runtime, work);
+  out.race_pairs = runtime.race_detector()->race_pairs();
+}
+
+// The verdict: the workload's check, unless the run did not complete or has data races.
+void judge(RunOutcome& out, const Instance& work) {
+  if (out.status == RunStatus::Completed && !out.races.empty()) {
+    out.verified = false;  // whatever the check said: the result depends on the schedule
+    out.verification = fmt::format("completed with {} data race{} (the check: {})", out.races.size(),
+                                   out.races.size() == 1 ? "" : "s", work.verdict().message);
+  } else if (out.status == RunStatus::Completed) {
+    out.verified = work.verdict().verified;
+    out.verification = work.verdict().message;
+  } else {
+    out.verified = false;
+    out.verification = "not verified: the run did not complete";
+  }
+}
+
 }  // namespace
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
@@ -242,11 +263,7 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
   }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   collect(out, s);
-  if (options.detect_races) {
-    out.races_checked = true;
-    out.races = collect_races(s.dsm, work);
-    out.race_pairs = s.dsm.race_detector()->race_pairs();
-  }
+  if (options.detect_races) take_races(out, s.dsm, work);
   if (s.profiler) {
     carnival::RunInfo info;
     info.workload = workload.name;
@@ -261,17 +278,7 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
       out.diagnosis = fmt::format("profiler: {}", e.what());
     }
   }
-  if (out.status == RunStatus::Completed && !out.races.empty()) {
-    out.verified = false;  // whatever the check said: the result depends on the schedule
-    out.verification = fmt::format("completed with {} data race{} (the check: {})", out.races.size(),
-                                   out.races.size() == 1 ? "" : "s", work.verdict().message);
-  } else if (out.status == RunStatus::Completed) {
-    out.verified = work.verdict().verified;
-    out.verification = work.verdict().message;
-  } else {
-    out.verified = false;
-    out.verification = "not verified: the run did not complete";
-  }
+  judge(out, work);
   return out;
 }
 

@@ -95,6 +95,8 @@ NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) 
     if (std::strncmp(*e, "NCP2_TMK_", 9) != 0) env_strings.emplace_back(*e);
   env_strings.push_back(fmt::format("{}={}", kChannelFdEnv, channel_fd_));
   env_strings.push_back(fmt::format("{}={}", kHeapFdEnv, heap_fd_));
+  if (spec.access_log_fd >= 0)
+    env_strings.push_back(fmt::format("{}={}", kAccessLogFdEnv, spec.access_log_fd));
   std::vector<char*> argv;
   std::vector<char*> envp;
   argv.reserve(arg_strings.size() + 1);

@@ -20,6 +20,7 @@ struct LaunchSpec {
   std::size_t heap_bytes = 0;  // shared memory of the node (a memfd, mapped here too)
   int stdout_fd = -1;          // where the process's output goes (-1: inherited)
   int stderr_fd = -1;
+  int access_log_fd = -1;  // the node's access log (tmk/host/access_log.hpp) when the run detects races
 };
 
 // How a wait for the process's next request ended.

@@ -17,8 +17,10 @@
 
 #include <fmt/format.h>
 
+#include "carnival/run_scopes.hpp"
 #include "carnival/scope.hpp"
 #include "dsm/process.hpp"
+#include "tmk/host/access_log.hpp"
 #include "tmk/host/node_process.hpp"
 #include "tmk/host/output_relay.hpp"
 #include "tmk/host/shared_heap.hpp"
@@ -69,11 +71,16 @@ class ProgramInstance final : public workloads::Instance {
 
   void run(dsm::Process& p) override;
   void verify(dsm::Process& p) override;
+  [[nodiscard]] SourcePlace describe_access(const dsm::AccessSite& site) const override;
+  [[nodiscard]] std::optional<std::uint64_t> program_address(const dsm::Runtime& runtime,
+                                                             std::uint32_t region,
+                                                             std::uint64_t offset) const override;
 
  private:
   struct Node {
     int id = 0;
     std::unique_ptr<NodeProcess> process;
+    std::unique_ptr<AccessLog> accesses;  // when the run detects races
     std::uint64_t charged_icount = 0;
     std::vector<std::byte> pending_distribute;  // records for the process's bulk area
     std::uint64_t pending_records = 0;
@@ -88,6 +95,7 @@ class ProgramInstance final : public workloads::Instance {
   bool handle(Node& node, dsm::Process& p);  // false once the node has exited
   void startup(Node& node, dsm::Process& p);
   void charge(Node& node, dsm::Process& p, std::uint64_t icount);
+  void merge_accesses(Node& node, dsm::Process& p);
   void apply_events(Node& node, dsm::Process& p);
   void apply_mark(Node& node, dsm::Process& p, const ScopeMark& m);
   [[nodiscard]] std::string resolve_file(const std::string& file) const;
@@ -114,6 +122,7 @@ class ProgramInstance final : public workloads::Instance {
   std::size_t heap_bytes_ = 0;
   std::size_t page_bytes_ = 0;
   std::uint32_t region_ = 0;
+  bool detect_races_ = false;
   double cycles_per_instruction_ = 1.0;
   std::unique_ptr<SourceLines> lines_;
   std::unordered_map<std::uint64_t, SitesAt> sites_by_pc_;
@@ -134,6 +143,7 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
                     "multiple of the host's page size, {} B",
                     page_bytes_, host_page));
   cycles_per_instruction_ = config.cost.instruction;
+  detect_races_ = runtime.race_detector() != nullptr;
   heap_ = std::make_unique<SharedHeap>(heap_bytes_);
   runtime.set_region_memory([this](dsm::NodeId n, std::size_t bytes) {
     if (bytes > heap_bytes_) throw std::logic_error("shared region larger than the node's shared memory");
@@ -177,9 +187,14 @@ void ProgramInstance::start_process(Node& node) {
   }
   launch.stdout_fd = out;
   launch.stderr_fd = err;
+  if (detect_races_) {
+    node.accesses = std::make_unique<AccessLog>(heap_bytes_, page_bytes_);
+    launch.access_log_fd = node.accesses->fd();
+  }
   node.process = std::make_unique<NodeProcess>(launch);
   ::close(out);
   ::close(err);
+  if (node.accesses) node.accesses->close_fd();  // the process has it; later nodes must not
 }
 
 const SourceLines& ProgramInstance::lines(const Node& node) {
@@ -228,9 +243,11 @@ void ProgramInstance::serve(Node& node, dsm::Process& p) {
       throw dsm::DsmError(text + where(node));
     }
     fill_reply(node);
-    if (node.process->resume() == WaitResult::Exited)
+    if (node.process->resume() == WaitResult::Exited) {
+      merge_accesses(node, p);  // what it did before dying (_exit, SIGKILL) still counts
       abort_run(node, fmt::format("the program {} without Tmk_exit",
                                   describe_wait_status(node.process->wait_status())));
+    }
   }
 }
 
@@ -242,6 +259,16 @@ void ProgramInstance::charge(Node& node, dsm::Process& p, std::uint64_t icount) 
   const std::int64_t due = cycles(icount) - cycles(node.charged_icount);
   node.charged_icount = icount;
   if (due > 0) p.compute_cycles(due);
+}
+
+// The node's accesses since its last request go to the race detector before the request runs: a
+// synchronization then closes the segment they belong to, and a run that stops (a failure, a
+// deadlock) has every node's accesses in the detector already. The scope is the computation's.
+void ProgramInstance::merge_accesses(Node& node, dsm::Process& p) {
+  if (!node.accesses || node.accesses->touched() == 0) return;
+  dsm::Runtime& runtime = p.runtime();
+  node.accesses->merge_into(*runtime.race_detector(), p.node(), runtime.regions().at(region_).first_page,
+                            runtime.scope_of(p.node()));
 }
 
 void ProgramInstance::enclosing_scope(Node& node, dsm::Process& p) {
@@ -329,6 +356,7 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
     if (sites.function != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.function);
   }
   charge(node, p, c.icount);
+  merge_accesses(node, p);
   c.result = 0;
   switch (c.request) {
     case Request::Startup:
@@ -394,6 +422,8 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
 
 void ProgramInstance::startup(Node& node, dsm::Process& p) {
   Channel& c = node.process->channel();
+  if (detect_races_ && c.race_checks == 0)  // not a DsmError: no source line appended
+    throw workloads::WorkloadError(without_race_checks_message(spec_.path));
   region_ = p.runtime().allocate(p.node(), "shared heap", heap_bytes_, 1);
   c.node = static_cast<std::uint32_t>(node.id);
   c.nodes = static_cast<std::uint32_t>(nodes_.size());
@@ -506,6 +536,21 @@ void ProgramInstance::verify(dsm::Process& p) {
   }
 }
 
+// A race's side: the line of the access whose return address the program recorded.
+workloads::Instance::SourcePlace ProgramInstance::describe_access(const dsm::AccessSite& site) const {
+  if (!lines_ || site.where == 0) return {};
+  const SourceLine at = lines_->before_return(site.where);
+  if (!at.known()) return {};
+  return {carnival::relative_source_path(at.file), at.line};
+}
+
+std::optional<std::uint64_t> ProgramInstance::program_address(const dsm::Runtime& /*runtime*/,
+                                                              std::uint32_t region,
+                                                              std::uint64_t offset) const {
+  if (!launched_ || region != region_ || offset >= heap_bytes_) return std::nullopt;
+  return kHeapBase + offset;
+}
+
 }  // namespace
 
 bool looks_like_program(const std::string& name) {
@@ -517,6 +562,8 @@ workloads::Workload program_workload(const ProgramSpec& spec) {
     throw workloads::WorkloadError(fmt::format("no program {} (build it with ncp2-cc)", spec.path));
   if (!std::filesystem::is_regular_file(spec.path) || ::access(spec.path.c_str(), X_OK) != 0)
     throw workloads::WorkloadError(fmt::format("{} is not an executable program", spec.path));
+  if (spec.detect_races && !built_with_race_checks(spec.path))
+    throw workloads::WorkloadError(without_race_checks_message(spec.path));
   if (!spec.output_dir.empty() && !std::filesystem::is_directory(spec.output_dir))
     throw workloads::WorkloadError(
         fmt::format("--node-output {}: no such directory (create it first)", spec.output_dir));

@@ -15,6 +15,8 @@ struct ProgramSpec {
   std::string path;               // the executable, as the user gave it
   std::vector<std::string> args;  // its arguments (after `--`)
   std::string output_dir;         // empty: each node's output on ours, lines prefixed "[node N] "
+  // The run detects data races: the program must be built with ncp2-cc --ncp2-races.
+  bool detect_races = false;
 };
 
 // True when `name` names a program rather than a built-in workload: it contains a '/' or is an
@@ -22,7 +24,10 @@ struct ProgramSpec {
 bool looks_like_program(const std::string& name);
 
 // The workload running `spec`. Throws workloads::WorkloadError when the program cannot be run
-// (missing, not executable, output directory missing).
+// (missing, not executable, output directory missing, built without race checks when
+// spec.detect_races). With race detection on (dsm::Runtime::enable_race_detection before the run)
+// the nodes' accesses go to the detector before each of their requests, so every access made
+// before a synchronization, the exit or a failure is in it before anyone calls finish().
 workloads::Workload program_workload(const ProgramSpec& spec);
 
 }  // namespace ncp2::tmk

@@ -42,6 +42,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "plugin_common.hpp"
+#include "race_pass.hpp"
+
 using namespace llvm;
 
 namespace {
@@ -50,7 +53,7 @@ namespace {
 constexpr StringRef kCountName = "__ncp2_tmk_icount";
 constexpr StringRef kLimitName = "__ncp2_tmk_icount_limit";
 constexpr StringRef kHookName = "__ncp2_tmk_icount_hook";
-constexpr StringRef kRuntimePrefix = "__ncp2_tmk_";
+using ncp2_plugin::kRuntimePrefix;
 // __attribute__((annotate("ncp2_no_icount"))) on a function definition: not instrumented.
 constexpr StringRef kOptOutAnnotation = "ncp2_no_icount";
 // Named metadata marking a module as instrumented, so the pass never instruments twice (e.g. when a
@@ -87,27 +90,6 @@ uint64_t block_count(const BasicBlock& BB) {
   uint64_t N = 0;
   for (const Instruction& I : BB) N += counted(I) ? 1 : 0;
   return N == 0 ? 1 : N;
-}
-
-// Functions named in llvm.global.annotations with the opt-out annotation.
-SmallPtrSet<const Function*, 8> opted_out(const Module& M) {
-  SmallPtrSet<const Function*, 8> Result;
-  const GlobalVariable* GA = M.getGlobalVariable("llvm.global.annotations");
-  if (GA == nullptr || !GA->hasInitializer()) return Result;
-  const auto* Array = dyn_cast<ConstantArray>(GA->getInitializer());
-  if (Array == nullptr) return Result;
-  for (const Use& U : Array->operands()) {
-    const auto* Entry = dyn_cast<ConstantStruct>(U.get());
-    if (Entry == nullptr || Entry->getNumOperands() < 2) continue;
-    const auto* F = dyn_cast<Function>(Entry->getOperand(0)->stripPointerCasts());
-    const auto* Str = dyn_cast<GlobalVariable>(Entry->getOperand(1)->stripPointerCasts());
-    if (F == nullptr || Str == nullptr || !Str->hasInitializer()) continue;
-    const auto* Data = dyn_cast<ConstantDataSequential>(Str->getInitializer());
-    if (Data != nullptr && Data->isCString() && Data->getAsCString() == kOptOutAnnotation) {
-      Result.insert(F);
-    }
-  }
-  return Result;
 }
 
 bool should_instrument(const Function& F, const SmallPtrSetImpl<const Function*>& OptOut) {
@@ -173,7 +155,7 @@ class Instrumenter {
         Unlikely_(MDBuilder(Ctx_).createBranchWeights(1, (1U << 20) - 1)) {}
 
   bool run() {
-    const auto OptOut = opted_out(M_);
+    const auto OptOut = ncp2_plugin::annotated_functions(M_, kOptOutAnnotation);
     bool Changed = false;
     for (Function& F : M_) {
       if (!should_instrument(F, OptOut)) continue;
@@ -283,14 +265,24 @@ struct CountPass : PassInfoMixin<CountPass> {
 void register_callbacks(PassBuilder& PB) {
   // After the optimization pipeline (LLVM 14 invokes this extension point at -O0 too, after the
   // always-inliner and the coroutine passes); the marker makes a second invocation a no-op.
-  PB.registerOptimizerLastEPCallback(
-      [](ModulePassManager& MPM, OptimizationLevel /*Level*/) { MPM.addPass(CountPass()); });
-  // For use with opt: -passes=ncp2-count.
+  // The race checks (off unless -ncp2-races) come after the counting: they add code the count
+  // never sees, so a program's virtual times are the same with and without them.
+  PB.registerOptimizerLastEPCallback([](ModulePassManager& MPM, OptimizationLevel /*Level*/) {
+    MPM.addPass(CountPass());
+    MPM.addPass(ncp2_plugin::RacePass());
+  });
+  // For use with opt: -passes=ncp2-count, -passes=ncp2-races.
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager& MPM, ArrayRef<PassBuilder::PipelineElement> /*Elements*/) {
-        if (Name != "ncp2-count") return false;
-        MPM.addPass(CountPass());
-        return true;
+        if (Name == "ncp2-count") {
+          MPM.addPass(CountPass());
+          return true;
+        }
+        if (Name == "ncp2-races") {  // opt: instruments whether or not -ncp2-races is given
+          MPM.addPass(ncp2_plugin::RacePass(true));
+          return true;
+        }
+        return false;
       });
 }
 
