@@ -4,7 +4,7 @@
 set -euo pipefail
 
 core=(cmake ninja-build g++ pkg-config ccache
-      libboost-context-dev libsqlite3-dev
+      libboost-context-dev libsqlite3-dev sqlite3
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       libpfm4-dev
       libdw-dev clang-14 llvm-14-dev)
