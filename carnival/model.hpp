@@ -157,11 +157,11 @@ struct WaitSummary {
 // One side of a data race (docs/schema.md, table races).
 struct RaceAccess {
   int node = 0;
-  bool writes = false;    // else a read
-  std::string file;       // source file as the scopes record it; "" when unknown
-  int line = 0;           // 0 when unknown
+  bool writes = false;  // else a read
+  std::string file;     // source file as the scopes record it; "" when unknown
+  int line = 0;         // 0 when unknown
   std::uint32_t scope = 0;
-  std::uint32_t interval = 0;             // the node's interval (segment between synchronizations), from 1
+  std::uint32_t interval = 0;              // the node's interval (segment between synchronizations), from 1
   std::vector<std::uint32_t> vector_time;  // the node's vector time in that interval
   friend bool operator==(const RaceAccess&, const RaceAccess&) = default;
 };
@@ -169,12 +169,12 @@ struct RaceAccess {
 // Two accesses of different nodes to overlapping bytes, at least one a write, not ordered by
 // happens-before (--detect-races). Identical pairs (same nodes, sites and kinds) are one row.
 struct RaceRow {
-  std::uint32_t id = 0;    // 1, 2, ... in the order found
-  std::string region;      // the shared allocation's name
-  std::uint64_t offset = 0;  // first byte both touched, from the allocation's start
+  std::uint32_t id = 0;                  // 1, 2, ... in the order found
+  std::string region;                    // the shared allocation's name
+  std::uint64_t offset = 0;              // first byte both touched, from the allocation's start
   std::optional<std::uint64_t> address;  // that byte's address in the program (a Tmk program)
-  std::uint64_t occurrences = 1;           // pairs of intervals found racing at these sites
-  RaceAccess first;                        // the lower node
+  std::uint64_t occurrences = 1;         // pairs of intervals found racing at these sites
+  RaceAccess first;                      // the lower node
   RaceAccess second;
   friend bool operator==(const RaceRow&, const RaceRow&) = default;
 };
@@ -190,7 +190,7 @@ struct RunData {
   std::uint64_t waits_dropped = 0;  // instances not stored because of the cap
   std::vector<Segment> timeline;
   std::uint64_t timeline_dropped = 0;  // segments not stored because of the cap
-  bool races_checked = false;  // the run detected data races (--detect-races); races below
+  bool races_checked = false;          // the run detected data races (--detect-races); races below
   std::vector<RaceRow> races;
 };
 

@@ -39,7 +39,7 @@ std::string_view to_string(ReportView v) {
 
 const std::vector<ReportView>& all_views() {
   static const std::vector<ReportView> views = {ReportView::Scopes, ReportView::Nodes, ReportView::CPWait,
-                                                ReportView::Causes, ReportView::Waits,  ReportView::Races};
+                                                ReportView::Causes, ReportView::Waits, ReportView::Races};
   return views;
 }
 

@@ -6,8 +6,7 @@
 namespace ncp2::carnival {
 
 std::string describe_race_access(const RaceAccess& a, std::string_view scope) {
-  std::string where = a.file.empty() ? std::string("an unknown line")
-                                     : fmt::format("{}:{}", a.file, a.line);
+  std::string where = a.file.empty() ? std::string("an unknown line") : fmt::format("{}:{}", a.file, a.line);
   if (!scope.empty()) where += fmt::format(" (in {})", scope);
   return fmt::format("node {} {} at {}", a.node, a.writes ? "writes" : "reads", where);
 }
@@ -51,7 +50,9 @@ void add_side_values(std::vector<Value>& row, const RaceAccess& a, const ScopeTr
 Table races_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o) {
   Table t;
   t.view = ReportView::Races;
-  t.title = "Data races: accesses of different nodes to the same bytes, one a write, unordered by locks and barriers";
+  t.title =
+      "Data races: accesses of different nodes to the same bytes, one a write, unordered by locks and "
+      "barriers";
   t.columns = {{"#", "id", Kind::Count}, {"where", "place", Kind::Text}};
   add_side_columns(t.columns, "1st", "first");
   add_side_columns(t.columns, "2nd", "second");

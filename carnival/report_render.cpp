@@ -246,8 +246,9 @@ std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d) 
       {"verified", (r.verified ? std::string("yes") : std::string("NO")) +
                        (r.message.empty() ? std::string() : ": " + r.message)}};
   if (d.races_checked)
-    lines.emplace_back("data races", d.races.empty() ? std::string("none found")
-                                                     : fmt::format("{} (see the races view)", d.races.size()));
+    lines.emplace_back("data races", d.races.empty()
+                                         ? std::string("none found")
+                                         : fmt::format("{} (see the races view)", d.races.size()));
   return lines;
 }
 

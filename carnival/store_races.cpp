@@ -49,7 +49,9 @@ std::string vector_time_text(std::span<const std::uint32_t> vt) {
 }
 
 std::vector<std::uint32_t> parse_vector_time(const std::string& stored, const std::string& path) {
-  auto bad = [&] { return StoreError(fmt::format("{} is corrupt: vector time '{}' in races", path, stored)); };
+  auto bad = [&] {
+    return StoreError(fmt::format("{} is corrupt: vector time '{}' in races", path, stored));
+  };
   std::string text;  // a JSON array: spaces allowed (another writer's, or a hand-edited file)
   for (const char c : stored)
     if (c != ' ' && c != '\t' && c != '\n') text += c;
@@ -71,9 +73,10 @@ void write_races(sql::Db& db, std::int64_t run_id, bool checked, std::span<const
   sql::Stmt meta(db, "INSERT OR REPLACE INTO meta VALUES ('race_detection', ?1)");
   meta.bind(1, checked ? "on" : "off");
   meta.run();
-  sql::Stmt s(db, fmt::format("INSERT INTO races (run_id, {}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
-                              "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-                              kColumns));
+  sql::Stmt s(db,
+              fmt::format("INSERT INTO races (run_id, {}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                          "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                          kColumns));
   for (const RaceRow& r : races) {
     const std::string first_vt = vector_time_text(r.first.vector_time);
     const std::string second_vt = vector_time_text(r.second.vector_time);

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "carnival/sqlite.hpp"
-#include "carnival/store_races.hpp"
 #include "carnival/store_open.hpp"
+#include "carnival/store_races.hpp"
 #include "carnival/store_schema.hpp"
 
 namespace ncp2::carnival {

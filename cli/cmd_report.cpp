@@ -63,9 +63,10 @@ Subcommand add_report_command(CLI::App& app) {
   cmd->add_option("file", o->file, "the run's database (SQLite, docs/schema.md)")
       ->required()
       ->type_name("FILE");
-  cmd->add_option("--view", o->views,
-                  "what to show (repeatable or comma-separated): scopes, nodes, cpwait, causes, waits, races, "
-                  "all (default: all; races only for runs with --detect-races)")
+  cmd->add_option(
+         "--view", o->views,
+         "what to show (repeatable or comma-separated): scopes, nodes, cpwait, causes, waits, races, "
+         "all (default: all; races only for runs with --detect-races)")
       ->delimiter(',')
       ->check(CLI::IsMember({"scopes", "nodes", "cpwait", "causes", "waits", "races", "all"}))
       ->type_name("VIEW");

@@ -15,7 +15,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;  // the run failed (an error, verification, I/O)
 inline constexpr int kExitUsage = 2;    // bad command line or configuration
 inline constexpr int kExitDeadlock =
-    3;  // the run deadlocked: every node blocked (the diagnosis says on what)
+    3;                                // the run deadlocked: every node blocked (the diagnosis says on what)
 inline constexpr int kExitRaces = 4;  // the run completed with data races (--detect-races)
 
 struct MachineOptions {

@@ -28,8 +28,8 @@ void print_races(const workloads::RunOutcome& o, const std::string& db) {
     fmt::print("races     none found (--detect-races)\n");
     return;
   }
-  fmt::print("races     {} data race{} ({} pair{} of intervals)\n", o.races.size(), o.races.size() == 1 ? "" : "s",
-             o.race_pairs, o.race_pairs == 1 ? "" : "s");
+  fmt::print("races     {} data race{} ({} pair{} of intervals)\n", o.races.size(),
+             o.races.size() == 1 ? "" : "s", o.race_pairs, o.race_pairs == 1 ? "" : "s");
   const std::size_t shown = std::min(kShown, o.races.size());
   for (std::size_t i = 0; i < shown; ++i) {
     const carnival::RaceRow& r = o.races[i];

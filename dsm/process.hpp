@@ -208,8 +208,9 @@ class ArrayView {
       p_->runtime().out_of_range(p_->node(), region_, i, count_);
   }
   void record(std::size_t first, std::size_t n, bool write, const SourcePosition& at) const {
-    p_->runtime().record_access(p_->node(), region_, first * sizeof(T), n * sizeof(T), write,
-                                {reinterpret_cast<std::uintptr_t>(at.file), static_cast<std::uint32_t>(at.line), 0});
+    p_->runtime().record_access(
+        p_->node(), region_, first * sizeof(T), n * sizeof(T), write,
+        {reinterpret_cast<std::uintptr_t>(at.file), static_cast<std::uint32_t>(at.line), 0});
   }
   [[nodiscard]] std::uint32_t page_of(std::size_t i) const {
     return static_cast<std::uint32_t>((i * sizeof(T)) >> page_shift_);

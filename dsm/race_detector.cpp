@@ -72,8 +72,8 @@ RaceDetector::PageAccess& RaceDetector::page_access(NodeId node, PageId page) {
   return a;
 }
 
-void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site,
-                        bool write) {
+void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes,
+                        const AccessSite& site, bool write) {
   if (bytes == 0) return;
   if (offset + bytes > page_size_) throw std::out_of_range("RaceDetector: access beyond its page");
   PageAccess& a = page_access(node, page);
@@ -88,7 +88,8 @@ void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_
   }
 }
 
-void RaceDetector::read(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site) {
+void RaceDetector::read(NodeId node, PageId page, std::size_t offset, std::size_t bytes,
+                        const AccessSite& site) {
   mark(node, page, offset, bytes, site, false);
 }
 
@@ -103,7 +104,8 @@ void RaceDetector::merge(NodeId node, PageId page, std::span<const std::uint64_t
   if (read_bits.size() > words_ || write_bits.size() > words_)
     throw std::out_of_range("RaceDetector: bitmap larger than a page");
   const bool reads = std::any_of(read_bits.begin(), read_bits.end(), [](std::uint64_t w) { return w != 0; });
-  const bool writes = std::any_of(write_bits.begin(), write_bits.end(), [](std::uint64_t w) { return w != 0; });
+  const bool writes =
+      std::any_of(write_bits.begin(), write_bits.end(), [](std::uint64_t w) { return w != 0; });
   if (!reads && !writes) return;
   PageAccess& a = page_access(node, page);
   for (std::size_t w = 0; w < read_bits.size(); ++w) a.read[w] |= read_bits[w];
@@ -143,7 +145,8 @@ void RaceDetector::release(NodeId node, LockId lock) {
 
 void RaceDetector::acquired(NodeId node, LockId lock) {
   close_segment(node);
-  if (const auto it = lock_clock_.find(raw(lock)); it != lock_clock_.end()) merge_clock(state(node).clock, it->second);
+  if (const auto it = lock_clock_.find(raw(lock)); it != lock_clock_.end())
+    merge_clock(state(node).clock, it->second);
   next_segment(node);
 }
 
@@ -203,7 +206,7 @@ void RaceDetector::report(const Segment& sa, const Segment& sb, std::uint32_t pa
   const AccessSite& site_x = x_writes ? x.write_site : x.read_site;
   const AccessSite& site_y = y_writes ? y.write_site : y.read_site;
   const RaceKey key{emu::index(a->node), emu::index(b->node), site_x.where, site_x.line,
-                    site_y.where,          site_y.line,          x_writes,     y_writes};
+                    site_y.where,        site_y.line,         x_writes,     y_writes};
   if (const auto it = index_.find(key); it != index_.end()) {
     ++races_[it->second].occurrences;
     return;

@@ -42,7 +42,8 @@ class RaceDetector {
   // Accesses recorded elsewhere as bitmaps (a bit per byte of the page, 64 bytes per word), e.g. by
   // an instrumented program: OR-ed into the node's current segment.
   void merge(NodeId node, PageId page, std::span<const std::uint64_t> read_bits,
-             std::span<const std::uint64_t> write_bits, const AccessSite& read_site, const AccessSite& write_site);
+             std::span<const std::uint64_t> write_bits, const AccessSite& read_site,
+             const AccessSite& write_site);
 
   // Synchronization, in the order the emulator completes it. A release publishes the node's
   // clock on the lock; the acquire that the release grants takes it over.
@@ -100,7 +101,8 @@ class RaceDetector {
   };
 
   PageAccess& page_access(NodeId node, PageId page);
-  void mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site, bool write);
+  void mark(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site,
+            bool write);
   void close_segment(NodeId node);  // ends the current segment, checks it, keeps it if it touched anything
   void next_segment(NodeId node);   // the node's next segment, after a synchronization
   void check(const Segment& s);     // against every kept segment of another node
@@ -120,7 +122,8 @@ class RaceDetector {
   std::size_t closed_since_prune_ = 0;
   std::vector<Race> races_;
   // (first node, second node, first site, second site, first writes, second writes) -> races_ index
-  using RaceKey = std::tuple<int, int, std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t, bool, bool>;
+  using RaceKey =
+      std::tuple<int, int, std::uint64_t, std::uint32_t, std::uint64_t, std::uint32_t, bool, bool>;
   std::map<RaceKey, std::size_t> index_;
   std::uint64_t pairs_ = 0;
 };

@@ -136,10 +136,12 @@ const ParamSpec* Workload::find_parameter(std::string_view wanted) const {
 Instance::SourcePlace Instance::describe_access(const dsm::AccessSite& site) const {
   if (site.where == 0) return {};
   // NOLINTNEXTLINE(performance-no-int-to-ptr): the typed API stores the file name's address
-  return {carnival::relative_source_path(reinterpret_cast<const char*>(site.where)), static_cast<int>(site.line)};
+  return {carnival::relative_source_path(reinterpret_cast<const char*>(site.where)),
+          static_cast<int>(site.line)};
 }
 
-std::optional<std::uint64_t> Instance::program_address(const dsm::Runtime& /*runtime*/, std::uint32_t /*region*/,
+std::optional<std::uint64_t> Instance::program_address(const dsm::Runtime& /*runtime*/,
+                                                       std::uint32_t /*region*/,
                                                        std::uint64_t /*offset*/) const {
   return std::nullopt;
 }

@@ -444,7 +444,12 @@ TEST(ReportViews, NamesRoundTrip) {
 RunData with_races() {
   RunData d = make_fixture();
   d.races_checked = true;
-  d.races = {{1, "heap", 4100, 0x5a0000001004ULL, 3, {0, true, "examples/racy.c", 12, 1, 4, {4, 1}},
+  d.races = {{1,
+              "heap",
+              4100,
+              0x5a0000001004ULL,
+              3,
+              {0, true, "examples/racy.c", 12, 1, 4, {4, 1}},
               {1, false, "examples/racy.c", 15, 1, 2, {1, 2}}}};
   return d;
 }

@@ -66,9 +66,19 @@ void expect_same(const RunData& a, const RunData& b) {
 
 // Two races: one of a program (with an address), one of the typed API (without).
 std::vector<RaceRow> two_races() {
-  RaceRow program{1, "heap", 4100, 0x5a0000001004ULL, 3,
-                  {0, true, "examples/racy.c", 12, 2, 4, {4, 1}}, {1, false, "examples/racy.c", 15, 3, 2, {1, 2}}};
-  RaceRow typed{2, "grid", 8, std::nullopt, 1, {1, true, "workloads/sor.cpp", 40, 1, 1, {1, 1}},
+  RaceRow program{1,
+                  "heap",
+                  4100,
+                  0x5a0000001004ULL,
+                  3,
+                  {0, true, "examples/racy.c", 12, 2, 4, {4, 1}},
+                  {1, false, "examples/racy.c", 15, 3, 2, {1, 2}}};
+  RaceRow typed{2,
+                "grid",
+                8,
+                std::nullopt,
+                1,
+                {1, true, "workloads/sor.cpp", 40, 1, 1, {1, 1}},
                 {2, true, "workloads/sor.cpp", 40, 1, 1, {1, 0, 1}}};
   return {program, typed};
 }
@@ -122,7 +132,8 @@ TEST_F(StoreTest, StoresBeforeTheRacesTableReadAsUnchecked) {
   data.races_checked = true;
   data.races = two_races();
   write_run(path("v3.db"), data);
-  run_sql(path("v3.db"), "DROP TABLE races; DELETE FROM meta WHERE key = 'race_detection'; PRAGMA user_version = 3");
+  run_sql(path("v3.db"),
+          "DROP TABLE races; DELETE FROM meta WHERE key = 'race_detection'; PRAGMA user_version = 3");
   const RunData back = read_run(path("v3.db"));
   EXPECT_FALSE(back.races_checked);
   EXPECT_TRUE(back.races.empty());

@@ -159,10 +159,10 @@ inline std::string check_program(const RandomProgram& program, Coverage* coverag
   if (r.status != emu::RunStatus::Completed) return fmt::format("run did not complete: {}", r.diagnosis);
   h.dsm.race_detector()->finish();
   for (const auto& race : h.dsm.race_detector()->races())
-    problem.report(fmt::format("a data race reported on a race-free program: page {} byte {}, nodes {} ({}) and {} ({})",
-                            raw(race.page), race.offset, emu::index(race.first.node),
-                            race.first.writes ? "write" : "read", emu::index(race.second.node),
-                            race.second.writes ? "write" : "read"));
+    problem.report(fmt::format(
+        "a data race reported on a race-free program: page {} byte {}, nodes {} ({}) and {} ({})",
+        raw(race.page), race.offset, emu::index(race.first.node), race.first.writes ? "write" : "read",
+        emu::index(race.second.node), race.second.writes ? "write" : "read"));
   check_profile(profiler.finish({}), h.cluster.has_cp(), problem);
   if (coverage) add_coverage(h, expected, *coverage);
   check_folds(h, problem);

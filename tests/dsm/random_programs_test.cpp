@@ -1,6 +1,6 @@
 // Correctness: random data-race-free programs compute exactly their sequential result, on any
-// node count, on both machines, and the race detector (on for all of them) reports nothing. NCP2_RANDOM_PROGRAMS=N sets how many (default 300); the
-// dsm_random_soak executable runs many more.
+// node count, on both machines, and the race detector (on for all of them) reports nothing.
+// NCP2_RANDOM_PROGRAMS=N sets how many (default 300); the dsm_random_soak executable runs many more.
 #include <cstdio>
 #include <cstdlib>
 #include <string>

@@ -34,7 +34,9 @@ inline Workload custom(const Lambdas::Body& run, const Lambdas::Body& verify) {
   w.name = "custom";
   w.description = "test";
   w.parameters = {int_param("n", 1, "unused", 1, 10)};
-  w.make = [run, verify](const Params&, int, std::uint64_t) { return std::make_unique<Lambdas>(run, verify); };
+  w.make = [run, verify](const Params&, int, std::uint64_t) {
+    return std::make_unique<Lambdas>(run, verify);
+  };
   return w;
 }
 

@@ -35,8 +35,8 @@ TEST(Interrupt, EveryWorkloadStopsCleanlyAtSeveralMoments) {
     for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
       for (const int polls : {1, 2, 5, 17}) {
         const RunOutcome o = stopped_at(w, kind, polls);
-        const std::string what = w.name + " on " + std::string(emu::to_string(kind)) + " stopped at poll " +
-                                 std::to_string(polls);
+        const std::string what =
+            w.name + " on " + std::string(emu::to_string(kind)) + " stopped at poll " + std::to_string(polls);
         ASSERT_TRUE(o.status == RunStatus::Stopped || o.status == RunStatus::Completed)
             << what << ": " << to_string(o.status) << ": " << o.diagnosis;
         if (o.status == RunStatus::Completed) {  // finished before that poll

@@ -57,7 +57,7 @@ TEST(RaceDetection, TwoNodesWritingTheSameWordRaceWithBothLinesAndTheAllocation)
     EXPECT_EQ(r.second.line, g_write_line);
     EXPECT_EQ(r.first.vector_time.size(), 3u);
     EXPECT_GE(r.first.interval, 2u);  // after the barrier
-    EXPECT_FALSE(o.verified);       // never "verified" with races, whatever the check said
+    EXPECT_FALSE(o.verified);         // never "verified" with races, whatever the check said
     EXPECT_NE(o.verification.find("completed with 1 data race"), std::string::npos) << o.verification;
     EXPECT_FALSE(o.ok());
   }
@@ -105,7 +105,8 @@ TEST(RaceDetection, TheSameLockOrdersButDifferentLocksDoNot) {
     if (second_lock == 1) {
       EXPECT_TRUE(o.races.empty());
       EXPECT_TRUE(o.ok()) << o.verification;
-    } else {  // node 0 under lock 1 against each of nodes 1-3 under lock 2 (they are ordered among themselves)
+    } else {  // node 0 under lock 1 against each of nodes 1-3 under lock 2 (they are ordered among
+              // themselves)
       EXPECT_EQ(o.races.size(), 3u);
       for (const auto& r : o.races) EXPECT_EQ(r.first.node, 0);
     }
@@ -125,7 +126,8 @@ TEST(RaceDetection, BarriersSeparatePhasesButNotWhatIsBetweenTheSameTwo) {
         if (p.id() == 2) (void)v.get(6);
       },
       kPass);
-  const RunOutcome o = run_workload(machine(emu::MachineKind::TreadMarks, 3), w, w.defaults(), 1, detecting());
+  const RunOutcome o =
+      run_workload(machine(emu::MachineKind::TreadMarks, 3), w, w.defaults(), 1, detecting());
   ASSERT_EQ(o.races.size(), 1u);
   EXPECT_EQ(o.races[0].first.node, 1);
   EXPECT_EQ(o.races[0].second.node, 2);
@@ -135,7 +137,8 @@ TEST(RaceDetection, DetectionChangesNoVirtualTimeAndRaceFreeWorkloadsReportNothi
   for (const char* name : {"sor", "quicksort", "is", "barnes", "water", "tsp", "counter", "false-sharing"}) {
     const Workload& w = find_workload(name);
     const RunOutcome plain = run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.defaults(), 1);
-    const RunOutcome checked = run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.defaults(), 1, detecting());
+    const RunOutcome checked =
+        run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.defaults(), 1, detecting());
     EXPECT_FALSE(plain.races_checked);
     EXPECT_TRUE(checked.races_checked);
     EXPECT_TRUE(checked.races.empty()) << name << ": " << checked.races.size() << " races, first at "
