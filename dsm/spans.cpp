@@ -60,9 +60,9 @@ std::string Runtime::code_place(std::uint64_t pc, std::uint64_t stack_top) const
   return pc == 0 ? std::string("at an unknown place") : fmt::format("at address {:#x}", pc);
 }
 
-// "node 2 read element 1234 of 'grid' through a span after barrier 1 had invalidated it, at
-// workloads/sor.cpp:123 (the span was taken at workloads/sor.cpp:98): take a new span after each
-// synchronization (lock acquire or release, barrier)"
+// "node 2 read element 1234 of 'grid' through a span that barrier 1 invalidated, at
+// workloads/sor.cpp:123 (the span was taken at workloads/sor.cpp:98): a span is valid until the
+// node's next synchronization; take a new span after each lock acquire, lock release and barrier"
 void Runtime::report_stale(NodeId n) {
   const SpanChecker::StaleUse use = spans_->take_stale(emu::index(n));
   const RegionInfo& region = regions_.at(use.region);
@@ -73,7 +73,7 @@ void Runtime::report_stale(NodeId n) {
     taken = fmt::format(" (the span was taken at {}:{})", file, use.taken_line);
   }
   throw DsmError(fmt::format(
-      "node {} {} element {} of '{}' through a span after {} had invalidated it, {}{}: a span is valid until "
+      "node {} {} element {} of '{}' through a span that {} invalidated, {}{}: a span is valid until "
       "the node's next synchronization; take a new span after each lock acquire, lock release and barrier",
       emu::index(n), verb, use.offset / region.element_size, region.name, sync_name(use.closed_by),
       code_place(use.pc, use.stack_top), taken));

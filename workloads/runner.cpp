@@ -10,8 +10,8 @@
 #include "dsm/process.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
-#include "workloads/race_report.hpp"
 #include "workloads/code_places.hpp"
+#include "workloads/race_report.hpp"
 
 namespace ncp2::workloads {
 

@@ -61,7 +61,7 @@ TEST(StaleSpans, AReadAfterABarrierNamesTheLineOfTheUseAndOfTheSpan) {
     }
     p.barrier(1);
   });
-  EXPECT_NE(error.find("node 1 read element 3 of 'grid' through a span after barrier 0 had invalidated it"),
+  EXPECT_NE(error.find("node 1 read element 3 of 'grid' through a span that barrier 0 invalidated"),
             std::string::npos)
       << error;
   EXPECT_NE(error.find(here(used) + " (the span was taken at "), std::string::npos) << error;
@@ -86,8 +86,8 @@ TEST(StaleSpans, AWriteAfterALockReleaseIsCaught) {
       mine[1] = 2;
     }
   });  // reported at the end of the program: the exit barrier
-  EXPECT_NE(error.find("node 1 wrote element 1 of 'counters' through a span after its release of lock 2 had "
-                       "invalidated it, at "),
+  EXPECT_NE(error.find("node 1 wrote element 1 of 'counters' through a span that its release of lock 2 "
+                       "invalidated, at "),
             std::string::npos)
       << error;
   EXPECT_NE(error.find(here(used) + " (the span was taken at "), std::string::npos) << error;
@@ -106,7 +106,7 @@ TEST(StaleSpans, ADataPointerUsedAfterABarrierIsCaught) {
     }
     p.barrier(0);
   });
-  EXPECT_NE(error.find("node 2 read element 1124 of 'field' through a span after barrier 0"),
+  EXPECT_NE(error.find("node 2 read element 1124 of 'field' through a span that barrier 0 invalidated"),
             std::string::npos)
       << error;
   EXPECT_NE(error.find(here(used)), std::string::npos) << error;
@@ -126,7 +126,8 @@ TEST(StaleSpans, ACopyByALibraryFunctionNamesTheLineThatCalledIt) {
       std::memcpy(copy.data(), in.data(), bytes);
     }
   });
-  EXPECT_NE(error.find("node 0 read element 0 of 'input' through a span after barrier 0"), std::string::npos)
+  EXPECT_NE(error.find("node 0 read element 0 of 'input' through a span that barrier 0 invalidated"),
+            std::string::npos)
       << error;
   EXPECT_NE(error.find(here(used)), std::string::npos) << error;
 }
