@@ -22,6 +22,8 @@ void Runtime::barrier(NodeId n, BarrierId barrier) {
 void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
   OperationScope op(*ns.pp, Operation::Barrier);
   if (races_) races_->barrier_arrive(ns.id);
+  if (spans_) [[unlikely]]
+    close_spans(ns.id, Operation::Barrier, raw(barrier));
   ns.pp->compute(config_.dsm.protocol_handler);
   close_interval(ns);
   const NodeId manager = emu::node_id(config_.dsm.barrier_manager);

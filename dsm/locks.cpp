@@ -22,6 +22,8 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
   if (fresh) ls.token = lock_manager(lock) == n;
   if (ls.held)
     throw DsmError(fmt::format("node {} acquires lock {} which it already holds", emu::index(n), raw(lock)));
+  if (spans_) [[unlikely]]
+    close_spans(n, Operation::LockAcquire, raw(lock));
   OperationScope op(*ns.pp, Operation::LockAcquire);
   ns.pp->compute(config_.dsm.protocol_handler);
   ++ns.stats.lock_acquires;
@@ -130,6 +132,8 @@ void Runtime::lock_release(NodeId n, LockId lock) {
     throw DsmError(fmt::format("node {} releases lock {} which it does not hold", emu::index(n), raw(lock)));
   auto& ls = it->second;
   if (races_) races_->release(n, lock);  // before the lock can be granted on
+  if (spans_) [[unlikely]]
+    close_spans(n, Operation::LockRelease, raw(lock));
   OperationScope op(*ns.pp, Operation::LockRelease);
   ns.pp->compute(config_.dsm.protocol_handler);
   close_interval(ns);

@@ -10,6 +10,8 @@ using emu::WorkContext;
 
 void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted) {
   const MeasuredEntry measured(*this, n);
+  if (spans_) [[unlikely]]
+    check_stale(n);
   NodeState& ns = self(n);
   const PageId page{regions_.at(region).first_page + local_page};
   validate_page(ns, page, wanted);

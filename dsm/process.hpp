@@ -148,7 +148,8 @@ class Process {
   int page_shift_;
 };
 
-// A node's window on a shared array. Pointers into the node's own copy: valid for the whole run.
+// A node's window on a shared array: get/set check the page's access at each call, so a view stays
+// valid for the whole run; spans do not (read_span).
 template <class T>
 class ArrayView {
  public:
@@ -159,7 +160,8 @@ class ArrayView {
         count_(count),
         region_(region),
         page_shift_(p.page_shift_),
-        races_(p.runtime().race_detector() != nullptr) {}
+        races_(p.runtime().race_detector() != nullptr),
+        spans_(p.runtime().checking_spans()) {}
 
   [[nodiscard]] std::size_t size() const { return count_; }
 
@@ -185,21 +187,23 @@ class ArrayView {
   }
 
   // Elements [first, first + n) readable as one span, valid until this process's next
-  // synchronization (lock or barrier). For race detection, a read span reads all of them and a
-  // write span writes all of them, when it is taken.
+  // synchronization (lock acquire or release, barrier): the pages are made valid when it is taken,
+  // not at each access. For race detection, a read span reads all of them and a write span writes
+  // all of them, when it is taken. Checking spans (Runtime::check_spans), a use after that
+  // synchronization is an error naming its line and `at`.
   [[nodiscard]] std::span<const T> read_span(std::size_t first, std::size_t n,
                                              SourcePosition at = SourcePosition::here()) const {
     ensure(first, n, Access::Read);
     if (races_) [[unlikely]]
       record(first, n, false, at);
-    return {data_ + first, n};
+    return {span_base(first, n, at) + first, n};
   }
   [[nodiscard]] std::span<T> write_span(std::size_t first, std::size_t n,
                                         SourcePosition at = SourcePosition::here()) const {
     ensure(first, n, Access::Write);
     if (races_) [[unlikely]]
       record(first, n, true, at);
-    return {data_ + first, n};
+    return {span_base(first, n, at) + first, n};
   }
 
  private:
@@ -214,6 +218,13 @@ class ArrayView {
   }
   [[nodiscard]] std::uint32_t page_of(std::size_t i) const {
     return static_cast<std::uint32_t>((i * sizeof(T)) >> page_shift_);
+  }
+  // Where spans point: the node's copy, or (checking spans) this stretch's view of it.
+  [[nodiscard]] T* span_base(std::size_t first, std::size_t n, const SourcePosition& at) const {
+    if (!spans_ || n == 0) [[likely]]
+      return data_;
+    return reinterpret_cast<T*>(
+        p_->runtime().take_span(p_->node(), region_, first * sizeof(T), n * sizeof(T), at.file, at.line));
   }
   void ensure(std::size_t first, std::size_t n, Access wanted) const {
     if (n == 0) return;
@@ -231,6 +242,7 @@ class ArrayView {
   std::uint32_t region_;
   int page_shift_;
   bool races_;  // race detection is on: record every access
+  bool spans_;  // checking spans: they point into views that close at the next synchronization
 };
 
 }  // namespace ncp2::dsm

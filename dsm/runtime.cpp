@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
+#include <system_error>
 #include "dsm/runtime_internal.hpp"
+#include "dsm/span_checker.hpp"
 
 namespace ncp2::dsm {
 
@@ -64,6 +67,10 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig&
   cluster.set_purpose_tag(kBarrierArrival, tag(true, Operation::Barrier));
   cluster.set_purpose_tag(kBarrierRelease, tag(false, Operation::Barrier));
   cluster.set_receiver([this](WorkContext& ctx, Message* m) { on_message(ctx, m); });
+  // The test suite checks spans in every run without asking each one (dsm/span_checker.hpp).
+  if (const char* check = std::getenv("NCP2_CHECK_SPANS");
+      check != nullptr && *check != 0 && std::string_view(check) != "0")
+    check_spans();
 }
 
 Runtime::~Runtime() = default;
@@ -104,6 +111,8 @@ const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
 std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t count,
                                 std::size_t element_size) {
   NodeState& ns = self(n);
+  if (spans_) [[unlikely]]
+    check_stale(n);
   if (count == 0)
     throw DsmError(fmt::format("node {}: shared array '{}' of zero elements", emu::index(n), name));
   if (element_size == 0 || page_size_ % element_size != 0)
@@ -131,11 +140,14 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   // Alone, a node has nothing to keep coherent: its pages are writable from the start, so a
   // one-node run costs what the sequential program does (the papers' speedup baseline).
   const Access home_access = nodes_.size() == 1 ? Access::Write : Access::Read;
+  if (spans_ && !region_memory_) map_checked_region(k, bytes);
   for (auto& node : nodes_) {
     const bool home = node->id == r.home;
     NodeState::Region region;
     if (region_memory_) {
       region.data = region_memory_(node->id, bytes);
+    } else if (spans_) {
+      region.data = spans_->primary(k, emu::index(node->id));
     } else {
       region.owned = zeroed(bytes);
       region.data = region.owned.get();
@@ -153,6 +165,15 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
 void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, std::size_t count) const {
   throw DsmError(fmt::format("node {}: index {} is out of range for shared array '{}' of {} elements",
                              emu::index(n), index, regions_.at(region).name, count));
+}
+
+// Checking spans: every node's copy of the region is mapped for views (span_checker.hpp).
+void Runtime::map_checked_region(std::uint32_t region, std::size_t bytes) {
+  try {
+    spans_->add_region(region, bytes);
+  } catch (const std::system_error& e) {
+    throw DsmError(fmt::format("shared array #{} ({} bytes per node): {}", region, bytes, e.what()));
+  }
 }
 
 void Runtime::enable_race_detection() {
@@ -193,6 +214,8 @@ void Runtime::compute(NodeId n, emu::Duration d) {
     const MeasuredEntry entry(*this, n);
     return;
   }
+  if (spans_) [[unlikely]]
+    check_stale(n);
   self(n).pp->compute(d);
 }
 Message* Runtime::new_message(NodeId from, NodeId to, std::uint16_t purpose, std::size_t payload) {

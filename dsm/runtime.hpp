@@ -28,6 +28,7 @@
 namespace ncp2::dsm {
 
 class Process;
+class SpanChecker;
 
 enum class Access : std::uint8_t { None = 0, Read = 1, Write = 2 };
 
@@ -134,6 +135,22 @@ class Runtime {
   // race_detector() before each of its synchronizations. Null when detection is off.
   void enable_race_detection();
   [[nodiscard]] RaceDetector* race_detector() { return races_.get(); }
+  // Stale-span checking (issue 16, dsm/span_checker.hpp): a span (ArrayView::read_span /
+  // write_span) used after its node's next lock acquire, lock release or barrier is a DsmError at
+  // the node's next DSM entry, naming the line of the use and the line where the span was taken.
+  // Call before the first allocation. On from the start when the environment has
+  // NCP2_CHECK_SPANS set to anything but 0 or empty (the test suite sets it). Regions whose memory
+  // comes from set_region_memory (programs run from outside) are not checked: they have no spans.
+  void check_spans();
+  [[nodiscard]] bool checking_spans() const { return spans_ != nullptr; }
+  // How a stale span's report names places: `line_of` a code address ("workloads/sor.cpp:123";
+  // "" when unknown), `path_of` a source file as the compiler named it (std::source_location).
+  // Unset: the address, and the path as compiled.
+  struct CodePlaces {
+    std::function<std::string(std::uint64_t address)> line_of;
+    std::function<std::string(const char* file)> path_of;
+  };
+  void set_code_places(CodePlaces places) { places_ = std::move(places); }
   // Node n's program touched `bytes` bytes at byte `offset` of region `region` (split by page).
   void record_access(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes, bool write,
                      AccessSite site);
@@ -150,6 +167,10 @@ class Runtime {
   std::byte* region_data(NodeId n, std::uint32_t region);
   const std::uint8_t* region_access(NodeId n, std::uint32_t region);
   void fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted);
+  // Checking spans: node n takes a span of `bytes` bytes at byte `offset` of `region`, written at
+  // file:line; returns where the region starts for the node's spans until its next synchronization.
+  std::byte* take_span(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes,
+                       const char* file, int line);
   [[noreturn]] void out_of_range(NodeId n, std::uint32_t region, std::size_t index, std::size_t count) const;
   void lock_acquire(NodeId n, LockId lock);
   void lock_release(NodeId n, LockId lock);
@@ -233,6 +254,15 @@ class Runtime {
   class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
   ComputeMeter* meter_ = nullptr;
   std::unique_ptr<RaceDetector> races_;
+  // Stale spans (spans.cpp): at each DSM entry of node n, `if (spans_) check_stale(n)` throws the
+  // DsmError of a stale use the node made since; each synchronization closes the node's spans.
+  std::unique_ptr<SpanChecker> spans_;
+  CodePlaces places_;
+  void check_stale(NodeId n);
+  [[noreturn]] void report_stale(NodeId n);
+  void close_spans(NodeId n, Operation op, std::uint32_t id);
+  void map_checked_region(std::uint32_t region, std::size_t bytes);
+  [[nodiscard]] std::string code_place(std::uint64_t pc, std::uint64_t stack_top) const;
 
   emu::Kernel& kernel_;
   emu::Cluster& cluster_;

@@ -80,6 +80,7 @@ RunOptions RunSession::run_options(const SessionObserver& observer) const {
   RunOptions r;
   r.stop_flag = options_.stop_flag;
   r.progress_interval = options_.progress_interval;
+  r.check_spans = options_.check_spans;
   if (observer.progress) r.progress = observer.progress;
   return r;
 }

@@ -40,6 +40,7 @@ struct SessionOptions {
   std::string db;  // empty: no profile
   bool force = false;
   bool detect_races = false;  // RunOptions::detect_races (the run, not the 1-node baseline)
+  bool check_spans = false;   // RunOptions::check_spans (the run and the baseline)
   std::size_t max_wait_rows = 5'000'000;
   std::size_t max_timeline = 1'000'000;
   std::string stats_json;  // empty: none

@@ -10,6 +10,7 @@
 #include "dsm/process.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
+#include "workloads/code_places.hpp"
 #include "workloads/race_report.hpp"
 
 namespace ncp2::workloads {
@@ -180,6 +181,8 @@ void attach(Session& s, const RunOptions& options) {
       [&cluster = s.cluster](dsm::NodeId n) { return std::uint64_t{cluster.pp(n).attribution().scope}; },
       [](std::uint64_t scope) { return scope_place(scope); });
   if (options.detect_races) s.dsm.enable_race_detection();
+  if (options.check_spans) s.dsm.check_spans();
+  s.dsm.set_code_places(code_places());  // a stale span's report names lines
   if (options.on_cluster) options.on_cluster(s.cluster);
   if (options.profile) s.profiler = std::make_unique<carnival::Profiler>(s.dsm, s.cluster, options.profiler);
 }

@@ -96,6 +96,9 @@ struct RunOptions {
   std::chrono::milliseconds progress_interval{200};
   // Detect data races (dsm/race_detector.hpp): RunOutcome::races; a run with races is not verified.
   bool detect_races = false;
+  // Check spans (dsm::Runtime::check_spans): a span used after its node's next synchronization
+  // ends the run with an error naming the line. Also on when NCP2_CHECK_SPANS is set (the tests).
+  bool check_spans = false;
 };
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,

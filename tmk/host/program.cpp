@@ -19,14 +19,17 @@
 
 #include "carnival/run_scopes.hpp"
 #include "carnival/scope.hpp"
+#include "debug_info/source_lines.hpp"
 #include "dsm/process.hpp"
 #include "tmk/host/access_log.hpp"
 #include "tmk/host/node_process.hpp"
 #include "tmk/host/output_relay.hpp"
 #include "tmk/host/shared_heap.hpp"
-#include "tmk/host/source_lines.hpp"
 
 namespace ncp2::tmk {
+
+using debug_info::SourceLine;
+using debug_info::SourceLines;
 
 namespace {
 

@@ -1,13 +1,13 @@
 #pragma once
 // Source lines of a program's instructions, from its DWARF line tables (elfutils' libdw): where a
 // Tmk call was made, where an access fault or a crash happened, which function it was in and that
-// function's line range.
+// function's line range; where the running executable itself used a stale span (own_code.hpp).
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace ncp2::tmk {
+namespace ncp2::debug_info {
 
 struct SourceLine {
   std::string file;      // absolute when the compiler recorded its directory
@@ -33,6 +33,9 @@ class SourceLines {
   [[nodiscard]] bool has_debug_info() const { return has_lines_; }
   // The line of the instruction at `pc` (a fault), or of the call before a return address.
   [[nodiscard]] SourceLine at(std::uint64_t pc) const;
+  // The same in the program's own sources: an instruction of code inlined from a system header
+  // (/usr/..., e.g. std::span's operator[]) is named by the line its innermost call was inlined at.
+  [[nodiscard]] SourceLine program_line(std::uint64_t pc) const;
   // Every source file the line tables name (absolute when the compiler recorded its directory).
   [[nodiscard]] const std::vector<std::string>& files() const;
   [[nodiscard]] SourceLine before_return(std::uint64_t return_address) const {
@@ -45,4 +48,4 @@ class SourceLines {
   bool has_lines_ = false;
 };
 
-}  // namespace ncp2::tmk
+}  // namespace ncp2::debug_info

@@ -1,4 +1,4 @@
-#include "tmk/host/source_lines.hpp"
+#include "debug_info/source_lines.hpp"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-namespace ncp2::tmk {
+namespace ncp2::debug_info {
 
 namespace {
 const Dwfl_Callbacks kOfflineCallbacks = {dwfl_build_id_find_elf, dwfl_standard_find_debuginfo,
@@ -22,6 +22,8 @@ std::string absolute(const char* file, const char* comp_dir) {
   if (p.is_relative() && comp_dir) p = std::filesystem::path(comp_dir) / p;
   return p.lexically_normal().string();
 }
+
+bool system_header(const std::string& file) { return file.rfind("/usr/", 0) == 0; }
 }  // namespace
 
 struct SourceLines::Impl {
@@ -130,6 +132,36 @@ SourceLine SourceLines::at(std::uint64_t pc) const {
   return out;
 }
 
+SourceLine SourceLines::program_line(std::uint64_t pc) const {
+  SourceLine out = at(pc);
+  if (!out.known() || !system_header(out.file)) return out;
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = unit_at(impl_->module, pc, bias);
+  Dwarf_Files* files = nullptr;
+  std::size_t count = 0;
+  if (!cu || dwarf_getsrcfiles(cu, &files, &count) != 0) return out;
+  Dwarf_Attribute attribute;
+  const char* comp_dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attribute));
+  // Innermost scope first: each inlined call names the file and line it was inlined at.
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cu, pc - bias, &scopes);
+  for (int i = 0; i < n; ++i) {
+    Dwarf_Word file = 0;
+    Dwarf_Word line = 0;
+    if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine ||
+        dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &attribute), &file) != 0 ||
+        dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attribute), &line) != 0 || file >= count)
+      continue;
+    std::string caller = absolute(dwarf_filesrc(files, file, nullptr, nullptr), comp_dir);
+    if (caller.empty() || system_header(caller)) continue;
+    out.file = std::move(caller);
+    out.line = static_cast<int>(line);
+    break;
+  }
+  free(scopes);  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory): libdw allocated it
+  return out;
+}
+
 const std::vector<std::string>& SourceLines::files() const {
   if (impl_->files_listed || !has_lines_) return impl_->files;
   impl_->files_listed = true;
@@ -156,4 +188,4 @@ std::string SourceLine::describe(std::uint64_t pc) const {
                           : fmt::format("{}:{} (in {})", name, line, function);
 }
 
-}  // namespace ncp2::tmk
+}  // namespace ncp2::debug_info
