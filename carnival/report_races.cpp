@@ -56,7 +56,8 @@ Table races_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o
   t.columns = {{"#", "id", Kind::Count}, {"where", "place", Kind::Text}};
   add_side_columns(t.columns, "1st", "first");
   add_side_columns(t.columns, "2nd", "second");
-  t.columns.emplace_back("times", "occurrences", Kind::Count);
+  const Column times{"times", "occurrences", Kind::Count};
+  t.columns.push_back(times);
   if (!d.races_checked) {
     t.notes.emplace_back("race detection was off for this run (ncp2 run --detect-races)");
     return t;

@@ -56,6 +56,7 @@ struct RunOptions {
   bool no_history = false;
   std::string scope_counters;  // host counters per scope (measured model, with --db)
   bool detect_races = false;
+  bool check_spans = false;
 };
 
 // The progress line on stderr: a bar when a previous run of the same thing tells the total
@@ -181,6 +182,7 @@ workloads::SessionOptions session_options(const RunOptions& o) {
   s.history = !o.no_history;
   s.baseline = o.baseline;
   s.detect_races = o.detect_races;
+  s.check_spans = o.check_spans;
   s.stop_flag = &g_stop;
   return s;
 }
@@ -399,6 +401,9 @@ Subcommand add_run_command(CLI::App& app) {
                 "report data races: accesses of different nodes to the same bytes, one a write, not ordered "
                 "by locks or barriers (exit 4 when any; table races with --db; a program must be built with "
                 "ncp2-cc --ncp2-races)");
+  cmd->add_flag("--check-spans", o->check_spans,
+                "stop with the source line when a workload uses a read_span/write_span after its node's next "
+                "lock or barrier (host memory protection; NCP2_CHECK_SPANS=1 does the same)");
   cmd->add_flag("--baseline", o->baseline,
                 "first run the same workload on 1 node when its time is not known yet, to print the speedup");
   cmd->add_flag("--no-history", o->no_history,
