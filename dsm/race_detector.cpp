@@ -40,6 +40,28 @@ std::optional<std::size_t> first_overlap(const std::vector<std::uint64_t>& a,
 
 bool bit(const std::vector<std::uint64_t>& bits, std::size_t b) { return (bits[b / 64] >> (b % 64)) & 1U; }
 
+// Adds bytes [first, last] to the site's range (widening it), or a range for a new site while
+// there is room. The last site added is looked at first: loops touch a page from one place.
+void add_site(std::vector<SiteRange>& sites, const AccessSite& site, std::uint32_t first,
+              std::uint32_t last) {
+  for (auto it = sites.rbegin(); it != sites.rend(); ++it) {
+    if (it->site != site) continue;
+    it->first = std::min(it->first, first);
+    it->last = std::max(it->last, last);
+    return;
+  }
+  if (sites.size() < RaceDetector::kSitesPerPage) sites.push_back(SiteRange{site, first, last});
+}
+
+// The site blamed for byte `b`: the narrowest range holding it (a site's range is a hull, so a
+// narrower one is likelier to have touched the byte itself), else the first site.
+const AccessSite& site_at(const std::vector<SiteRange>& sites, std::size_t b) {
+  const SiteRange* best = nullptr;
+  for (const SiteRange& r : sites)
+    if (r.first <= b && b <= r.last && (!best || r.last - r.first < best->last - best->first)) best = &r;
+  return best ? best->site : sites.front().site;
+}
+
 }  // namespace
 
 RaceDetector::RaceDetector(int nodes, std::size_t page_size)
@@ -77,15 +99,10 @@ void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_
   if (bytes == 0) return;
   if (offset + bytes > page_size_) throw std::out_of_range("RaceDetector: access beyond its page");
   PageAccess& a = page_access(node, page);
-  if (write) {
-    if (!a.has_write) a.write_site = site;
-    a.has_write = true;
-    set_bits(a.write, offset, bytes);
-  } else {
-    if (!a.has_read) a.read_site = site;
-    a.has_read = true;
-    set_bits(a.read, offset, bytes);
-  }
+  const auto first = static_cast<std::uint32_t>(offset);
+  const auto last = static_cast<std::uint32_t>(offset + bytes - 1);
+  add_site(write ? a.write_sites : a.read_sites, site, first, last);
+  set_bits(write ? a.write : a.read, offset, bytes);
 }
 
 void RaceDetector::read(NodeId node, PageId page, std::size_t offset, std::size_t bytes,
@@ -99,8 +116,8 @@ void RaceDetector::write(NodeId node, PageId page, std::size_t offset, std::size
 }
 
 void RaceDetector::merge(NodeId node, PageId page, std::span<const std::uint64_t> read_bits,
-                         std::span<const std::uint64_t> write_bits, const AccessSite& read_site,
-                         const AccessSite& write_site) {
+                         std::span<const std::uint64_t> write_bits, std::span<const SiteRange> read_sites,
+                         std::span<const SiteRange> write_sites) {
   if (read_bits.size() > words_ || write_bits.size() > words_)
     throw std::out_of_range("RaceDetector: bitmap larger than a page");
   const bool reads = std::any_of(read_bits.begin(), read_bits.end(), [](std::uint64_t w) { return w != 0; });
@@ -110,10 +127,13 @@ void RaceDetector::merge(NodeId node, PageId page, std::span<const std::uint64_t
   PageAccess& a = page_access(node, page);
   for (std::size_t w = 0; w < read_bits.size(); ++w) a.read[w] |= read_bits[w];
   for (std::size_t w = 0; w < write_bits.size(); ++w) a.write[w] |= write_bits[w];
-  if (reads && !a.has_read) a.read_site = read_site;
-  if (writes && !a.has_write) a.write_site = write_site;
-  a.has_read = a.has_read || reads;
-  a.has_write = a.has_write || writes;
+  // A recorder that kept no site for its bytes still made them: blame an unknown place.
+  const auto add = [](std::vector<SiteRange>& into, std::span<const SiteRange> from, bool any) {
+    for (const SiteRange& r : from) add_site(into, r.site, r.first, r.last);
+    if (any && into.empty()) into.push_back(SiteRange{});
+  };
+  add(a.read_sites, read_sites, reads);
+  add(a.write_sites, write_sites, writes);
 }
 
 void RaceDetector::close_segment(NodeId node) {
@@ -203,8 +223,8 @@ void RaceDetector::report(const Segment& sa, const Segment& sb, std::uint32_t pa
   const bool x_writes = by_x_write && (!by_x_read || *by_x_write <= *by_x_read);
   const std::size_t offset = x_writes ? *by_x_write : *by_x_read;
   const bool y_writes = bit(y.write, offset);
-  const AccessSite& site_x = x_writes ? x.write_site : x.read_site;
-  const AccessSite& site_y = y_writes ? y.write_site : y.read_site;
+  const AccessSite& site_x = site_at(x_writes ? x.write_sites : x.read_sites, offset);
+  const AccessSite& site_y = site_at(y_writes ? y.write_sites : y.read_sites, offset);
   const RaceKey key{emu::index(a->node), emu::index(b->node), site_x.where, site_x.line,
                     site_y.where,        site_y.line,         x_writes,     y_writes};
   if (const auto it = index_.find(key); it != index_.end()) {

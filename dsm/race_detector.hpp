@@ -32,6 +32,15 @@ struct AccessSite {
   friend bool operator==(const AccessSite&, const AccessSite&) = default;
 };
 
+// A site and the bytes of one page it touched in a segment: [first, last], the hull of all its
+// accesses there. A segment keeps a few per page and kind so that a race is blamed on the access
+// that touched the racing byte, not on the first access to the page.
+struct SiteRange {
+  AccessSite site;
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+};
+
 class RaceDetector {
  public:
   RaceDetector(int nodes, std::size_t page_size);
@@ -40,10 +49,12 @@ class RaceDetector {
   void read(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site);
   void write(NodeId node, PageId page, std::size_t offset, std::size_t bytes, const AccessSite& site);
   // Accesses recorded elsewhere as bitmaps (a bit per byte of the page, 64 bytes per word), e.g. by
-  // an instrumented program: OR-ed into the node's current segment.
+  // an instrumented program: OR-ed into the node's current segment, with the sites that made them.
   void merge(NodeId node, PageId page, std::span<const std::uint64_t> read_bits,
-             std::span<const std::uint64_t> write_bits, const AccessSite& read_site,
-             const AccessSite& write_site);
+             std::span<const std::uint64_t> write_bits, std::span<const SiteRange> read_sites,
+             std::span<const SiteRange> write_sites);
+  // Sites kept per page and kind in a segment; accesses of further sites are blamed on the first.
+  static constexpr std::size_t kSitesPerPage = 8;
 
   // Synchronization, in the order the emulator completes it. A release publishes the node's
   // clock on the lock; the acquire that the release grants takes it over.
@@ -82,10 +93,8 @@ class RaceDetector {
   struct PageAccess {
     std::vector<std::uint64_t> read;  // a bit per byte
     std::vector<std::uint64_t> write;
-    AccessSite read_site;
-    AccessSite write_site;
-    bool has_read = false;
-    bool has_write = false;
+    std::vector<SiteRange> read_sites;  // in the order first seen; empty: no read
+    std::vector<SiteRange> write_sites;
   };
   struct Segment {
     NodeId node{};

@@ -14,7 +14,7 @@
 namespace ncp2::tmk {
 
 inline constexpr std::uint32_t kChannelMagic = 0x4e435032;  // "NCP2"
-inline constexpr std::uint32_t kChannelVersion = 2;
+inline constexpr std::uint32_t kChannelVersion = 3;
 // Shared memory is mapped at this address in every node process (the same address is the same
 // datum on every node). High enough to stay clear of the program, its heap and its libraries.
 inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
@@ -129,8 +129,9 @@ inline constexpr std::size_t kChannelMapBytes = kChannelBytes + kBulkBytes;
 
 // The access log of a node whose program was built with ncp2-cc --ncp2-races, in a second shared
 // mapping (only when the run detects data races): per page of the shared heap, the bytes read and
-// written since the emulator last took them (a bit per byte, 64 bytes per word) and the first
-// read and write's program counter (a return address in the program; 0: none). The program only
+// written since the emulator last took them (a bit per byte, 64 bytes per word) and, per kind, up
+// to kAccessSitesPerKind places that made them (a return address in the program, 0: none) with
+// the bytes each touched, so that a race names the access that touched its byte. The program only
 // appends to it while it runs; the emulator merges it into the race detector and clears it while
 // the program waits, so the pages' list spares it a scan of the heap.
 struct AccessLogHeader {
@@ -140,10 +141,37 @@ struct AccessLogHeader {
   std::uint64_t pages;
 };
 
-struct AccessSites {
-  std::uint64_t read;
-  std::uint64_t write;
+// One place and the hull [first, last] of the page's bytes it touched.
+struct AccessSiteRange {
+  std::uint64_t pc;
+  std::uint32_t first;
+  std::uint32_t last;
 };
+
+inline constexpr std::size_t kAccessSitesPerKind = 4;
+
+struct AccessSites {
+  AccessSiteRange read[kAccessSitesPerKind];
+  AccessSiteRange write[kAccessSitesPerKind];
+};
+
+// Notes that `pc` touched bytes [first, last]: widens its range, or takes a free slot; when all
+// are taken by other places the bytes stay in the bitmap, blamed on the first place.
+inline void note_access_site(AccessSiteRange (&sites)[kAccessSitesPerKind], std::uint64_t pc,
+                             std::uint32_t first, std::uint32_t last) {
+  for (AccessSiteRange& s : sites) {
+    if (s.pc == 0) {
+      s = AccessSiteRange{pc, first, last};
+      return;
+    }
+    if (s.pc != pc) continue;
+    if (first < s.first) s.first = first;
+    if (last > s.last) s.last = last;
+    return;
+  }
+}
+
+inline bool page_touched(const AccessSites& sites) { return (sites.read[0].pc | sites.write[0].pc) != 0; }
 
 struct AccessLogLayout {
   std::size_t pages = 0;

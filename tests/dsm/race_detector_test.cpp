@@ -161,7 +161,8 @@ TEST(RaceDetector, BitmapsMergedFromAnInstrumentedProgramRace) {
   std::vector<std::uint64_t> none(4, 0);
   std::vector<std::uint64_t> bytes_64_to_71(4, 0);
   bytes_64_to_71[1] = 0xff;
-  d.merge(n0, kPage, none, bytes_64_to_71, at(0), at(5));  // node 0 wrote 8 bytes at 64
+  const std::vector<SiteRange> wrote{{at(5), 64, 71}};
+  d.merge(n0, kPage, none, bytes_64_to_71, {}, wrote);  // node 0 wrote 8 bytes at 64
   d.read(n1, kPage, 70, 4, at(6));
   const auto races = finished(d);
   ASSERT_EQ(races.size(), 1u);
@@ -169,7 +170,52 @@ TEST(RaceDetector, BitmapsMergedFromAnInstrumentedProgramRace) {
   EXPECT_TRUE(races[0].first.writes);
   EXPECT_EQ(races[0].first.site.where, 5u);
   EXPECT_FALSE(races[0].second.writes);
-  EXPECT_THROW(d.merge(n0, kPage, std::vector<std::uint64_t>(5, 0), none, at(0), at(0)), std::out_of_range);
+  EXPECT_THROW(d.merge(n0, kPage, std::vector<std::uint64_t>(5, 0), none, {}, {}), std::out_of_range);
+}
+
+// A struct's two fields on one page: node 0 writes `id` (bytes 0..3), then `count` (4..7) from
+// another line; node 1 writes `count`. The race is blamed on node 0's `count` line, not on its
+// first access to the page.
+TEST(RaceDetector, TheRaceNamesTheAccessThatTouchedTheRacingByte) {
+  RaceDetector d(2, 4096);
+  d.write(n0, kPage, 0, 4, at(1));
+  d.write(n0, kPage, 4, 4, at(2));
+  d.read(n0, kPage, 0, 8, at(3));  // a wider read from a third line
+  d.write(n1, kPage, 4, 4, at(9));
+  const auto races = finished(d);
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].offset, 4u);
+  EXPECT_EQ(races[0].first.site.where, 2u);
+  EXPECT_EQ(races[0].second.site.where, 9u);
+}
+
+// Node 0 writes every other word of a page from one line, then fills one hole from another; node
+// 1 reads byte `read_at`: the site blamed for node 0.
+std::uint64_t blamed_for(std::size_t read_at) {
+  RaceDetector d(2, 4096);
+  for (std::size_t i = 0; i < 64; i += 2) d.write(n0, kPage, i * 8, 8, at(7));
+  d.write(n0, kPage, 8, 8, at(8));
+  d.read(n1, kPage, read_at, 4, at(9));
+  const auto races = finished(d);
+  return races.size() == 1 ? races[0].first.site.where : 0;
+}
+
+TEST(RaceDetector, ALoopOverAPageIsOneSiteWithTheHullOfItsBytes) {
+  EXPECT_EQ(blamed_for(8), 8u);  // the narrower range holding byte 8
+  EXPECT_EQ(blamed_for(16), 7u);
+  EXPECT_EQ(blamed_for(500), 7u);
+}
+
+TEST(RaceDetector, SitesBeyondTheLimitAreBlamedOnTheFirst) {
+  for (const std::uint64_t racing : {std::uint64_t{1}, std::uint64_t{RaceDetector::kSitesPerPage + 1}}) {
+    RaceDetector d(2, 4096);
+    for (std::uint64_t s = 0; s < RaceDetector::kSitesPerPage + 2; ++s)
+      d.write(n0, kPage, s * 8, 8, at(100 + s));
+    d.write(n1, kPage, racing * 8, 1, at(9));
+    const auto races = finished(d);
+    ASSERT_EQ(races.size(), 1u);
+    EXPECT_EQ(races[0].first.site.where, racing == 1 ? 101u : 100u) << "racing site " << racing;
+  }
 }
 
 TEST(RaceDetector, SegmentsEveryNodeHasSeenAreDropped) {

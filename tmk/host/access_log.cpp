@@ -7,10 +7,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <span>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,7 +22,24 @@ namespace ncp2::tmk {
 
 namespace {
 constexpr const char* kMarkerSection = "ncp2_race_checks";  // tmk/instrument/race_pass.cpp
+
+// The places the program noted for one kind of access to a page (ranges clamped to the page: the
+// program could have written anything there).
+std::vector<dsm::SiteRange> site_ranges(const AccessSiteRange (&noted)[kAccessSitesPerKind],
+                                        std::uint32_t scope, std::size_t page_bytes) {
+  std::vector<dsm::SiteRange> out;
+  const auto last_byte = static_cast<std::uint32_t>(page_bytes - 1);
+  for (const AccessSiteRange& s : noted) {
+    if (s.pc == 0) break;
+    dsm::SiteRange r;
+    r.site = dsm::AccessSite{s.pc, 0, scope};
+    r.first = std::min(s.first, last_byte);
+    r.last = std::min(std::max(s.last, r.first), last_byte);
+    out.push_back(r);
+  }
+  return out;
 }
+}  // namespace
 
 AccessLog::AccessLog(std::size_t heap_bytes, std::size_t page_bytes)
     : layout_(access_log_layout(heap_bytes, page_bytes)) {
@@ -76,9 +95,10 @@ void AccessLog::merge_into(dsm::RaceDetector& detector, dsm::NodeId node, std::u
                                       emu::index(node), page, layout_.pages));
     std::uint64_t* read = bits + std::size_t{page} * 2 * words;
     std::uint64_t* write = read + words;
+    const auto read_sites = site_ranges(sites[page].read, scope, layout_.words * 64);
+    const auto write_sites = site_ranges(sites[page].write, scope, layout_.words * 64);
     detector.merge(node, dsm::PageId{first_page + page}, std::span<const std::uint64_t>(read, words),
-                   std::span<const std::uint64_t>(write, words), dsm::AccessSite{sites[page].read, 0, scope},
-                   dsm::AccessSite{sites[page].write, 0, scope});
+                   std::span<const std::uint64_t>(write, words), read_sites, write_sites);
     std::memset(read, 0, 2 * words * sizeof(std::uint64_t));
     sites[page] = {};
   }

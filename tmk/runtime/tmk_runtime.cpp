@@ -344,9 +344,9 @@ void record(std::uint64_t address, std::uint64_t size, bool write, std::uint64_t
     const std::uint64_t in_page = offset & (page_bytes - 1);
     const std::uint64_t piece = size < page_bytes - in_page ? size : page_bytes - in_page;
     ncp2::tmk::AccessSites& sites = g_log.sites[page];
-    if ((sites.read | sites.write) == 0) g_log.touched[g_log.header->touched++] = page;
-    std::uint64_t& site = write ? sites.write : sites.read;
-    if (site == 0) site = pc;
+    if (!ncp2::tmk::page_touched(sites)) g_log.touched[g_log.header->touched++] = page;
+    ncp2::tmk::note_access_site(write ? sites.write : sites.read, pc, static_cast<std::uint32_t>(in_page),
+                                static_cast<std::uint32_t>(in_page + piece - 1));
     set_bits(g_log.bits + (std::size_t{page} * 2 + (write ? 1 : 0)) * g_log.words, in_page, piece);
     offset += piece;
     size -= piece;
