@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <optional>
 #include <stdexcept>
 
 namespace ncp2::dsm {
@@ -25,17 +24,6 @@ void set_bits(std::vector<std::uint64_t>& bits, std::size_t from, std::size_t co
 
 void merge_clock(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& other) {
   for (std::size_t i = 0; i < into.size() && i < other.size(); ++i) into[i] = std::max(into[i], other[i]);
-}
-
-// The first byte set in both a and (b1 | b2), or none.
-std::optional<std::size_t> first_overlap(const std::vector<std::uint64_t>& a,
-                                         const std::vector<std::uint64_t>& b1,
-                                         const std::vector<std::uint64_t>& b2) {
-  for (std::size_t w = 0; w < a.size(); ++w) {
-    const std::uint64_t both = a[w] & (b1[w] | b2[w]);
-    if (both) return w * 64 + static_cast<std::size_t>(std::countr_zero(both));
-  }
-  return std::nullopt;
 }
 
 bool bit(const std::vector<std::uint64_t>& bits, std::size_t b) { return (bits[b / 64] >> (b % 64)) & 1U; }
@@ -209,35 +197,44 @@ void RaceDetector::check(const Segment& s) {
   }
 }
 
+// Every racing byte of the page is blamed on its sites; each distinct pair of sites (and kinds)
+// is one race, found at its first byte. A byte x writes races with y's reads and writes; a byte x
+// only reads, with y's writes.
 void RaceDetector::report(const Segment& sa, const Segment& sb, std::uint32_t page) {
   const Segment* a = &sa;
   const Segment* b = &sb;
   if (b->node < a->node) std::swap(a, b);
   const PageAccess& x = a->pages.at(page);
   const PageAccess& y = b->pages.at(page);
-  // x writes what y reads or writes, or x reads what y writes.
-  const auto by_x_write = first_overlap(x.write, y.read, y.write);
-  const auto by_x_read = first_overlap(x.read, y.write, y.write);
-  if (!by_x_write && !by_x_read) return;
-  ++pairs_;
-  const bool x_writes = by_x_write && (!by_x_read || *by_x_write <= *by_x_read);
-  const std::size_t offset = x_writes ? *by_x_write : *by_x_read;
-  const bool y_writes = bit(y.write, offset);
-  const AccessSite& site_x = site_at(x_writes ? x.write_sites : x.read_sites, offset);
-  const AccessSite& site_y = site_at(y_writes ? y.write_sites : y.read_sites, offset);
-  const RaceKey key{emu::index(a->node), emu::index(b->node), site_x.where, site_x.line,
-                    site_y.where,        site_y.line,         x_writes,     y_writes};
-  if (const auto it = index_.find(key); it != index_.end()) {
-    ++races_[it->second].occurrences;
-    return;
+  std::vector<RaceKey> found;  // on this page, between these two segments
+  for (std::size_t w = 0; w < words_; ++w) {
+    const std::uint64_t by_write = x.write[w] & (y.read[w] | y.write[w]);
+    const std::uint64_t by_read = x.read[w] & ~x.write[w] & y.write[w];
+    for (std::uint64_t racing = by_write | by_read; racing != 0; racing &= racing - 1) {
+      const auto bit_index = static_cast<std::size_t>(std::countr_zero(racing));
+      const std::size_t offset = w * 64 + bit_index;
+      const bool x_writes = ((by_write >> bit_index) & 1U) != 0;
+      const bool y_writes = bit(y.write, offset);
+      const AccessSite& site_x = site_at(x_writes ? x.write_sites : x.read_sites, offset);
+      const AccessSite& site_y = site_at(y_writes ? y.write_sites : y.read_sites, offset);
+      const RaceKey key{emu::index(a->node), emu::index(b->node), site_x.where, site_x.line,
+                        site_y.where,        site_y.line,         x_writes,     y_writes};
+      if (std::find(found.begin(), found.end(), key) != found.end()) continue;
+      found.push_back(key);
+      if (const auto it = index_.find(key); it != index_.end()) {
+        ++races_[it->second].occurrences;
+        continue;
+      }
+      if (races_.size() >= kMaxRaces) continue;
+      index_.emplace(key, races_.size());
+      races_.push_back({PageId{page},
+                        offset,
+                        {a->node, a->number, a->clock, x_writes, site_x},
+                        {b->node, b->number, b->clock, y_writes, site_y},
+                        1});
+    }
   }
-  if (races_.size() >= kMaxRaces) return;
-  index_.emplace(key, races_.size());
-  races_.push_back({PageId{page},
-                    offset,
-                    {a->node, a->number, a->clock, x_writes, site_x},
-                    {b->node, b->number, b->clock, y_writes, site_y},
-                    1});
+  if (!found.empty()) ++pairs_;
 }
 
 void RaceDetector::prune() {

@@ -75,14 +75,15 @@ class RaceDetector {
   };
   struct Race {
     PageId page{};
-    std::size_t offset = 0;  // the first byte both touched (of the first pair found)
+    std::size_t offset = 0;  // the first byte both touched (of the first pair of segments found)
     Access first;            // the lower node
     Access second;
     std::uint64_t occurrences = 1;  // pairs of segments (and pages) with the same nodes and sites
   };
   // The races found so far, one per pair of nodes, sites and kinds of access (the first pair of
-  // segments found; `occurrences` counts them all), in the order found. At most kMaxRaces
-  // distinct ones are kept; race_pairs() counts every pair.
+  // segments found; `occurrences` counts the pairs of segments and pages where it shows), in the
+  // order found. At most kMaxRaces distinct ones are kept; race_pairs() counts every pair of
+  // segments and page with at least one race.
   [[nodiscard]] const std::vector<Race>& races() const { return races_; }
   [[nodiscard]] std::uint64_t race_pairs() const { return pairs_; }
   static constexpr std::size_t kMaxRaces = 10000;

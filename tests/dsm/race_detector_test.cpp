@@ -189,6 +189,25 @@ TEST(RaceDetector, TheRaceNamesTheAccessThatTouchedTheRacingByte) {
   EXPECT_EQ(races[0].second.site.where, 9u);
 }
 
+TEST(RaceDetector, TwoRacyLinePairsOnOnePageAreTwoRaces) {
+  RaceDetector d(2, 4096);
+  d.write(n0, kPage, 0, 4, at(1));
+  d.write(n0, kPage, 100, 4, at(2));
+  d.write(n1, kPage, 0, 4, at(5));
+  d.read(n1, kPage, 100, 4, at(6));
+  const auto races = finished(d);
+  ASSERT_EQ(races.size(), 2u);
+  EXPECT_EQ(races[0].offset, 0u);
+  EXPECT_EQ(races[0].first.site.where, 1u);
+  EXPECT_EQ(races[0].second.site.where, 5u);
+  EXPECT_TRUE(races[0].second.writes);
+  EXPECT_EQ(races[1].offset, 100u);
+  EXPECT_EQ(races[1].first.site.where, 2u);
+  EXPECT_EQ(races[1].second.site.where, 6u);
+  EXPECT_FALSE(races[1].second.writes);
+  EXPECT_EQ(d.race_pairs(), 1u);  // one pair of segments and page
+}
+
 // Node 0 writes every other word of a page from one line, then fills one hole from another; node
 // 1 reads byte `read_at`: the site blamed for node 0.
 std::uint64_t blamed_for(std::size_t read_at) {
