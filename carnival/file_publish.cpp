@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -33,6 +34,28 @@ void rename_into_place(const std::string& from, const std::string& to, bool repl
   }
   if (std::rename(from.c_str(), to.c_str()) != 0)
     throw StoreError(fmt::format("{}: cannot rename {} over it: {}", to, from, describe_errno(errno)));
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
+  std::error_code ignored;
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw StoreError(fmt::format("{}: cannot write: {}", tmp, describe_errno(errno)));
+    write(out);
+    out.flush();
+    if (!out) {
+      const int e = errno;
+      fs::remove(tmp, ignored);
+      throw StoreError(fmt::format("{}: cannot write: {}", tmp, describe_errno(e)));
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    fs::remove(tmp, ignored);  // a second error_code: the rename's reason must survive
+    throw StoreError(fmt::format("{}: cannot rename {} over it: {}", path, tmp, ec.message()));
+  }
 }
 
 void sync_file(const std::string& path) {

@@ -2,6 +2,8 @@
 // How a written file becomes visible, shared by the run store and `ncp2 counters --db`: the data is
 // flushed, then the temporary file is renamed to its final name, never over an existing file
 // unless asked. A reader thus sees a complete file or none. Both throw StoreError.
+#include <functional>
+#include <ostream>
 #include <string>
 
 namespace ncp2::carnival {
@@ -13,5 +15,9 @@ void sync_file(const std::string& path);
 // Renames `from` over `to`; without `replace`, fails if `to` exists (atomically where the file
 // system supports RENAME_NOREPLACE).
 void rename_into_place(const std::string& from, const std::string& to, bool replace);
+
+// Writes a text file through `write` into "<path>.tmp-PID", then renames it over `path`: a reader
+// never sees half a file. On failure the temporary is removed. Throws StoreError.
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace ncp2::carnival

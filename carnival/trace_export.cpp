@@ -1,5 +1,7 @@
 #include "carnival/trace_export.hpp"
 
+#include "carnival/file_publish.hpp"
+
 #include <unistd.h>
 #include <algorithm>
 #include <array>
@@ -230,25 +232,8 @@ void TraceWriter::write_flows(const WaitRow& x, const std::map<std::pair<int, bo
 TraceCounts write_trace(const RunData& d, std::ostream& out) { return TraceWriter(d, out).write(); }
 
 TraceCounts export_trace(const RunData& data, const std::string& path) {
-  const std::string tmp = fmt::format("{}.tmp-{}", path, ::getpid());
   TraceCounts counts;
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-    counts = write_trace(data, out);
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(tmp, ec);
-      throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(errno)));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("{}: cannot rename {} over it: {}", path, tmp, ec.message()));
-  }
+  write_file_atomically(path, [&](std::ostream& out) { counts = write_trace(data, out); });
   return counts;
 }
 

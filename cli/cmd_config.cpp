@@ -21,14 +21,15 @@ Subcommand add_config_command(CLI::App& app) {
   return {cmd, [options, keys, markdown] {
             if (*keys) {
               if (*markdown) {
-                fmt::print("| key | type | default (ncp2) | meaning | source of the default |\n");
-                fmt::print("|---|---|---|---|---|\n");
+                fmt::print("| key | type | range | default (ncp2) | meaning | source of the default |\n");
+                fmt::print("|---|---|---|---|---|---|\n");
                 for (const auto& k : dsm::config_keys())
-                  fmt::print("| `{}` | {} | `{}` | {} | {} |\n", k.key, k.type, k.ncp2_default, k.description,
-                             k.source);
+                  fmt::print("| `{}` | {} | {} | `{}` | {} | {} |\n", k.key, k.type, k.range, k.ncp2_default,
+                             k.description, k.source);
               } else {
                 for (const auto& k : dsm::config_keys())
-                  fmt::print("{:<36} {:<12} {:<14} {}\n", k.key, k.type, k.ncp2_default, k.description);
+                  fmt::print("{:<36} {:<12} {:<14} {}{}\n", k.key, k.type, k.ncp2_default, k.description,
+                             k.range.empty() ? std::string() : fmt::format(" (range {})", k.range));
               }
               return kExitOk;
             }

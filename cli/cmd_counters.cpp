@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/output_paths.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "perf_counters/counter_store.hpp"
@@ -112,8 +113,10 @@ bool outputs_writable(const CountersCommand& o) {
                  o.plot);
       return false;
     }
-    if (const auto problem = counters::check_output_path(o.plot, true); !problem.empty()) {
-      fmt::print(stderr, "ncp2: --plot {}\n", problem);
+    try {
+      carnival::check_output_file(o.plot, "--plot");
+    } catch (const carnival::OutputError& e) {
+      fmt::print(stderr, "ncp2: {}\n", e.what());
       return false;
     }
   }

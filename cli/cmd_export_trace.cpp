@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
 #include "carnival/trace_export.hpp"
 #include "cli/commands.hpp"
@@ -20,6 +21,12 @@ struct ExportCommand {
 };
 
 int export_trace(const ExportCommand& o) {
+  try {
+    carnival::check_output_file(o.out, "OUT");  // before reading a large run
+  } catch (const carnival::OutputError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
   carnival::RunData data;
   try {
     data = carnival::read_run(o.file);

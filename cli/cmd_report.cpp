@@ -11,6 +11,7 @@
 #include "carnival/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "cli/option_checks.hpp"
 
 namespace ncp2::cli {
 
@@ -75,6 +76,7 @@ Subcommand add_report_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--top", o->top,
                   "rows of the scopes (the hottest), cpwait, causes, waits and races views (0: all)")
+      ->check(whole_number(0, 1'000'000'000))
       ->capture_default_str();
   return {cmd, [o] { return report(*o); }};
 }

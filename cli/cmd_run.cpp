@@ -20,6 +20,7 @@
 #include "carnival/store.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/race_output.hpp"
 #include "cli/time_model_options.hpp"
 #include "dsm/types.hpp"
@@ -104,8 +105,8 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-// SIGINT/SIGTERM stop the emulation cleanly: the run ends, its database is written with status
-// 'incomplete', and the command exits 1.
+// SIGINT, SIGTERM and SIGHUP (the terminal closed) stop the emulation cleanly: the run ends, its database is
+// written with status 'incomplete', and the command exits 1.
 std::atomic<bool> g_stop{false};
 extern "C" void on_stop_signal(int) { g_stop.store(true, std::memory_order_relaxed); }
 
@@ -116,19 +117,24 @@ struct SignalGuard {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
   }
   ~SignalGuard() {
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
   }
   SignalGuard(const SignalGuard&) = delete;
   SignalGuard& operator=(const SignalGuard&) = delete;
   struct sigaction old_int {};
   struct sigaction old_term {};
+  struct sigaction old_hup {};
 };
 
 // The database line of the summary.
-void print_database(const std::string& db, const workloads::StoredDatabase& d) {
+void print_database(const workloads::StoredDatabase& d) {
+  const std::string& db = d.path;
+  if (!d.note.empty()) fmt::print(stderr, "ncp2: {}\n", d.note);
   fmt::print(
       "database  {} ({} profile cells, {} wait instances{}); open it with: carnival {}  or: ncp2 report {}\n",
       db, d.profile_cells, d.wait_instances,
@@ -267,15 +273,18 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
     return kExitFailure;
   }
   bool stored = true;
+  std::string stored_at = o.db;
   if (!o.db.empty()) {
     try {
-      print_database(o.db, session.write_database(outcome));
+      const workloads::StoredDatabase d = session.write_database(outcome);
+      print_database(d);
+      stored_at = d.path;
     } catch (const std::exception& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
       stored = false;
     }
   }
-  if (scope_meter && stored) stored = store_scope_counters(o.db, *scope_meter);
+  if (scope_meter && stored) stored = store_scope_counters(stored_at, *scope_meter);
   const bool racy = outcome.status == workloads::RunStatus::Completed && !outcome.races.empty();
   if (racy) {
     fmt::print(stderr, "ncp2: {}\n", outcome.verification);
@@ -321,6 +330,7 @@ int run(const RunOptions& o) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
   }
+  for (const auto& note : session->notes()) fmt::print(stderr, "ncp2: note: {}\n", note);
   TimeModelSetup time_model;
   try {
     time_model = make_time_model(o.time_model, config);
@@ -351,6 +361,8 @@ int run(const RunOptions& o) {
   if (!outcome.diagnosis.empty())
     fmt::print(stderr, "ncp2: run {}: {}\n", workloads::to_string(outcome.status), outcome.diagnosis);
   if (outcome.races_checked) print_races(outcome, o.db);
+  if (!session->history_problem().empty())
+    fmt::print(stderr, "ncp2: note: the run history was not recorded: {}\n", session->history_problem());
   return publish(o, *session, outcome, scope_meter.get());
 }
 
@@ -379,7 +391,9 @@ Subcommand add_run_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--preset", o->preset,
                   "start from a named parameter set (small, paper) instead of the defaults");
-  cmd->add_option("--seed", o->seed, "seed of the workload's initial data")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of the workload's initial data")
+      ->check(whole_number(0, UINT64_MAX))
+      ->capture_default_str();
   cmd->add_option("--stats-json", o->stats_json, "write the run's statistics to FILE as JSON (atomically)")
       ->type_name("FILE");
   cmd->add_option("--db", o->db, "store the CARNIVAL profile of the run in FILE (SQLite; see docs/schema.md)")
@@ -391,8 +405,10 @@ Subcommand add_run_command(CLI::App& app) {
       ->type_name("LIST");
   cmd->add_option("--max-wait-rows", o->max_wait_rows,
                   "with --db: keep at most N wait instances (the per-scope summary stays complete)")
+      ->check(whole_number(0, kMaxStoredRows))
       ->capture_default_str();
   cmd->add_option("--max-timeline", o->max_timeline, "with --db: keep at most N timeline segments (0: none)")
+      ->check(whole_number(0, kMaxStoredRows))
       ->capture_default_str();
   cmd->add_option("--progress", o->progress, "progress line on stderr: auto (on a terminal), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))

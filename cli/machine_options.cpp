@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "cli/option_checks.hpp"
+
 namespace ncp2::cli {
 
 void add_machine_options(CLI::App& app, MachineOptions& options) {
@@ -14,7 +16,8 @@ void add_machine_options(CLI::App& app, MachineOptions& options) {
   app.add_option("--set", options.overrides, "override one key, e.g. --set network.link_latency=200ns")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
-  app.add_option("--nodes", options.nodes, "number of nodes (overrides machine.nodes)");
+  app.add_option("--nodes", options.nodes, "number of nodes (overrides machine.nodes)")
+      ->check(whole_number(1, 4096));
 }
 
 dsm::SystemConfig load_machine_config(const MachineOptions& options) {
@@ -24,6 +27,10 @@ dsm::SystemConfig load_machine_config(const MachineOptions& options) {
   if (!options.config_file.empty()) {
     if (!std::filesystem::exists(options.config_file))
       throw emu::ConfigError(fmt::format("{}: no such configuration file", options.config_file));
+    if (!std::filesystem::is_regular_file(options.config_file))
+      throw emu::ConfigError(
+          fmt::format("{}: is not a configuration file (a directory or a device); give a TOML file",
+                      options.config_file));
     dsm::apply_toml_file(config, options.config_file);
   }
   for (const auto& assignment : options.overrides) dsm::apply_override(config, assignment);

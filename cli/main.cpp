@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "cli/option_checks.hpp"
 #include "emulator/config.hpp"
 
 int main(int argc, char** argv) {
@@ -47,7 +48,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);  // prints the message and the usage hint
+    const std::string command = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
+    fmt::print(stderr, "ncp2: {}\n", explain_parse_error(e, command));
     return kExitUsage;
   }
 

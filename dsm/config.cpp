@@ -37,37 +37,39 @@ std::vector<Key<C>> protocol_keys() {
   k.integer(
       "dsm.gc_threshold_kb", [](C& c) -> int& { return c.dsm.gc_threshold_kb; },
       "diffs + write notices held by a node that make the next barrier collect garbage",
-      "TreadMarks practice");
+      "TreadMarks practice", Range{1, 1 << 24});
   k.integer(
       "dsm.barrier_manager", [](C& c) -> int& { return c.dsm.barrier_manager; }, "node that manages barriers",
-      "TreadMarks: process 0");
+      "TreadMarks: process 0", Range{0, 4095});
 
   k.real(
       "cost.flop", [](C& c) -> double& { return c.cost.flop; },
-      "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed);
+      "PP cycles per floating-point operation in workload code (add, multiply, compare)", kAssumed,
+      Range{0, 1e6});
   k.real(
       "cost.int_op", [](C& c) -> double& { return c.cost.int_op; },
-      "PP cycles per integer operation in workload code", kAssumed);
+      "PP cycles per integer operation in workload code", kAssumed, Range{0, 1e6});
   k.real(
       "cost.load", [](C& c) -> double& { return c.cost.load; },
-      "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed);
+      "PP cycles per load in workload code (cache hits and misses averaged)", kAssumed, Range{0, 1e6});
   k.real(
       "cost.store", [](C& c) -> double& { return c.cost.store; }, "PP cycles per store in workload code",
-      kAssumed);
+      kAssumed, Range{0, 1e6});
   k.real(
       "cost.branch", [](C& c) -> double& { return c.cost.branch; },
-      "PP cycles per branch or loop iteration in workload code", kAssumed);
+      "PP cycles per branch or loop iteration in workload code", kAssumed, Range{0, 1e6});
   k.real(
       "cost.instruction", [](C& c) -> double& { return c.cost.instruction; },
-      "PP cycles per instruction of a program built with ncp2-cc (counted by its instrumentation)", kAssumed);
+      "PP cycles per instruction of a program built with ncp2-cc (counted by its instrumentation)", kAssumed,
+      Range{0, 1e6});
   k.integer(
       "tmk.heap_mb", [](C& c) -> int& { return c.tmk.heap_mb; },
       "shared memory for Tmk_malloc of a program run with ncp2 run ./prog, in MiB per node",
-      "host resource, not a model value");
+      "host resource, not a model value", Range{1, 1 << 20});
   k.integer(
       "tmk.sample_instructions", [](C& c) -> int& { return c.tmk.sample_instructions; },
       "counted instructions between two samples of a program's position (its computation by line; 0: none)",
-      "profiler resolution, not a model value");
+      "profiler resolution, not a model value", Range{0, 1e9});
 
   return std::move(k.keys);
 }

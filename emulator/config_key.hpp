@@ -5,6 +5,7 @@
 // and lift() turns a machine key into one of its keys), so each type lives with what it configures.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -32,6 +33,14 @@ struct Value {
   std::string text;
 };
 
+// The values a numeric key accepts, in the key's own unit: the number itself (integer, real),
+// seconds (duration), bytes per second (bandwidth). Checked when the key is read, so that a
+// value that would overflow virtual time or exhaust the host is refused with its file and line.
+struct Range {
+  double min = 0;
+  double max = 0;
+};
+
 // What the reader needs to know of a key (name, type, choices) and what `ncp2 config` prints.
 struct KeySpec {
   std::string name;  // "section.key"
@@ -39,7 +48,13 @@ struct KeySpec {
   std::string description;
   std::string source;
   std::vector<std::string> choices;  // for Kind::Choice
+  std::optional<Range> range;        // numeric kinds; none: default_range(kind)
 };
+
+// Integers 0 .. 2^31-1, reals 0 .. 1e9, durations 0 .. 1 s, bandwidths 1 kB/s .. 1 PB/s.
+Range default_range(Kind kind);
+// "1 .. 4096", "0 s .. 1 s": the range as `ncp2 config --keys` and messages print it; "" for choices.
+std::string range_text(const KeySpec& key);
 
 template <class Config>
 struct Key : KeySpec {
@@ -54,6 +69,7 @@ struct ConfigKeyInfo {
   std::string description;
   std::string ncp2_default;  // as printed by to_toml()
   std::string source;        // where the default comes from
+  std::string range;         // range_text()
 };
 
 std::string quoted(std::string_view s);
@@ -61,26 +77,30 @@ std::string show_real(double x);  // always with a decimal point, so that TOML r
 
 // Key builders. `field` returns a reference to the value inside a configuration.
 template <class Config, class Field>
-Key<Config> integer_key(std::string name, Field field, std::string description, std::string_view source) {
-  return {{std::move(name), Kind::Integer, std::move(description), std::string(source), {}},
+Key<Config> integer_key(std::string name, Field field, std::string description, std::string_view source,
+                        std::optional<Range> range = std::nullopt) {
+  return {{std::move(name), Kind::Integer, std::move(description), std::string(source), {}, range},
           [field](Config& c, const Value& v) { field(c) = static_cast<int>(v.integer); },
           [field](const Config& c) { return fmt::format("{}", field(const_cast<Config&>(c))); }};
 }
 template <class Config, class Field>
-Key<Config> real_key(std::string name, Field field, std::string description, std::string_view source) {
-  return {{std::move(name), Kind::Real, std::move(description), std::string(source), {}},
+Key<Config> real_key(std::string name, Field field, std::string description, std::string_view source,
+                     std::optional<Range> range = std::nullopt) {
+  return {{std::move(name), Kind::Real, std::move(description), std::string(source), {}, range},
           [field](Config& c, const Value& v) { field(c) = v.real; },
           [field](const Config& c) { return show_real(field(const_cast<Config&>(c))); }};
 }
 template <class Config, class Field>
-Key<Config> duration_key(std::string name, Field field, std::string description, std::string_view source) {
-  return {{std::move(name), Kind::DurationKind, std::move(description), std::string(source), {}},
+Key<Config> duration_key(std::string name, Field field, std::string description, std::string_view source,
+                         std::optional<Range> range = std::nullopt) {
+  return {{std::move(name), Kind::DurationKind, std::move(description), std::string(source), {}, range},
           [field](Config& c, const Value& v) { field(c) = parse_duration(v.text); },
           [field](const Config& c) { return quoted(format_duration(field(const_cast<Config&>(c)))); }};
 }
 template <class Config, class Field>
-Key<Config> bandwidth_key(std::string name, Field field, std::string description, std::string_view source) {
-  return {{std::move(name), Kind::Bandwidth, std::move(description), std::string(source), {}},
+Key<Config> bandwidth_key(std::string name, Field field, std::string description, std::string_view source,
+                          std::optional<Range> range = std::nullopt) {
+  return {{std::move(name), Kind::Bandwidth, std::move(description), std::string(source), {}, range},
           [field](Config& c, const Value& v) { field(c) = parse_bandwidth(v.text); },
           [field](const Config& c) { return quoted(format_bandwidth(field(const_cast<Config&>(c)))); }};
 }
@@ -90,20 +110,24 @@ template <class Config>
 struct KeyList {
   std::vector<Key<Config>> keys;
   template <class Field>
-  void integer(std::string name, Field field, std::string description, std::string_view source) {
-    keys.push_back(integer_key<Config>(std::move(name), field, std::move(description), source));
+  void integer(std::string name, Field field, std::string description, std::string_view source,
+               std::optional<Range> range = std::nullopt) {
+    keys.push_back(integer_key<Config>(std::move(name), field, std::move(description), source, range));
   }
   template <class Field>
-  void real(std::string name, Field field, std::string description, std::string_view source) {
-    keys.push_back(real_key<Config>(std::move(name), field, std::move(description), source));
+  void real(std::string name, Field field, std::string description, std::string_view source,
+            std::optional<Range> range = std::nullopt) {
+    keys.push_back(real_key<Config>(std::move(name), field, std::move(description), source, range));
   }
   template <class Field>
-  void duration(std::string name, Field field, std::string description, std::string_view source) {
-    keys.push_back(duration_key<Config>(std::move(name), field, std::move(description), source));
+  void duration(std::string name, Field field, std::string description, std::string_view source,
+                std::optional<Range> range = std::nullopt) {
+    keys.push_back(duration_key<Config>(std::move(name), field, std::move(description), source, range));
   }
   template <class Field>
-  void bandwidth(std::string name, Field field, std::string description, std::string_view source) {
-    keys.push_back(bandwidth_key<Config>(std::move(name), field, std::move(description), source));
+  void bandwidth(std::string name, Field field, std::string description, std::string_view source,
+                 std::optional<Range> range = std::nullopt) {
+    keys.push_back(bandwidth_key<Config>(std::move(name), field, std::move(description), source, range));
   }
 };
 

@@ -36,18 +36,19 @@ std::vector<Key<MachineConfig>> machine_keys() {
         Kind::Choice,
         "ncp2: protocol work on the CP; treadmarks: no CP, all protocol work on the PP by interrupt",
         "SPEC §1",
-        {"ncp2", "treadmarks"}},
+        {"ncp2", "treadmarks"},
+        std::nullopt},
        [](MachineConfig& c, const Value& v) {
          c.machine.kind = v.text == "ncp2" ? MachineKind::Ncp2 : MachineKind::TreadMarks;
        },
        [](const MachineConfig& c) { return quoted(to_string(c.machine.kind)); }});
   k.integer(
       "machine.nodes", [](MachineConfig& c) -> int& { return c.machine.nodes; },
-      "number of nodes (PP + CP each)", "default run size of the papers' figures");
+      "number of nodes (PP + CP each)", "default run size of the papers' figures", Range{1, 4096});
 
   k.real(
       "pp.clock_mhz", [](MachineConfig& c) -> double& { return c.pp.clock_mhz; },
-      "main processor clock (PowerPC 604); converts cycle counts into time", kSpec);
+      "main processor clock (PowerPC 604); converts cycle counts into time", kSpec, Range{0.001, 1e6});
   k.duration(
       "pp.interrupt_overhead", [](MachineConfig& c) -> Duration& { return c.pp.interrupt_overhead; },
       "time to enter and leave an interrupt handler; added to every handler", kAssumed);
@@ -69,7 +70,8 @@ std::vector<Key<MachineConfig>> machine_keys() {
 
   k.real(
       "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },
-      "protocol controller's processor clock (informational: command costs are durations)", kAssumed);
+      "protocol controller's processor clock (informational: command costs are durations)", kAssumed,
+      Range{0.001, 1e6});
   k.bandwidth(
       "cp.dma_bandwidth", [](MachineConfig& c) -> double& { return c.cp.dma_bandwidth; },
       "CP's DMA engine between memory and the network interface", kAssumed);
@@ -85,17 +87,17 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "memory bus shared by the PP and the CP's DMA engine", kAssumed);
   k.integer(
       "memory.dram_mb", [](MachineConfig& c) -> int& { return c.memory.dram_mb; },
-      "main memory per node (informational)", kSpec);
+      "main memory per node (informational)", kSpec, Range{1, 1 << 20});
   k.integer(
       "memory.l2_kb", [](MachineConfig& c) -> int& { return c.memory.l2_kb; },
-      "L2 cache per node (informational)", kSpec);
+      "L2 cache per node (informational)", kSpec, Range{0, 1 << 20});
   k.integer(
       "memory.page_size", [](MachineConfig& c) -> int& { return c.memory.page_size; },
-      "bytes per shared page (coherence unit)", "SPEC §1 [our rule]");
+      "bytes per shared page (coherence unit)", "SPEC §1 [our rule]", Range{64, 1 << 20});
   k.integer(
       "memory.word_size", [](MachineConfig& c) -> int& { return c.memory.word_size; },
       "bytes per word: diffs are costed as runs of words (their contents are byte-exact)",
-      "PowerPC 604: 32-bit words");
+      "PowerPC 604: 32-bit words", Range{1, 64});
 
   k.bandwidth(
       "network.link_bandwidth", [](MachineConfig& c) -> double& { return c.network.link_bandwidth; },
@@ -108,13 +110,14 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "routing delay inside one switch (cut-through)", kAssumed);
   k.integer(
       "network.switch_ports", [](MachineConfig& c) -> int& { return c.network.switch_ports; },
-      "ports per crossbar switch (Myrinet: 8)", kSpec);
+      "ports per crossbar switch (Myrinet: 8)", kSpec, Range{2, 1024});
   k.keys.push_back({{"network.topology",
                      Kind::Choice,
                      "auto: one switch when the nodes fit, else a tree; star: one switch; tree: leaf "
                      "switches under parent switches; chain: switches in a line",
                      "SPEC §1 [our rule]",
-                     {"auto", "star", "tree", "chain"}},
+                     {"auto", "star", "tree", "chain"},
+                     std::nullopt},
                     [](MachineConfig& c, const Value& v) {
                       c.network.topology = v.text == "star"    ? Topology::Star
                                            : v.text == "tree"  ? Topology::Tree
@@ -124,11 +127,12 @@ std::vector<Key<MachineConfig>> machine_keys() {
                     [](const MachineConfig& c) { return quoted(to_string(c.network.topology)); }});
   k.integer(
       "network.header_bytes", [](MachineConfig& c) -> int& { return c.network.header_bytes; },
-      "bytes added to every message on the wire (route, type, CRC)", kAssumed);
+      "bytes added to every message on the wire (route, type, CRC)", kAssumed, Range{0, 1 << 16});
 
   k.integer(
       "emulator.fiber_stack_kb", [](MachineConfig& c) -> int& { return c.emulator.fiber_stack_kb; },
-      "stack of each emulated processor's fiber on the host", "host resource, not a model value");
+      "stack of each emulated processor's fiber on the host", "host resource, not a model value",
+      Range{16, 1 << 16});
   return std::move(k.keys);
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -43,7 +44,76 @@ std::string type_text(const KeySpec& key) {
   return type;
 }
 
+Range default_range(Kind kind) {
+  switch (kind) {
+    case Kind::Integer:
+      return {0, static_cast<double>(std::numeric_limits<int>::max())};
+    case Kind::Real:
+      return {0, 1e9};
+    case Kind::DurationKind:
+      return {0, 1};
+    case Kind::Bandwidth:
+      return {1e3, 1e15};
+    case Kind::Choice:
+      break;
+  }
+  return {};
+}
+
 namespace {
+
+// A value of the key's kind in its printed form (durations in seconds, bandwidths in B/s).
+std::string show_in_unit(Kind kind, double x) {
+  switch (kind) {
+    case Kind::DurationKind:
+      return format_duration(Duration{static_cast<std::int64_t>(std::llround(x * 1e12))});
+    case Kind::Bandwidth:
+      return format_bandwidth(x);
+    default:
+      return fmt::format("{:.10g}", x);
+  }
+}
+
+}  // namespace
+
+std::string range_text(const KeySpec& key) {
+  if (key.kind == Kind::Choice) return {};
+  const Range r = key.range.value_or(default_range(key.kind));
+  return fmt::format("{} .. {}", show_in_unit(key.kind, r.min), show_in_unit(key.kind, r.max));
+}
+
+namespace {
+
+// Refuses a value outside the key's range (and a real that is not a finite number).
+const Value& checked(const KeySpec& key, const Value& v) {
+  double x = 0;
+  std::string shown;
+  switch (key.kind) {
+    case Kind::Integer:
+      x = static_cast<double>(v.integer);
+      shown = std::to_string(v.integer);
+      break;
+    case Kind::Real:
+      if (!std::isfinite(v.real)) throw ConfigError(fmt::format("{} is not a finite number", v.real));
+      x = v.real;
+      shown = fmt::format("{:.10g}", v.real);
+      break;
+    case Kind::DurationKind:
+      x = static_cast<double>(parse_duration(v.text).count()) / 1e12;
+      shown = v.text;
+      break;
+    case Kind::Bandwidth:
+      x = parse_bandwidth(v.text);
+      shown = v.text;
+      break;
+    case Kind::Choice:
+      return v;
+  }
+  const Range r = key.range.value_or(default_range(key.kind));
+  if (x < r.min || x > r.max)
+    throw ConfigError(fmt::format("{} is out of range: allowed {}", shown, range_text(key)));
+  return v;
+}
 
 std::string unknown_key_message(std::string_view key, KeySpecs keys) {
   const std::string hint = suggest_key(key, keys);
@@ -171,7 +241,7 @@ void read_table(const toml::table& table, const std::string& prefix, std::string
     const KeySpec* key = find_key(name, keys);
     if (!key) throw ConfigError(fmt::format("{}: {}", where, unknown_key_message(name, keys)));
     try {
-      out.push_back({key, value_from_toml(*key, node), where});
+      out.push_back({key, checked(*key, value_from_toml(*key, node)), where});
     } catch (const ConfigError& e) {
       throw ConfigError(fmt::format("{}: key '{}' ({}): {}", where, name, kind_name(key->kind), e.what()));
     }
@@ -235,7 +305,7 @@ Assignment read_override(std::string_view assignment, KeySpecs keys) {
   const KeySpec* key = find_key(name, keys);
   if (!key) throw ConfigError(fmt::format("--set: {}", unknown_key_message(name, keys)));
   try {
-    return {key, value_from_text(*key, assignment.substr(eq + 1)), "--set"};
+    return {key, checked(*key, value_from_text(*key, assignment.substr(eq + 1))), "--set"};
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("--set: key '{}' ({}): {}", name, kind_name(key->kind), e.what()));
   }

@@ -73,7 +73,8 @@ class KeyTable {
     std::vector<ConfigKeyInfo> out;
     out.reserve(keys_.size());
     for (const auto& key : keys_)
-      out.push_back({key.name, type_text(key), key.description, key.show(defaults), key.source});
+      out.push_back(
+          {key.name, type_text(key), key.description, key.show(defaults), key.source, range_text(key)});
     return out;
   }
 

@@ -31,6 +31,12 @@ Kernel::Kernel(KernelOptions options) : options_(std::move(options)) { queue_.re
 Kernel::~Kernel() { cancel_unfinished_fibers(); }
 
 void Kernel::schedule_in_past(TimePoint t) const {
+  // A time before zero is a sum that wrapped around: a model value, not the kernel, is at fault.
+  if (t < kTimeZero)
+    throw std::overflow_error(
+        fmt::format("virtual time overflowed after {}: the run's times exceed what the emulator represents "
+                    "(about 106 days); look for an extreme duration or bandwidth in the configuration",
+                    format_time(now())));
   throw std::logic_error(
       fmt::format("event scheduled in the past: at {} while now is {}", format_time(t), format_time(now())));
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "carnival/file_publish.hpp"
+#include "carnival/output_paths.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store_open.hpp"
 #include "perf_counters/series.hpp"
@@ -171,13 +172,11 @@ void write_tables(const sql::Db& db, const CounterRun& run) {
 }  // namespace
 
 std::string check_output_path(const std::string& path, bool force) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return fmt::format("{}: is a directory", path);
-  if (!force && fs::exists(path, ec))
-    return fmt::format("{}: already exists; use --force to overwrite it", path);
-  const fs::path parent = fs::path(path).parent_path();
-  if (!parent.empty() && !fs::is_directory(parent, ec))
-    return fmt::format("{}: cannot write: no directory {}", path, parent.string());
+  try {
+    carnival::check_database_output(path, force);  // the same rules as a run's --db
+  } catch (const carnival::OutputError& e) {
+    return e.what();
+  }
   return "";
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 constexpr int kWidth = 1100;
 constexpr int kPanelHeight = 190;
-constexpr int kTitleHeight = 56;
+constexpr int kTitleHeight = 74;  // two title lines and a note when the run is too short
 constexpr int kLeft = 96;
 constexpr int kRight = 24;
 constexpr int kPanelGap = 46;  // x tick labels and the next panel's name
@@ -145,6 +145,11 @@ void draw_title(QPainter& p, const QFont& font, const CounterRun& run) {
                                          "repeated dropped, {} late (grey); {}",
                                          static_cast<double>(run.period.count()) / 1e6, run.samples.size(),
                                          run.samples_dropped, run.samples_late, run.exit_description)));
+  if (const std::string short_run = too_short_to_plot(run); !short_run.empty()) {
+    p.setPen(QColor("#b00020"));
+    p.drawText(kLeft, 62, QString::fromStdString(short_run));
+    p.setPen(Qt::black);
+  }
 }
 
 // A panel's name above it, its grid, frame and tick labels.

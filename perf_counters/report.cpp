@@ -148,6 +148,8 @@ std::string counters_text(const CounterRun& run, bool summary_only) {
   out += fmt::format("command {}; wall {:.3f} s; {} sample(s) kept, {} repeated dropped, {} late\n",
                      run.exit_description, run.wall_seconds, run.samples.size(), run.samples_dropped,
                      run.samples_late);
+  if (const std::string short_run = too_short_to_plot(run); !short_run.empty())
+    out += fmt::format("note: {}\n", short_run);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace ncp2::counters {
 
 std::optional<double> scale(std::uint64_t raw, std::uint64_t enabled, std::uint64_t running) {
@@ -25,6 +27,10 @@ bool repeats(const RawSample& previous, const RawSample& next) {
          previous.values == next.values;
 }
 
+// A stretch of identical readings (the process was off the CPU, or its counts are in children
+// that have not exited yet) is kept as its two ends: the plot then shows a flat, zero-rate stretch
+// of the right length instead of one long period averaging over it. Only the readings inside the
+// stretch are dropped.
 bool SampleSeries::add(RawSample sample) {
   // Before the first kept sample the reference is the all-zero reading at exec.
   const RawSample zero{.wall = {},
@@ -33,17 +39,44 @@ bool SampleSeries::add(RawSample sample) {
                        .values = std::vector<std::uint64_t>(sample.values.size(), 0),
                        .late = false};
   if (repeats(samples_.empty() ? zero : samples_.back(), sample)) {
-    ++dropped_;
+    if (pending_) ++dropped_;  // inside the stretch
+    pending_ = std::move(sample);
     return false;
   }
+  keep_pending();
   if (sample.late) ++late_;
   samples_.push_back(std::move(sample));
   return true;
 }
 
+void SampleSeries::keep_pending() {
+  if (!pending_) return;
+  if (pending_->late) ++late_;
+  samples_.push_back(std::move(*pending_));
+  pending_.reset();
+}
+
 void SampleSeries::add_final(RawSample sample) {
+  // The end of an idle stretch that lasts until the exit reading adds nothing the exit does not.
+  if (pending_ && repeats(*pending_, sample)) {
+    pending_.reset();
+    ++dropped_;
+  }
+  keep_pending();
   if (sample.late) ++late_;
   samples_.push_back(std::move(sample));
+}
+
+std::string too_short_to_plot(const CounterRun& run) {
+  if (run.samples.size() >= kSamplesToPlot) return {};
+  return fmt::format(
+      "only {} sample(s) kept: too few to show a rate over time (the command ran {:.3f} s with a period of "
+      "{} ms"
+      "{}); use a shorter --period or a longer command",
+      run.samples.size(), run.wall_seconds, static_cast<double>(run.period.count()) / 1e6,
+      run.samples_dropped > 0
+          ? fmt::format(", and {} reading(s) repeated the one before", run.samples_dropped)
+          : std::string());
 }
 
 std::vector<SampleRow> sample_rows(const CounterRun& run) {

@@ -4,6 +4,7 @@
 // total, dt_ms) with rates.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "perf_counters/model.hpp"
@@ -21,13 +22,16 @@ std::optional<double> scaled_delta(std::uint64_t raw_before, std::uint64_t raw_a
                                    std::uint64_t enabled_before, std::uint64_t enabled_after,
                                    std::uint64_t running_before, std::uint64_t running_after);
 
-// Same times and values as the previous kept sample: the process was not scheduled in between.
+// Same times and values as the previous kept sample: the process was not scheduled in between,
+// or all its work since was done by children that have not exited (an inherited counter adds a
+// child's counts to its parent's only when the child exits).
 bool repeats(const RawSample& previous, const RawSample& next);
 
 // The samples of a run as they are taken. Starts from the implicit all-zero reading before exec.
 class SampleSeries {
  public:
-  // Keeps the sample unless it repeats the last kept one; returns whether it was kept.
+  // Keeps the sample unless it repeats the last kept one (then it is held back: the end of a
+  // stretch of repeats is kept when the stretch ends); returns whether it was kept now.
   bool add(RawSample sample);
   // The reading after the process exited: always kept, so that the rows reach the end of the run.
   void add_final(RawSample sample);
@@ -38,7 +42,10 @@ class SampleSeries {
   [[nodiscard]] std::uint64_t late() const { return late_; }
 
  private:
+  void keep_pending();
+
   std::vector<RawSample> samples_;
+  std::optional<RawSample> pending_;  // the last of the current stretch of repeats
   std::uint64_t dropped_ = 0;
   std::uint64_t late_ = 0;
 };
@@ -65,6 +72,11 @@ std::optional<double> rate_per_second(const EventPoint& point, double dt_ms);
 
 // Each requested event's total (in CounterRun::events order); nothing for an event not counted.
 std::vector<std::optional<double>> event_totals(const CounterRun& run);
+
+// The fewest kept samples that draw a rate over time (two periods).
+inline constexpr std::size_t kSamplesToPlot = 3;
+// When the run kept fewer than kSamplesToPlot samples: why, and what to do ("" otherwise).
+std::string too_short_to_plot(const CounterRun& run);
 
 // After the run: an event that was opened but whose group never got onto the PMU (enabled > 0,
 // running 0) was not counted: mark it unavailable with the reason.

@@ -44,6 +44,11 @@ std::optional<std::filesystem::path> RunHistory::default_path() {
   return std::nullopt;
 }
 
+RunHistory RunHistory::from_environment() {
+  const char* explicit_path = std::getenv("NCP2_HISTORY");
+  return RunHistory(default_path(), explicit_path == nullptr);
+}
+
 std::vector<HistoryEntry> RunHistory::entries(std::string_view key) const {
   std::vector<HistoryEntry> found;
   if (!file_) return found;
@@ -79,7 +84,17 @@ std::optional<HistoryEntry> RunHistory::latest(const std::vector<HistoryEntry>& 
 bool RunHistory::record(const HistoryEntry& entry, std::string* why_not) const {
   if (!file_) return false;
   std::error_code ec;
-  if (file_->has_parent_path()) std::filesystem::create_directories(file_->parent_path(), ec);
+  if (file_->has_parent_path() && !std::filesystem::is_directory(file_->parent_path(), ec)) {
+    if (!create_directory_) {
+      if (why_not)
+        *why_not = fmt::format(
+            "NCP2_HISTORY is {}, but directory {} does not exist (create it, or set NCP2_HISTORY= for no "
+            "history)",
+            file_->string(), file_->parent_path().string());
+      return false;
+    }
+    std::filesystem::create_directories(file_->parent_path(), ec);
+  }
   std::ofstream out(*file_, std::ios::app);
   if (!out) {
     if (why_not) *why_not = fmt::format("cannot append to {}", file_->string());

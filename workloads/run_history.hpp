@@ -33,8 +33,12 @@ class RunHistory {
   // $NCP2_HISTORY if set (empty: no history), else $XDG_CACHE_HOME/ncp2/history.jsonl, else
   // ~/.cache/ncp2/history.jsonl.
   static std::optional<std::filesystem::path> default_path();
+  // The history at default_path(); only the cache location's directory is created on demand (a
+  // directory a user named in NCP2_HISTORY must exist: a typo must not create directories).
+  static RunHistory from_environment();
 
-  explicit RunHistory(std::optional<std::filesystem::path> file) : file_(std::move(file)) {}
+  explicit RunHistory(std::optional<std::filesystem::path> file, bool create_directory = true)
+      : file_(std::move(file)), create_directory_(create_directory) {}
   [[nodiscard]] bool enabled() const { return file_.has_value(); }
   [[nodiscard]] const std::optional<std::filesystem::path>& file() const { return file_; }
 
@@ -47,12 +51,13 @@ class RunHistory {
   }
   // The latest of `entries` with this node count.
   static std::optional<HistoryEntry> latest(const std::vector<HistoryEntry>& entries, int nodes);
-  // Appends one line (creating the directory). Returns false with a reason when it cannot; a
-  // history that cannot be written never fails a run.
+  // Appends one line (creating the directory when allowed). Returns false with a reason when it
+  // cannot; a history that cannot be written never fails a run.
   bool record(const HistoryEntry& entry, std::string* why_not = nullptr) const;
 
  private:
   std::optional<std::filesystem::path> file_;
+  bool create_directory_ = true;
 };
 
 }  // namespace ncp2::workloads

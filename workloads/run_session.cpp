@@ -3,10 +3,15 @@
 #include <array>
 #include <ctime>
 #include <filesystem>
+#include <string_view>
+#include <utility>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/stats_json.hpp"
@@ -42,14 +47,22 @@ HistoryEntry history_entry(const std::string& key, const RunOutcome& o) {
   return {key, o.nodes, emu::to_ps(o.timed_end), o.barrier_episodes, o.events, o.wall_seconds};
 }
 
-// The database must not replace a file unasked, and its directory must exist: said before the run.
-void check_database_path(const SessionOptions& o) {
-  if (o.db.empty()) return;
-  const auto dir = std::filesystem::path(o.db).parent_path();
-  if (!dir.empty() && !std::filesystem::is_directory(dir))
-    throw SessionError(fmt::format("cannot store the run in {}: no such directory {}", o.db, dir.string()));
-  if (!o.force && std::filesystem::exists(o.db))
-    throw SessionError(fmt::format("{} already exists; use --force to replace it", o.db));
+// Every output is checked before anything runs: a run must not end in "cannot write".
+void check_outputs(const SessionOptions& o) {
+  try {
+    if (!o.db.empty()) carnival::check_database_output(o.db, o.force);
+    if (!o.stats_json.empty()) carnival::check_output_file(o.stats_json, "--stats-json");
+  } catch (const carnival::OutputError& e) {
+    throw SessionError(e.what());
+  }
+}
+
+// A file in the temporary directory for results that could not be written where asked.
+std::string rescue_path(const std::string& wanted, std::string_view extension) {
+  const auto name = std::filesystem::path(wanted).stem().string();
+  return (std::filesystem::temp_directory_path() /
+          fmt::format("ncp2-rescued-{}-{}{}", ::getpid(), name, extension))
+      .string();
 }
 
 }  // namespace
@@ -57,8 +70,8 @@ void check_database_path(const SessionOptions& o) {
 RunSession::RunSession(dsm::SystemConfig config, SessionOptions options)
     : config_(std::move(config)),
       options_(std::move(options)),
-      history_(options_.history && options_.compute_meter == nullptr ? RunHistory::default_path()
-                                                                     : std::nullopt) {
+      history_(options_.history && options_.compute_meter == nullptr ? RunHistory::from_environment()
+                                                                     : RunHistory(std::nullopt)) {
   try {
     workload_ = options_.program ? &*options_.program : &find_workload(options_.workload);
     params_ = workload_->resolve(options_.preset, options_.params);
@@ -66,7 +79,11 @@ RunSession::RunSession(dsm::SystemConfig config, SessionOptions options)
   } catch (const WorkloadError& e) {
     throw SessionError(e.what());
   }
-  check_database_path(options_);
+  check_outputs(options_);
+  if (!options_.db.empty())
+    for (const auto& stale : carnival::remove_stale_temporaries(options_.db))
+      notes_.push_back(
+          fmt::format("removed {}: the temporary file of a run that was killed while writing", stale));
   key_ = history_key(workload_->name, params_, options_.seed, config_);
 }
 
@@ -97,7 +114,7 @@ void RunSession::run_baseline(const SessionObserver& observer, const std::vector
   if (observer.phase_finished) observer.phase_finished(SessionPhase::Baseline, base);
   if (base.ok()) {
     one_node_ = history_entry(key_, base);
-    history_.record(*one_node_);
+    history_.record(*one_node_, &history_problem_);
   }
   baseline_interrupted_ = base.status == RunStatus::Stopped;
 }
@@ -124,7 +141,7 @@ RunOutcome RunSession::run(const SessionObserver& observer) {
   if (observer.phase_finished) observer.phase_finished(SessionPhase::Run, outcome);
   if (outcome.ok()) {
     const HistoryEntry entry = history_entry(key_, outcome);
-    history_.record(entry);
+    history_.record(entry, &history_problem_);
     if (outcome.nodes == 1) one_node_ = entry;
   }
   return outcome;
@@ -132,7 +149,30 @@ RunOutcome RunSession::run(const SessionObserver& observer) {
 
 void RunSession::write_stats(const RunOutcome& outcome) const {
   if (options_.stats_json.empty()) return;
-  write_file_atomically(options_.stats_json, stats_json(outcome).dump(2) + "\n");
+  const std::string text = stats_json(outcome).dump(2) + "\n";
+  try {
+    write_file_atomically(options_.stats_json, text);
+  } catch (const std::exception& e) {
+    const std::string rescue = rescue_path(options_.stats_json, ".json");
+    try {
+      write_file_atomically(rescue, text);
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("cannot write the statistics: {}", e.what()));
+    }
+    throw std::runtime_error(
+        fmt::format("cannot write the statistics: {}; they are in {}", e.what(), rescue));
+  }
+}
+
+// Where this outcome is stored: the path asked for, unless an interrupted run would replace a
+// complete one there.
+std::pair<std::string, std::string> database_target(const SessionOptions& o, const RunOutcome& outcome) {
+  const bool partial = outcome.status == RunStatus::Stopped || outcome.status == RunStatus::TimeLimit;
+  if (!partial || !o.force || carnival::stored_run_status(o.db) != "complete") return {o.db, {}};
+  const std::string aside = carnival::incomplete_run_path(o.db);
+  return {aside,
+          fmt::format("{} holds a complete run, which an incomplete one does not replace: this run is in {}",
+                      o.db, aside)};
 }
 
 StoredDatabase RunSession::write_database(RunOutcome& outcome) const {
@@ -152,12 +192,22 @@ StoredDatabase RunSession::write_database(RunOutcome& outcome) const {
   carnival::WriteOptions w;
   w.force = options_.force;
   w.max_wait_rows = options_.max_wait_rows;
+  w.max_timeline_rows = options_.max_timeline;  // the profiler's cap, so that meta records it
+  auto [path, note] = database_target(options_, outcome);
   try {
-    carnival::write_run(options_.db, data, w);
+    carnival::write_run(path, data, w);
   } catch (const std::exception& e) {
-    throw std::runtime_error(fmt::format("cannot write the database: {}", e.what()));
+    const std::string rescue = rescue_path(path, ".db");
+    w.force = false;
+    try {
+      carnival::write_run(rescue, data, w);
+    } catch (const std::exception&) {
+      throw std::runtime_error(fmt::format("cannot write the database: {}", e.what()));
+    }
+    throw std::runtime_error(
+        fmt::format("cannot write the database: {}; the run is in {}", e.what(), rescue));
   }
-  const StoredDatabase stored{data.profile.size(), data.waits.size(), data.waits_dropped};
+  StoredDatabase stored{path, note, data.profile.size(), data.waits.size(), data.waits_dropped};
   outcome.profile.reset();  // in the file now
   return stored;
 }

@@ -64,6 +64,8 @@ struct SessionObserver {
 
 // What was written, for the summary.
 struct StoredDatabase {
+  std::string path;  // where the run was stored (see `note` when it is not the path asked for)
+  std::string note;  // e.g. why an interrupted run went next to the complete one it would replace
   std::size_t profile_cells = 0;
   std::size_t wait_instances = 0;
   std::uint64_t waits_dropped = 0;
@@ -84,6 +86,10 @@ class RunSession {
   void use_compute_meter(dsm::ComputeMeter* meter, std::function<void(emu::Cluster&)> on_cluster = {});
   [[nodiscard]] bool deterministic() const { return options_.compute_meter == nullptr; }
   [[nodiscard]] bool history_enabled() const { return history_.enabled(); }
+  // What the checks before the run found worth saying (temporary files of killed runs removed).
+  [[nodiscard]] const std::vector<std::string>& notes() const { return notes_; }
+  // Why the run history could not record the run ("" when it did or was not asked to).
+  [[nodiscard]] const std::string& history_problem() const { return history_problem_; }
 
   // The baseline (if asked and unknown), then the run; records a verified run in the history.
   // Returns the outcome; a baseline interrupted by the stop flag returns its own outcome with
@@ -93,10 +99,13 @@ class RunSession {
   // The 1-node run of the same workload, parameters, seed and configuration, when known.
   [[nodiscard]] const std::optional<HistoryEntry>& one_node() const { return one_node_; }
 
-  // Writes the statistics JSON (if asked); throws std::runtime_error with the reason.
+  // Writes the statistics JSON (if asked). When that fails after all, writes it to a rescue file
+  // in the temporary directory and throws std::runtime_error naming both.
   void write_stats(const RunOutcome& outcome) const;
-  // Writes the CARNIVAL database (if asked), moving the profile out of `outcome`. Throws
-  // std::runtime_error with the reason (no profile, or the store's error).
+  // Writes the CARNIVAL database (if asked), moving the profile out of `outcome`. An incomplete
+  // run never replaces a complete one (--force): it goes to carnival::incomplete_run_path. When
+  // writing fails after all, the run goes to a rescue file in the temporary directory; throws
+  // std::runtime_error with the reason and, when the rescue worked, its path.
   StoredDatabase write_database(RunOutcome& outcome) const;
 
  private:
@@ -112,6 +121,8 @@ class RunSession {
   std::string started_at_;
   std::optional<HistoryEntry> one_node_;
   bool baseline_interrupted_ = false;
+  std::vector<std::string> notes_;
+  std::string history_problem_;
 };
 
 }  // namespace ncp2::workloads

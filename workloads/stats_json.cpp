@@ -1,5 +1,7 @@
 #include "workloads/stats_json.hpp"
 
+#include "carnival/file_publish.hpp"
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -117,20 +119,7 @@ json stats_json(const RunOutcome& o) {
 }
 
 void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-    out << text;
-    out.flush();
-    if (!out) throw std::runtime_error(fmt::format("{}: write failed: {}", tmp, std::strerror(errno)));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error(fmt::format("{}: cannot rename {} over it: {}", path, tmp, ec.message()));
-  }
+  carnival::write_file_atomically(path, [&text](std::ostream& out) { out << text; });
 }
 
 }  // namespace ncp2::workloads

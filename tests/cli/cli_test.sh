@@ -30,7 +30,7 @@ expect() {
 expect 0 "Subcommands:" -- --help
 expect 0 "--machine" -- config --help
 expect 0 "--pattern" -- demo-network --help
-expect 2 "A subcommand is required" --
+expect 2 "no command given" --
 expect 2 "teleport" -- teleport
 expect 0 'kind = "ncp2"' -- config
 expect 0 'kind = "treadmarks"' -- config --machine treadmarks
@@ -43,7 +43,7 @@ expect 2 "no such configuration file" -- config --config "$tmp/missing.toml"
 printf '[network]\nlink_bandwith = "1 GB/s"\n' >"$tmp/typo.toml"
 expect 2 "$tmp/typo.toml:2:1: unknown key 'network.link_bandwith'; did you mean 'network.link_bandwidth'?" -- config --config "$tmp/typo.toml"
 printf '[network]\nlink_bandwidth = "0 MB/s"\n' >"$tmp/zero.toml"
-expect 2 "bandwidth must be positive" -- config --config "$tmp/zero.toml"
+expect 2 "0 MB/s is out of range: allowed 1 kB/s" -- config --config "$tmp/zero.toml"
 expect 2 "machine" -- config --machine vax
 expect 0 'kind = "treadmarks"' -- config --config "$src/configs/treadmarks.toml"
 expect 0 "cp-queued" -- demo-network --nodes 3
@@ -79,7 +79,7 @@ expect 2 "needs at least one element per node: n=4 < nodes=8" -- run phases --no
 expect 2 "parameter 'n' must be at least 1, got 0" -- run phases --param n=0
 expect 2 "no preset 'huge'" -- run counter --preset huge
 expect 2 "did you mean 'network.link_latency'" -- run counter --set network.latency=1us
-expect 2 "workload is required" -- run
+expect 2 "workload is missing; see ncp2 run --help" -- run
 expect 0 "barriers 5" -- run phases --nodes 4 --preset small --stats-json "$tmp/stats.json"
 if [ -f "$tmp/stats.json" ] && [ ! -e "$tmp/stats.json.tmp" ] && grep -qF '"verified": true' "$tmp/stats.json" \
    && grep -qF '"barrier_release":' "$tmp/stats.json"; then
@@ -87,7 +87,7 @@ if [ -f "$tmp/stats.json" ] && [ ! -e "$tmp/stats.json.tmp" ] && grep -qF '"veri
 else
   echo "FAIL: --stats-json did not write the expected file"; failures=$((failures + 1))
 fi
-expect 1 "cannot write" -- run counter --nodes 2 --stats-json "$tmp/no/such/dir/stats.json"
+expect 2 "no such directory" -- run counter --nodes 2 --stats-json "$tmp/no/such/dir/stats.json"
 
 # An interrupted run (SIGINT) stops cleanly: exit 1, and its database is kept, marked incomplete.
 "$ncp2" run phases --nodes 8 --param n=4000000 --param phases=200 --db "$tmp/interrupted.db" >"$tmp/int.out" 2>&1 &
@@ -108,11 +108,11 @@ expect 2 "no such directory" -- run counter --nodes 2 --db "$tmp/no/such/dir/x.d
 
 # CARNIVAL databases: reports, export-trace, and the errors on files that are not ours.
 expect 0 "--view" -- report --help
-expect 2 "file is required" -- report
+expect 2 "file is missing; see ncp2 report --help" -- report
 expect 2 "$tmp/none.db: no such file" -- report "$tmp/none.db"
 expect 2 "$tmp/typo.toml is not an SQLite database" -- report "$tmp/typo.toml"
 expect 2 "$tmp/stats.json is not an SQLite database" -- export-trace "$tmp/stats.json" "$tmp/trace.json"
-expect 2 "--format: xml not in" -- report "$tmp/none.db" --format xml
+expect 2 "--format: 'xml' is not one of: text, markdown" -- report "$tmp/none.db" --format xml
 expect 2 "--view" -- report "$tmp/none.db" --view everything
 if [ -n "$fixture" ]; then
   "$fixture" "$tmp/run.db" && "$fixture" "$tmp/incomplete.db" --incomplete
@@ -131,7 +131,7 @@ if [ -n "$fixture" ]; then
   else
     echo "FAIL: export-trace did not write the expected file"; failures=$((failures + 1))
   fi
-  expect 1 "cannot write" -- export-trace "$tmp/run.db" "$tmp/no/such/dir/trace.json"
+  expect 2 "no such directory" -- export-trace "$tmp/run.db" "$tmp/no/such/dir/trace.json"
   # A truncated database is recognised as such.
   head -c 4096 "$tmp/run.db" >"$tmp/truncated.db"
   expect 2 "$tmp/truncated.db is corrupt" -- report "$tmp/truncated.db"
@@ -221,7 +221,7 @@ expect 2 "--transport" -- clocksync --transport tcp
 expect 2 "--exchanges" -- clocksync --exchanges 0
 expect 2 "need --time-model measured" -- run counter --nodes 2 --target-mhz 100
 expect 2 "--time-model" -- run counter --time-model wallclock
-expect 2 "excludes" -- run counter --time-model measured --target-mhz 100 --scale 2
+expect 2 "cannot be used with" -- run counter --time-model measured --target-mhz 100 --scale 2
 expect 0 "measured  " -- run counter --nodes 4 --time-model measured
 expect 0 "verified  yes" -- run phases --nodes 3 --preset small --time-model measured --scale 5
 expect 0 "unavailable" -- timing --samples 200 --cold 2 --calibrate 0.01

@@ -141,13 +141,51 @@ TEST(Config, WrongTypesAreNamed) {
 TEST(Config, ZeroOrNegativeValuesAreRejected) {
   EXPECT_NE(error_of([] {
               from_text("[network]\nlink_bandwidth = \"0 MB/s\"\n");
-            }).find("key 'network.link_bandwidth': bandwidth must be positive"),
+            }).find("key 'network.link_bandwidth' (bandwidth): 0 MB/s is out of range: allowed 1 kB/s .. "),
             std::string::npos);
   EXPECT_NE(error_of([] { from_text("[pp]\ninterrupt_overhead = \"-1 us\"\n"); }).find("negative"),
             std::string::npos);
-  EXPECT_NE(error_of([] { from_text("[machine]\nnodes = 0\n"); }).find("at least 1 node"), std::string::npos);
+  EXPECT_NE(
+      error_of([] { from_text("[machine]\nnodes = 0\n"); }).find("0 is out of range: allowed 1 .. 4096"),
+      std::string::npos);
   EXPECT_NE(error_of([] { from_text("[memory]\npage_size = 3000\n"); }).find("power of two"),
             std::string::npos);
+}
+
+// Every numeric key has a range (issue 17): values that would overflow virtual time, exhaust the
+// host or are not numbers are refused where they are written, with the allowed range.
+TEST(Config, ValuesOutsideTheirKeysRangeAreRefusedWithThePlace) {
+  const auto refused = [](const char* text) { return error_of([text] { from_text(text); }); };
+  EXPECT_NE(refused("[network]\nlink_latency = \"1000000 s\"\n")
+                .find("test.toml:2:1: key 'network.link_latency' (duration): 1000000 s is out of range: "
+                      "allowed 0 s .. 1 s"),
+            std::string::npos);
+  EXPECT_NE(
+      refused("[pp]\nclock_mhz = inf\n").find("key 'pp.clock_mhz' (number): inf is not a finite number"),
+      std::string::npos);
+  EXPECT_NE(refused("[pp]\nclock_mhz = nan\n").find("is not a finite number"), std::string::npos);
+  EXPECT_NE(refused("[emulator]\nfiber_stack_kb = 2000000000\n").find("is out of range: allowed 16 .. 65536"),
+            std::string::npos);
+  EXPECT_NE(refused("[cost]\nflop = -1.0\n").find("is out of range"), std::string::npos);
+  EXPECT_NE(refused("[network]\nheader_bytes = -4\n").find("-4 is out of range"), std::string::npos);
+  EXPECT_NE(refused("[network]\nlink_bandwidth = \"2000000 GB/s\"\n").find("is out of range"),
+            std::string::npos);
+  SystemConfig c = default_config(MachineKind::Ncp2);
+  EXPECT_THROW(apply_override(c, "network.switch_delay=2s"), ConfigError);
+  EXPECT_THROW(apply_override(c, "pp.clock_mhz=inf"), ConfigError);
+  apply_override(c, "network.switch_delay=1s");  // the bounds themselves are allowed
+  apply_override(c, "emulator.fiber_stack_kb=65536");
+  EXPECT_EQ(c.emulator.fiber_stack_kb, 65536);
+}
+
+TEST(Config, EveryKeyStatesItsRange) {
+  for (const auto& key : config_keys()) {
+    if (key.type.starts_with("one of")) {
+      EXPECT_TRUE(key.range.empty()) << key.key;
+      continue;
+    }
+    EXPECT_NE(key.range.find(" .. "), std::string::npos) << key.key << ": " << key.range;
+  }
 }
 
 TEST(Config, ImpossibleTopologiesAreRejected) {

@@ -54,22 +54,38 @@ TEST(CounterScaling, DeltaUsesThePeriodsOwnRatio) {
   EXPECT_EQ(scaled_delta(100, 100, 10, 10, 10, 10), 0.0);
 }
 
-TEST(SampleSeries, RepeatedSamplesAreDropped) {
+TEST(SampleSeries, AStretchOfRepeatedSamplesKeepsItsTwoEnds) {
   SampleSeries series;
-  EXPECT_FALSE(series.add(sample(1, 0, 0, {0, 0})));  // nothing ran yet: repeats the zero reading
-  EXPECT_TRUE(series.add(sample(2, 50, 50, {7, 3})));
+  EXPECT_FALSE(series.add(sample(1, 0, 0, {0, 0})));    // nothing ran yet: repeats the zero reading
+  EXPECT_TRUE(series.add(sample(2, 50, 50, {7, 3})));   // keeps the end of the idle start, then this
   EXPECT_FALSE(series.add(sample(3, 50, 50, {7, 3})));  // not scheduled in between
   EXPECT_FALSE(series.add(sample(4, 50, 50, {7, 3})));
-  EXPECT_TRUE(series.add(sample(5, 60, 60, {7, 3})));  // time ran, values did not: kept
-  EXPECT_TRUE(series.add(sample(6, 60, 60, {8, 3})));
-  EXPECT_EQ(series.dropped(), 3u);
-  ASSERT_EQ(series.samples().size(), 3u);
-  EXPECT_EQ(series.samples()[0].wall, std::chrono::milliseconds(2));
-  EXPECT_EQ(series.samples()[1].wall, std::chrono::milliseconds(5));
-  // The reading at exit is kept even when it repeats: it marks the end of the run.
+  EXPECT_FALSE(series.add(sample(5, 50, 50, {7, 3})));
+  EXPECT_TRUE(series.add(sample(6, 60, 60, {7, 3})));  // time ran, values did not: kept
+  EXPECT_TRUE(series.add(sample(7, 60, 60, {8, 3})));
+  EXPECT_EQ(series.dropped(), 2u);  // the readings at 3 and 4 ms, inside the stretch
+  std::vector<std::int64_t> kept_ms;
+  for (const auto& s : series.samples())
+    kept_ms.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(s.wall).count());
+  EXPECT_EQ(kept_ms, (std::vector<std::int64_t>{1, 2, 5, 6, 7}));
+  // The reading at exit is kept even when it repeats: it marks the end of the run; the stretch
+  // before it needs no end of its own.
+  EXPECT_FALSE(series.add(sample(8, 60, 60, {8, 3})));
   series.add_final(sample(9, 60, 60, {8, 3}));
-  EXPECT_EQ(series.samples().size(), 4u);
+  EXPECT_EQ(series.samples().size(), 6u);
+  EXPECT_EQ(series.samples().back().wall, std::chrono::milliseconds(9));
   EXPECT_EQ(series.dropped(), 3u);
+}
+
+TEST(SampleSeries, AnIdleStretchEndsWithItsLastReadingBeforeTheExit) {
+  SampleSeries series;
+  EXPECT_TRUE(series.add(sample(1, 10, 10, {5})));
+  EXPECT_FALSE(series.add(sample(2, 10, 10, {5})));
+  EXPECT_FALSE(series.add(sample(3, 10, 10, {5})));
+  series.add_final(sample(4, 20, 20, {9}));  // the child's counts arrived at its exit
+  ASSERT_EQ(series.samples().size(), 3u);
+  EXPECT_EQ(series.samples()[1].wall, std::chrono::milliseconds(3));
+  EXPECT_EQ(series.dropped(), 1u);
 }
 
 TEST(SampleRows, DeltasTotalsAndTimesFollowThePapersColumns) {

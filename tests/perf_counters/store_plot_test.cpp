@@ -1,6 +1,8 @@
 // The counter run as an SQLite file (round trip, atomic writing, refusals) and as a PNG plot.
 #include <sqlite3.h>
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include "perf_counters/counter_store.hpp"
@@ -100,18 +102,26 @@ TEST_F(CounterStoreTest, TablesHoldScaledDeltasAndNullForWhatWasNotCounted) {
   sqlite3_close(db);
 }
 
-TEST_F(CounterStoreTest, AnExistingFileIsReplacedOnlyWithForce) {
+TEST_F(CounterStoreTest, AnExistingFileIsReplacedOnlyWithForceAndOnlyWhenItIsOurs) {
   spit(path("c.db"), "keep me");
   EXPECT_THROW(write_counter_run(path("c.db"), synthetic_run()), StoreError);
   EXPECT_EQ(slurp(path("c.db")), "keep me");
   EXPECT_NE(check_output_path(path("c.db"), false).find("use --force"), std::string::npos);
-  write_counter_run(path("c.db"), synthetic_run(), true);
-  EXPECT_EQ(read_counter_run(path("c.db")).exit_code, 3);
+  // Not one of our files: even --force leaves it alone.
+  EXPECT_NE(check_output_path(path("c.db"), true).find("will not replace"), std::string::npos);
+  EXPECT_THROW(write_counter_run(path("c.db"), synthetic_run(), true), StoreError);
+  EXPECT_EQ(slurp(path("c.db")), "keep me");
+  std::filesystem::remove(path("c.db"));
+  write_counter_run(path("c.db"), synthetic_run());
+  auto again = synthetic_run();
+  again.exit_code = 4;
+  write_counter_run(path("c.db"), again, true);  // ours: replaced
+  EXPECT_EQ(read_counter_run(path("c.db")).exit_code, 4);
   EXPECT_EQ(files(), std::vector<std::string>{"c.db"});
 }
 
 TEST_F(CounterStoreTest, UnusableFilesAreRefusedWithTheReason) {
-  EXPECT_NE(check_output_path(path("no/dir/c.db"), false).find("no directory"), std::string::npos);
+  EXPECT_NE(check_output_path(path("no/dir/c.db"), false).find("no such directory"), std::string::npos);
   EXPECT_THROW(write_counter_run(path("no/dir/c.db"), synthetic_run()), StoreError);
   try {
     read_counter_run(path("none.db"));
