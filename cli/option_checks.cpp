@@ -46,26 +46,26 @@ struct Rewrite {
 // CLI11 2.1's phrases, in the order tried; the first that matches the whole message wins.
 const std::vector<Rewrite>& rewrites() {
   static const std::vector<Rewrite> table = {
-      {std::regex("Could not convert: (\\S+) = (.*)"), "$1: '$2' is not a value it takes"},
-      {std::regex("The value (.*) is not an allowed value for (\\S+)"), "$2: '$1' is not a value it takes"},
-      {std::regex("(\\S+): too many inputs for a flag"), "$1 is a flag: it takes no value"},
-      {std::regex("(\\S+): Should be true/false or a number"), "$1 takes true or false"},
-      {std::regex("(\\S+): At Most (\\d+) required but received (\\d+)"),
+      {std::regex(R"(Could not convert: (\S+) = (.*))"), "$1: '$2' is not a value it takes"},
+      {std::regex(R"(The value (.*) is not an allowed value for (\S+))"), "$2: '$1' is not a value it takes"},
+      {std::regex(R"((\S+): too many inputs for a flag)"), "$1 is a flag: it takes no value"},
+      {std::regex(R"((\S+): Should be true/false or a number)"), "$1 takes true or false"},
+      {std::regex(R"((\S+): At Most (\d+) required but received (\d+))"),
        "$1 takes at most $2 value(s), got $3 (quote a value that has spaces)"},
-      {std::regex("(\\S+): At least (\\d+) required but received (\\d+)"),
+      {std::regex(R"((\S+): At least (\d+) required but received (\d+))"),
        "$1 takes at least $2 value(s), got $3"},
-      {std::regex("Expected exactly (\\d+) arguments to (\\S+), got (\\d+)"), "$2 takes $1 value(s), got $3"},
-      {std::regex("Expected at least (\\d+) arguments to (\\S+), got (\\d+)"),
+      {std::regex(R"(Expected exactly (\d+) arguments to (\S+), got (\d+))"), "$2 takes $1 value(s), got $3"},
+      {std::regex(R"(Expected at least (\d+) arguments to (\S+), got (\d+))"),
        "$2 takes at least $1 value(s), got $3"},
-      {std::regex("(\\S+): (\\d+) required (\\S+) missing"), "$1 needs a value ($3)"},
-      {std::regex("A subcommand is required"), "no command given (e.g. ncp2 run counter)"},
-      {std::regex("(\\S+) is required"), "$1 is missing"},
-      {std::regex("The following arguments? (?:was|were) not expected: (.*)"),
+      {std::regex(R"((\S+): (\d+) required (\S+) missing)"), "$1 needs a value ($3)"},
+      {std::regex(R"(A subcommand is required)"), "no command given (e.g. ncp2 run counter)"},
+      {std::regex(R"((\S+) is required)"), "$1 is missing"},
+      {std::regex(R"(The following arguments? (?:was|were) not expected: (.*))"),
        "unexpected argument(s): $1 (a program's arguments go after --)"},
-      {std::regex("(\\S+) requires (\\S+)"), "$1 needs $2"},
-      {std::regex("(\\S+) excludes (\\S+)"), "$1 cannot be used with $2"},
-      {std::regex("(\\S+): (\\S+) not in \\{(.*)\\}"), "$1: '$2' is not one of: $3"},
-      {std::regex("(\\S+): Value (.*) not in range (.*) to (.*)"),
+      {std::regex(R"((\S+) requires (\S+))"), "$1 needs $2"},
+      {std::regex(R"((\S+) excludes (\S+))"), "$1 cannot be used with $2"},
+      {std::regex(R"((\S+): (\S+) not in \{(.*)\})"), "$1: '$2' is not one of: $3"},
+      {std::regex(R"((\S+): Value (.*) not in range (.*) to (.*))"),
        "$1: $2 is out of range (expected $3 to $4)"},
   };
   return table;
@@ -81,7 +81,7 @@ std::string explain_parse_error(const CLI::ParseError& error, const std::string&
     break;
   }
   // CLI11 joins lists with commas and no space.
-  message = std::regex_replace(message, std::regex(",(\\S)"), ", $1");
+  message = std::regex_replace(message, std::regex(R"(,(\S))"), ", $1");
   const std::string help = command.empty() ? "ncp2 --help" : fmt::format("ncp2 {} --help", command);
   return fmt::format("{}; see {}", message, help);
 }

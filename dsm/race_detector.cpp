@@ -32,10 +32,11 @@ bool bit(const std::vector<std::uint64_t>& bits, std::size_t b) { return (bits[b
 // there is room. The last site added is looked at first: loops touch a page from one place.
 void add_site(std::vector<SiteRange>& sites, const AccessSite& site, std::uint32_t first,
               std::uint32_t last) {
-  for (auto it = sites.rbegin(); it != sites.rend(); ++it) {
-    if (it->site != site) continue;
-    it->first = std::min(it->first, first);
-    it->last = std::max(it->last, last);
+  for (std::size_t i = sites.size(); i-- > 0;) {
+    SiteRange& r = sites[i];
+    if (r.site != site) continue;
+    r.first = std::min(r.first, first);
+    r.last = std::max(r.last, last);
     return;
   }
   if (sites.size() < RaceDetector::kSitesPerPage) sites.push_back(SiteRange{site, first, last});

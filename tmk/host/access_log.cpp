@@ -25,8 +25,8 @@ constexpr const char* kMarkerSection = "ncp2_race_checks";  // tmk/instrument/ra
 
 // The places the program noted for one kind of access to a page (ranges clamped to the page: the
 // program could have written anything there).
-std::vector<dsm::SiteRange> site_ranges(const AccessSiteRange (&noted)[kAccessSitesPerKind],
-                                        std::uint32_t scope, std::size_t page_bytes) {
+std::vector<dsm::SiteRange> site_ranges(std::span<const AccessSiteRange> noted, std::uint32_t scope,
+                                        std::size_t page_bytes) {
   std::vector<dsm::SiteRange> out;
   const auto last_byte = static_cast<std::uint32_t>(page_bytes - 1);
   for (const AccessSiteRange& s : noted) {
