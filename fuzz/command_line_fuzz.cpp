@@ -12,6 +12,7 @@
 #include "cli/machine_options.hpp"
 #include "fuzz/fuzz_check.hpp"
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's entry point
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   std::vector<std::string> args{"ncp2"};
@@ -21,6 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
   }
   std::vector<const char*> argv;
+  argv.reserve(args.size() + 1);
   for (const auto& a : args) argv.push_back(a.c_str());
   argv.push_back(nullptr);
 

@@ -44,6 +44,7 @@ void overrides(std::string_view text) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's entry point
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   SystemConfig config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);

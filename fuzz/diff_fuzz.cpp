@@ -5,6 +5,7 @@
 // it; a malformed encoding is refused with std::invalid_argument / std::out_of_range, and a
 // well-formed one writes what the reference interpreter writes.
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -22,7 +23,7 @@ using Bytes = std::vector<std::byte>;
 using ncp2::dsm::Diff;
 using ncp2::fuzz::check;
 
-constexpr int kWordSizes[] = {4, 8, 1, 2, 3, 16};
+constexpr std::array<int, 6> kWordSizes = {4, 8, 1, 2, 3, 16};
 
 // The reference: runs of consecutive words with some byte changed.
 struct RefRuns {
@@ -111,9 +112,10 @@ void check_foreign(std::span<const std::byte> enc, std::span<const std::byte> tw
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's entry point
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 3) return 0;
-  const int word_size = kWordSizes[data[0] % std::size(kWordSizes)];
+  const int word_size = kWordSizes.at(data[0] % kWordSizes.size());
   const auto ws = static_cast<std::size_t>(word_size);
   // Up to 1024 words: a 4 KB page of 4-byte words, and room for the block scans' tails.
   const std::size_t page_bytes = (((std::size_t{data[1]} << 8) | data[2]) % 1025) * ws;

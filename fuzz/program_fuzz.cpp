@@ -4,41 +4,17 @@
 // (debug_info/source_lines.hpp: where a Tmk call, a fault or a crash happened, the function's
 // lines, the files). The input is the executable. A damaged file must read as "no race checks" or
 // unknown lines, never crash.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "debug_info/source_lines.hpp"
 #include "fuzz/fuzz_check.hpp"
+#include "fuzz/input_file.hpp"
 #include "tmk/host/access_log.hpp"
 
 namespace {
-
-// The input as a file of its own (libelf and libdw read files), one per process; removed at exit.
-class InputFile {
- public:
-  InputFile() : path_(fmt::format("/tmp/ncp2-fuzz-program-{}", ::getpid())) {}
-  ~InputFile() { std::remove(path_.c_str()); }
-  InputFile(const InputFile&) = delete;
-  InputFile& operator=(const InputFile&) = delete;
-
-  const std::string& write(const std::uint8_t* data, std::size_t size) const {
-    std::FILE* f = std::fopen(path_.c_str(), "wb");
-    ncp2::fuzz::check(f != nullptr, "cannot write the input file");
-    const bool ok = std::fwrite(data, 1, size, f) == size;
-    ncp2::fuzz::check(std::fclose(f) == 0 && ok, "cannot write the input file");
-    return path_;
-  }
-
- private:
-  std::string path_;
-};
 
 // The ELF64 header's entry point, or 0: the addresses looked up are around it.
 std::uint64_t entry_point(const std::uint8_t* data, std::size_t size) {
@@ -49,8 +25,9 @@ std::uint64_t entry_point(const std::uint8_t* data, std::size_t size) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's entry point
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const InputFile file;
+  static const ncp2::fuzz::InputFile file("program");
   const std::string& path = file.write(data, size);
   static_cast<void>(ncp2::tmk::built_with_race_checks(path));
   const ncp2::debug_info::SourceLines lines(path, 0);

@@ -31,6 +31,13 @@ corpus=$build/corpus/$target
 artifacts=$build/artifacts/$target
 mkdir -p "$corpus" "$artifacts"
 cp -n "$root/fuzz/corpus/$target"/* "$corpus/"
+# Leaks inside system libraries we cannot fix (fuzz/lsan.supp); the full stack of each allocation
+# for the program target, whose leaks start in libdw (no frame pointers: the fast unwinder stops
+# there and the suppression could not see the function).
+export LSAN_OPTIONS=suppressions=$root/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+if [ "$target" = program ]; then
+  export ASAN_OPTIONS=fast_unwind_on_malloc=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+fi
 # One process, one job: the machine's other cores stay free. -rss_limit_mb: a reader that
 # allocates without bound is a finding, not an out-of-memory kill of the machine.
 exec "$build/fuzz/ncp2_fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
