@@ -153,7 +153,9 @@ std::string render_report(const RunData& d, const ReportOptions& o) {
       json j = json::object();
       j["run"] = run_json(d);
       for (const auto& t : tables) j[std::string(to_string(t.view))] = table_json(t);
-      out = j.dump(2) + "\n";
+      // Names and messages come from the file: text that is not UTF-8 is shown replaced (U+FFFD),
+      // not refused (the JSON library's default).
+      out = j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
       break;
     }
   }

@@ -32,7 +32,11 @@ std::string trace_microseconds(std::int64_t ps) {
 
 namespace {
 
-std::string quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+// Text from the file that is not UTF-8 is written replaced (U+FFFD), not refused.
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+std::string quoted(const std::string& s) { return dump(nlohmann::json(s)); }
 
 class EventWriter {
  public:
@@ -81,7 +85,7 @@ class TraceWriter {
                                   {"virtual_time_ps", d_.run.virtual_time_ps},
                                   {"waits_dropped", d_.waits_dropped},
                                   {"timeline_dropped", d_.timeline_dropped}};
-    w_.end(other.dump());
+    w_.end(dump(other));
     return counts_;
   }
 

@@ -1,67 +1,11 @@
 // ncp2: the NCP2 / TreadMarks emulator with the CARNIVAL profiler.
-#include <algorithm>
-#include <cstdio>
-#include <exception>
-#include <map>
-#include <string>
+#include <iostream>
 
-#include <fmt/format.h>
-#include <CLI/CLI.hpp>
-
-#include "cli/commands.hpp"
-#include "cli/machine_options.hpp"
-#include "cli/option_checks.hpp"
-#include "emulator/config.hpp"
+#include "cli/command_line.hpp"
 
 int main(int argc, char** argv) {
   using namespace ncp2::cli;
-  CLI::App app{
-      "ncp2 — emulator of the NCP2 parallel machine running the TreadMarks DSM, "
-      "with the CARNIVAL cause-and-effect profiler.\n"
-      "Exit codes: 0 success, 1 run-time failure, 2 usage or configuration error."};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "ncp2 0.1.0");
-
-  std::map<CLI::App*, Runner> runners;
-  for (auto&& sub : {add_config_command(app), add_demo_network_command(app), add_workloads_command(app),
-                     add_run_command(app), add_report_command(app), add_export_trace_command(app),
-                     add_counters_command(app)})
-    runners[sub.app] = sub.run;
-  for (auto&& sub : {add_timing_command(app), add_clocksync_command(app)}) runners[sub.app] = sub.run;
-
-  // A mistyped command deserves better than "a subcommand is required".
-  if (argc > 1 && argv[1][0] != '-' &&
-      runners.end() == std::find_if(runners.begin(), runners.end(),
-                                    [&](const auto& r) { return r.first->get_name() == argv[1]; })) {
-    std::string known;
-    for (const auto& [sub, run] : runners) known += (known.empty() ? "" : ", ") + sub->get_name();
-    fmt::print(stderr, "ncp2: unknown command '{}' (commands: {}); see ncp2 --help\n", argv[1], known);
-    return kExitUsage;
-  }
-
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    const std::string command = argc > 1 && argv[1][0] != '-' ? argv[1] : "";
-    fmt::print(stderr, "ncp2: {}\n", explain_parse_error(e, command));
-    return kExitUsage;
-  }
-
-  try {
-    for (auto* sub : app.get_subcommands())
-      if (auto it = runners.find(sub); it != runners.end()) return it->second();
-    return kExitUsage;
-  } catch (const ncp2::emu::ConfigError& e) {
-    fmt::print(stderr, "ncp2: configuration error: {}\n", e.what());
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ncp2: error: {}\n", e.what());
-    return kExitFailure;
-  }
+  const auto cl = make_command_line();
+  if (const auto code = parse_command_line(*cl, argc, argv, std::cout, std::cerr)) return *code;
+  return run_command(*cl);
 }

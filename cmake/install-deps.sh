@@ -10,8 +10,9 @@ core=(cmake ninja-build g++ pkg-config ccache
       libdw-dev clang-14 llvm-14-dev)
 bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev libgl-dev)
-# What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check.
-ci=(clang-format clang-tidy python3)
+# What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check;
+# clang for the fuzz targets (fuzz/run.sh: libFuzzer ships with Debian's clang).
+ci=(clang-format clang-tidy python3 clang)
 
 wanted=()
 for group in "${@:-core}"; do

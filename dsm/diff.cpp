@@ -389,6 +389,11 @@ std::size_t Diff::apply_encoded(std::span<const std::byte> encoded, std::span<st
     if ((run.first + run.count) * ws > page.size() || at + run.bytes > encoded.size())
       throw std::out_of_range("diff run beyond the page or the encoding");
     std::byte* dst = page.data() + run.first * ws;
+    // A run of no words writes nothing (and an empty page's data() may be null: no memcpy).
+    if (run.count == 0) {
+      at += run.bytes;
+      continue;
+    }
     if (run.masked)
       apply_masked(dst, encoded.data() + at, encoded.data() + at + run.count * ws, run.count * ws);
     else

@@ -251,19 +251,27 @@ void read_table(const toml::table& table, const std::string& prefix, std::string
 }  // namespace
 
 std::string suggest_key(std::string_view unknown, KeySpecs keys) {
+  const std::size_t limit = std::max<std::size_t>(3, unknown.size() / 3);
+  // The distance is at least the difference of the lengths: a name that far off cannot be the
+  // suggestion, so it is not compared (a long unknown name would cost length x key per key).
+  const auto distance = [&](std::string_view name) {
+    const std::size_t gap =
+        unknown.size() > name.size() ? unknown.size() - name.size() : name.size() - unknown.size();
+    return gap > limit ? limit + 1 : edit_distance(unknown, name);
+  };
   std::string best;
   std::size_t best_d = std::numeric_limits<std::size_t>::max();
   for (const KeySpec* key : keys) {
-    std::size_t d = edit_distance(unknown, key->name);
+    const std::string_view name = key->name;
+    std::size_t d = distance(name);
     // A key given without its section ("link_bandwidth") is a near miss too.
-    const auto dot = key->name.rfind('.');
-    if (dot != std::string::npos) d = std::min(d, edit_distance(unknown, key->name.substr(dot + 1)) + 1);
+    const auto dot = name.rfind('.');
+    if (dot != std::string_view::npos) d = std::min(d, distance(name.substr(dot + 1)) + 1);
     if (d < best_d) {
       best_d = d;
       best = key->name;
     }
   }
-  const std::size_t limit = std::max<std::size_t>(3, unknown.size() / 3);
   return best_d <= limit ? best : std::string{};
 }
 

@@ -1,0 +1,31 @@
+// Fuzz target: reading a run database as `ncp2 report FILE` does (carnival::read_run, then every
+// view in every format). The input is the file. A damaged or foreign file must be refused with
+// carnival::StoreError (the documented messages), never crash, hang or throw anything else; a
+// file that reads must render.
+#include <cstddef>
+#include <cstdint>
+
+#include "carnival/report.hpp"
+#include "carnival/store.hpp"
+#include "fuzz/fuzz_check.hpp"
+#include "fuzz/input_file.hpp"
+
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's entry point
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace ncp2::carnival;
+  static const ncp2::fuzz::InputFile file("database");
+  RunData run;
+  try {
+    run = read_run(file.write(data, size));
+  } catch (const StoreError&) {
+    return 0;
+  }
+  for (const auto format :
+       {ReportFormat::Text, ReportFormat::Markdown, ReportFormat::Csv, ReportFormat::Json}) {
+    ReportOptions options;
+    options.format = format;
+    options.top = 0;  // every row
+    render_report(run, options);
+  }
+  return 0;
+}
