@@ -28,6 +28,7 @@
 #endif
 
 #if defined(NCP2_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if defined(NCP2_TSAN)
@@ -61,6 +62,15 @@ inline void destroyed([[maybe_unused]] Context& fiber) {
 #if defined(NCP2_TSAN)
   if (fiber.tsan_fiber) __tsan_destroy_fiber(fiber.tsan_fiber);
   fiber.tsan_fiber = nullptr;
+#endif
+}
+
+// Before a fiber's stack goes back to the system: frames that never returned (Boost.Context's
+// entry frame) leave their redzones poisoned, and the next mapping at that address (a node's page
+// copy, another stack) would inherit the poison: false stack-buffer-underflow reports.
+inline void stack_released([[maybe_unused]] const void* bottom, [[maybe_unused]] std::size_t size) {
+#if defined(NCP2_ASAN)
+  __asan_unpoison_memory_region(bottom, size);
 #endif
 }
 

@@ -26,7 +26,10 @@ class NotedStack {
     context_->stack_size = s.size;
     return s;
   }
-  void deallocate(bc::stack_context& s) noexcept { inner_.deallocate(s); }
+  void deallocate(bc::stack_context& s) noexcept {
+    san::stack_released(static_cast<const char*>(s.sp) - s.size, s.size);
+    inner_.deallocate(s);
+  }
 
  private:
   bc::protected_fixedsize_stack inner_;
