@@ -78,6 +78,8 @@ class Stmt {
     check_bind(sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_STATIC));
   }
   void bind(int i, const std::string& v) { bind(i, std::string_view(v)); }
+  // Not for a temporary: it would be gone before the step reads it (found by ASan).
+  void bind(int i, std::string&& v) = delete;
   void bind(int i, const char* v) { bind(i, std::string_view(v)); }
   void bind_null(int i) { check_bind(sqlite3_bind_null(stmt_, i)); }
   // -1 (the model's "none") is stored as NULL.

@@ -405,8 +405,9 @@ void RunWriter::close_and_rename(std::string_view status, std::string_view messa
   auto& meta = st_->meta;
   for (const auto& [key, value] : {std::pair<const char*, std::uint64_t>{"waits_dropped", waits_dropped_},
                                    {"timeline_dropped", timeline_dropped_}}) {
+    const std::string text = std::to_string(value);  // bound without a copy: alive until run()
     meta.bind(1, key);
-    meta.bind(2, std::to_string(value));
+    meta.bind(2, text);
     meta.run();
   }
   db_->exec(std::string(index_sql()));

@@ -73,7 +73,10 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig&
     check_spans();
 }
 
-Runtime::~Runtime() = default;
+// The nodes' fibers still blocked (a deadlock, a stop, a time limit) unwind now, while this
+// runtime and the cluster their destructors touch are alive: the kernel, which would otherwise
+// do it in its own destructor, outlives both (found by ASan: a use after free).
+Runtime::~Runtime() { kernel_.cancel_unfinished_fibers(); }
 
 const NodeStats& Runtime::stats(NodeId n) const {
   return nodes_.at(static_cast<std::size_t>(emu::index(n)))->stats;

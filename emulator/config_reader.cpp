@@ -154,7 +154,7 @@ Value value_from_toml(const KeySpec& key, const toml::node& node) {
         return v;
       }
       if (auto i = node.value_exact<std::int64_t>(); i && *i == 0) {
-        v.text = "0";
+        v.text = std::string(1, '0');  // not = "0": a false -Wrestrict of GCC 12 at -O3 (bug 105329)
         return v;
       }
       throw ConfigError("expected a duration string with a unit, e.g. \"4 us\"");

@@ -7,9 +7,36 @@
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
+#include "emulator/fiber_sanitizer.hpp"
+
 namespace ncp2::emu {
 
 namespace bc = boost::context;
+namespace san = fiber_sanitizer;
+
+namespace {
+
+// protected_fixedsize_stack that also notes where the stack is: the sanitizers need its bounds.
+class NotedStack {
+ public:
+  NotedStack(std::size_t size, san::Context& context) : inner_(size), context_(&context) {}
+  bc::stack_context allocate() {
+    bc::stack_context s = inner_.allocate();
+    context_->stack_bottom = static_cast<const char*>(s.sp) - s.size;  // sp is the top
+    context_->stack_size = s.size;
+    return s;
+  }
+  void deallocate(bc::stack_context& s) noexcept {
+    san::stack_released(static_cast<const char*>(s.sp) - s.size, s.size);
+    inner_.deallocate(s);
+  }
+
+ private:
+  bc::protected_fixedsize_stack inner_;
+  san::Context* context_;
+};
+
+}  // namespace
 
 // Each emulated processor is a Boost.Context fiber (the stackful coroutine that Boost.Fiber is
 // built on). The event loop switches to it directly and it switches straight back: no scheduler,
@@ -24,6 +51,12 @@ struct Kernel::Fiber {
   const void* describe_context = nullptr;
   bool finished = false;
   bool cancel = false;
+  san::Context sanitizer;
+
+  Fiber() { san::created(sanitizer); }
+  ~Fiber() { san::destroyed(sanitizer); }
+  Fiber(const Fiber&) = delete;
+  Fiber& operator=(const Fiber&) = delete;
 };
 
 Kernel::Kernel(KernelOptions options) : options_(std::move(options)) { queue_.reserve(1024); }
@@ -48,11 +81,14 @@ FiberId Kernel::spawn(std::string name, std::function<void()> body) {
   fiber->name = std::move(name);
   fiber->body = std::move(body);
   // A guard page below each stack turns an overflow into a fault instead of silent corruption.
-  fiber->self = bc::fiber(std::allocator_arg, bc::protected_fixedsize_stack(options_.fiber_stack_bytes),
+  fiber->self = bc::fiber(std::allocator_arg, NotedStack(options_.fiber_stack_bytes, fiber->sanitizer),
                           [this, index](bc::fiber&& kernel) {
-                            fibers_[index]->to_kernel = std::move(kernel);
+                            Fiber& f = *fibers_[index];
+                            san::entered(f.sanitizer);
+                            f.to_kernel = std::move(kernel);
                             run_fiber_body(index);
-                            return std::move(fibers_[index]->to_kernel);
+                            san::leave_fiber(f.sanitizer, true);
+                            return std::move(f.to_kernel);
                           });
   fibers_.push_back(std::move(fiber));
   resume_at(FiberId{index}, now());
@@ -83,7 +119,9 @@ void Kernel::suspend_current(std::string_view reason) {
   if (f.cancel) throw FiberCancelled{};
   f.waiting_for = reason;
   f.describe = nullptr;
+  san::leave_fiber(f.sanitizer, false);
   f.to_kernel = std::move(f.to_kernel).resume();
+  san::entered(f.sanitizer);
   if (f.cancel) throw FiberCancelled{};
 }
 
@@ -93,7 +131,9 @@ void Kernel::suspend_current(DescribeFn describe, const void* context) {
   if (f.cancel) throw FiberCancelled{};
   f.describe = describe;
   f.describe_context = context;
+  san::leave_fiber(f.sanitizer, false);
   f.to_kernel = std::move(f.to_kernel).resume();
+  san::entered(f.sanitizer);
   f.describe = nullptr;
   if (f.cancel) throw FiberCancelled{};
 }
@@ -104,7 +144,9 @@ void Kernel::resume(FiberId id) {
   Fiber& f = *fibers_.at(index);
   if (f.finished) throw std::logic_error(fmt::format("resume of finished fiber '{}'", f.name));
   current_ = index;
+  san::leave_main(f.sanitizer);
   f.self = std::move(f.self).resume();
+  san::back_in_main();
   current_ = kNoFiber;
 }
 
@@ -203,7 +245,9 @@ void Kernel::cancel_unfinished_fibers() {
     // (or skips its body if it never started) and unwinds to its end.
     f.cancel = true;
     current_ = i;
+    san::leave_main(f.sanitizer);
     f.self = std::move(f.self).resume();
+    san::back_in_main();
     current_ = kNoFiber;
   }
 }

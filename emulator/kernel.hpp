@@ -131,6 +131,10 @@ class Kernel {
   // Rethrows the first exception escaping an event or a fiber.
   RunResult run(TimePoint limit = TimePoint::max());
   void stop() { stop_requested_ = true; }
+  // Unwinds every fiber that has not finished (FiberCancelled from its suspension point). The
+  // destructor does it too, but an owner whose fibers' unwinding touches objects that die before
+  // the kernel (the cluster, the DSM runtime) must call it while they are alive. Outside fibers.
+  void cancel_unfinished_fibers();
 
   [[nodiscard]] std::size_t pending_events() const { return queue_.size(); }
   [[nodiscard]] std::uint64_t events_processed() const { return events_processed_; }
@@ -151,7 +155,6 @@ class Kernel {
 
   struct Fiber;
   [[noreturn]] void schedule_in_past(TimePoint t) const;
-  void cancel_unfinished_fibers();
   void run_fiber_body(std::uint32_t index);
 
   KernelOptions options_;

@@ -41,7 +41,7 @@ std::vector<carnival::RaceRow> collect_races(dsm::Runtime& runtime, const Instan
       row.offset = std::uint64_t{page - region->first_page} * page_size + race.offset;
       row.address = instance.program_address(runtime, index, row.offset);
     } else {
-      row.region = "?";
+      row.region = std::string(1, '?');  // not = "?": a false -Wrestrict of GCC 12 (bug 105329)
       row.offset = std::uint64_t{page} * page_size + race.offset;
     }
     row.occurrences = race.occurrences;

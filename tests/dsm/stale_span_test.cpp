@@ -11,6 +11,7 @@
 
 #include "dsm/process.hpp"
 #include "dsm/span_checker.hpp"
+#include "emulator/fiber_sanitizer.hpp"  // NCP2_ASAN
 #include "harness.hpp"
 #include "workloads/code_places.hpp"
 
@@ -180,6 +181,11 @@ TEST(StaleSpans, TheEnvironmentSwitchesCheckingOn) {
 }
 
 TEST(StaleSpansDeathTest, AnyOtherSegmentationFaultStillEndsTheProcess) {
+#if defined(NCP2_ASAN)
+  // The deliberate null load is UBSan's (it aborts first) and ASan takes SIGSEGV itself (a report,
+  // exit 1): the death by SIGSEGV this test checks cannot happen in the asan build.
+  GTEST_SKIP() << "not under ASan / UBSan";
+#endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
