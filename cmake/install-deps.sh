@@ -7,7 +7,8 @@ core=(cmake ninja-build g++ pkg-config ccache
       libboost-context-dev libsqlite3-dev sqlite3
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       libpfm4-dev
-      libdw-dev clang-14 llvm-14-dev)
+      libdw-dev clang-14 llvm-14-dev
+      python3)  # tests/cli/bad_input_test.py (its sqlite3 module is in the standard library)
 bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev libgl-dev)
 # What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check;
