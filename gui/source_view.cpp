@@ -291,14 +291,16 @@ void SourceView::paint_bars(QPainter& p) {
     const QRect hbar = layout_.category_bar_rect(s.id);
     if (hbar.intersects(visible)) {
       const QRect r = to_viewport(hbar);
-      const int pp_height = std::max(1, r.height() * 3 / 5);
+      // Without protocol controllers the PP row takes the whole bar.
+      const int pp_height = analysis_->has_cp() ? std::max(1, r.height() * 3 / 5) : r.height();
       std::vector<QColor> pp_colors, cp_colors;
       for (std::size_t k = 0; k < 4; ++k) pp_colors.push_back(category_color(*analysis_, k));
       for (std::size_t k = 4; k < 7; ++k) cp_colors.push_back(category_color(*analysis_, k));
       paint_stacked_bar(p, QRect(r.left(), r.top(), r.width(), pp_height),
                         std::span<const std::int64_t>(st->inclusive.data(), 4), pp_colors);
-      paint_stacked_bar(p, QRect(r.left(), r.top() + pp_height, r.width(), r.height() - pp_height),
-                        std::span<const std::int64_t>(st->inclusive.data() + 4, 3), cp_colors);
+      if (analysis_->has_cp())
+        paint_stacked_bar(p, QRect(r.left(), r.top() + pp_height, r.width(), r.height() - pp_height),
+                          std::span<const std::int64_t>(st->inclusive.data() + 4, 3), cp_colors);
       p.setPen(s.id == selected ? QPen(kSelectionOutline, 2) : QPen(QColor(150, 150, 150), 1));
       p.setBrush(Qt::NoBrush);
       p.drawRect(r.adjusted(-1, -1, 0, 0));
@@ -325,7 +327,7 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
       if (!st) return {};
       QString text = tr("<b>%1</b>: inclusive time by category").arg(QString::fromStdString(st->scope.name));
       const auto pp = pp_total(st->inclusive), cp = cp_total(st->inclusive);
-      for (std::size_t k = 0; k < kCategories; ++k)
+      for (std::size_t k = 0; k < (analysis_->has_cp() ? kCategories : 4); ++k)
         text += tr("<br><span style=\"color:%1\">&#9632;</span> %2: %3 (%4 of %5)")
                     .arg(QString::fromStdString(analysis_->style(k).color),
                          QString::fromStdString(analysis_->style(k).name), time_text(st->inclusive[k]),

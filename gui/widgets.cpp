@@ -100,7 +100,9 @@ CategoryLegend::CategoryLegend(QWidget* parent) : QWidget(parent) {
 void CategoryLegend::set_analysis(const Analysis* a) {
   items_.clear();
   if (a) {
-    items_ = a->summary().categories;
+    // Without protocol controllers (TreadMarks) the CP categories would only be noise.
+    for (const auto& c : a->summary().categories)
+      if (a->has_cp() || c.resource != "CP") items_.push_back(c);
   } else {
     for (const auto& c : carnival::category_catalogue())
       items_.push_back({c.name, c.resource, c.color, c.description});
