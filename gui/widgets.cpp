@@ -100,9 +100,16 @@ CategoryLegend::CategoryLegend(QWidget* parent) : QWidget(parent) {
 void CategoryLegend::set_analysis(const Analysis* a) {
   items_.clear();
   if (a) {
-    // Without protocol controllers (TreadMarks) the CP categories would only be noise.
-    for (const auto& c : a->summary().categories)
-      if (a->has_cp() || c.resource != "CP") items_.push_back(c);
+    // Without protocol controllers (TreadMarks) the CP categories, and the wait parts that
+    // only a CP can cause (no time in the whole run), would only be noise.
+    PartTimes used{};
+    for (const auto& w : a->summary().wait_summary)
+      for (std::size_t k = 0; k < kWaitParts; ++k) used[k] += w.parts[k];
+    const auto& all = a->summary().categories;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const bool unused_part = i >= kCategories && i - kCategories < kWaitParts && used[i - kCategories] == 0;
+      if (a->has_cp() || (all[i].resource != "CP" && !unused_part)) items_.push_back(all[i]);
+    }
   } else {
     for (const auto& c : carnival::category_catalogue())
       items_.push_back({c.name, c.resource, c.color, c.description});

@@ -254,6 +254,13 @@ class LayoutTest : public QObject {
     auto d = gui_fixture();
     d.run.machine = "treadmarks";
     std::erase_if(d.profile, [](const auto& c) { return !ncp2::carnival::is_pp_category(c.category); });
+    // No remote CP either: its parts move to the local protocol work (the totals stay).
+    auto no_remote_cp = [](auto& parts) {
+      parts[0] += parts[3] + parts[4];
+      parts[3] = parts[4] = 0;
+    };
+    for (auto& wait : d.waits) no_remote_cp(wait.parts);
+    for (auto& row : d.wait_summary) no_remote_cp(row.parts);
     const QString path = write_db(dir_, "treadmarks.db", d);
     MainWindow w;
     w.set_interactive(false);
@@ -261,7 +268,13 @@ class LayoutTest : public QObject {
     QCOMPARE(w.open_file_and_wait(path), QString());
     QVERIFY(!w.context()->analysis()->has_cp());
     for (const auto& item : w.legend()->items()) QVERIFY2(item.resource != "CP", item.name.c_str());
-    QCOMPARE(w.legend()->items().size(), std::size_t{4 + 9});
+    // The fixture's waits: page faults and barriers, no remote CP part, no PPLWait.
+    std::vector<std::string> names;
+    for (const auto& item : w.legend()->items()) names.push_back(item.name);
+    for (const char* part : {"CPRWait", "CPRComp"})
+      QVERIFY(std::find(names.begin(), names.end(), part) == names.end());
+    QCOMPARE(names.front(), std::string("Comp"));
+    QVERIFY(std::find(names.begin(), names.end(), "SyncDelay") != names.end());
     QCOMPARE(w.histogram()->model()->rowCount(), 4);  // Comp, Extra, Wait, Prste
     w.show_view(ViewId::Scope);
     settle();
