@@ -398,7 +398,9 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
       legend_(new ShadingLegend(this)) {
   auto* column = new QVBoxLayout(this);
   column->setContentsMargins(0, 0, 0, 0);
-  auto* top = new QHBoxLayout;
+  header_ = new QBoxLayout(QBoxLayout::LeftToRight);
+  choosers_ = new QHBoxLayout;
+  auto* top = choosers_;
   top->addWidget(new QLabel(tr("File:"), this));
   files_->setObjectName(QStringLiteral("file-chooser"));
   files_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -412,8 +414,12 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
       tr("How a line's or scope's share of the time maps to gray: linear, square root or "
          "logarithmic (lifts the small values)"));
   top->addWidget(shading_);
-  top->addWidget(legend_, 1);
-  column->addLayout(top);
+  header_->addLayout(choosers_);
+  header_->setAlignment(choosers_, Qt::AlignLeft);  // alone on their row, they keep their size
+  // The legend's own minimum decides row or column (resizeEvent), not the splitter's share.
+  legend_->setMinimumWidth(40);
+  header_->addWidget(legend_, 1);
+  column->addLayout(header_);
   column->addWidget(view_, 1);
 
   connect(files_, &QComboBox::activated, this, [this](int i) { view_->show_file(files_->itemText(i)); });
@@ -434,6 +440,22 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
   refill_files();
 }
 
+void SourcePanel::resizeEvent(QResizeEvent* event) {
+  place_legend();
+  QWidget::resizeEvent(event);
+}
+
+void SourcePanel::place_legend() {
+  // From the widgets themselves: the layout's cached hint lags behind a refilled file chooser.
+  const int gap = std::max(6, choosers_->spacing());
+  int row = legend_->minimumSizeHint().width();
+  for (int i = 0; i < choosers_->count(); ++i) {
+    const QLayoutItem* item = choosers_->itemAt(i);
+    row += (item->widget() ? item->widget()->sizeHint().width() : item->sizeHint().width()) + gap;
+  }
+  header_->setDirection(width() < row ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+}
+
 void SourcePanel::refill_files() {
   const auto a = context_->analysis();
   QStringList names;
@@ -446,6 +468,7 @@ void SourcePanel::refill_files() {
     files_->addItems(names);
   }
   files_->setEnabled(names.size() > 1);
+  place_legend();  // the file chooser's width follows its names
 }
 
 }  // namespace ncp2::gui

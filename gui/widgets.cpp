@@ -247,11 +247,20 @@ void ShadingLegend::set_scale(double max_percent, Shading mapping) {
 
 QSize ShadingLegend::sizeHint() const { return {260, fontMetrics().height() + 6}; }
 
+QSize ShadingLegend::minimumSizeHint() const {
+  const QFontMetrics fm = fontMetrics();
+  const int right = fm.horizontalAdvance(QStringLiteral("100.00 %/line (linear)"));
+  return {fm.horizontalAdvance(QStringLiteral("0")) + 6 + 40 + 6 + right, fm.height() + 6};
+}
+
+QString ShadingLegend::scale_text() const {
+  return QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
+}
+
 void ShadingLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QString left = QStringLiteral("0");
-  const QString right =
-      QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
+  const QString right = scale_text();
   const int text_w = fontMetrics().horizontalAdvance(right);
   const QRect ramp(fontMetrics().horizontalAdvance(left) + 6, 3, std::max(20, width() - text_w - 30),
                    height() - 6);

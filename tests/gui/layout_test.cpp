@@ -16,6 +16,7 @@
 #include "gui/main_window.hpp"
 #include "gui/models.hpp"
 #include "gui/races_view.hpp"
+#include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
 #include "gui_fixture.hpp"
@@ -157,6 +158,19 @@ void check_tabs(const QTabWidget* tabs, const QString& where) {
           QString("%1: the tabs need %2 px, have %3").arg(where).arg(last.right() + 1).arg(bar->width())));
 }
 
+// The source pane: its shading scale whole, and at least 30 characters of code on a line.
+void check_source(const SourcePanel* panel, const QString& where) {
+  const ShadingLegend* legend = panel->shading_legend();
+  const int needed = legend->minimumSizeHint().width();
+  QVERIFY2(legend->width() >= needed && legend->geometry().right() < panel->width(),
+           qPrintable(QString("%1: shading legend %2 px of %3").arg(where).arg(legend->width()).arg(needed)));
+  const SourceView* view = panel->view();
+  const int text = view->viewport()->width() - view->layout_geometry().text_x();
+  const int chars = text / QFontMetrics(view->font()).horizontalAdvance(QLatin1Char('x'));
+  QVERIFY2(chars >= 30,
+           qPrintable(QString("%1: the source shows %2 characters a line").arg(where).arg(chars)));
+}
+
 void settle() {
   for (int i = 0; i < 5; ++i) QApplication::processEvents();
 }
@@ -221,9 +235,10 @@ class LayoutTest : public QObject {
       QSignalSpy ready(w.cpwait(), &CPWaitView::causes_ready);
       if (id == ViewId::CPWait && w.cpwait()->causes_model()->rowCount() == 0) ready.wait(10000);
       settle();
-      const QString where =
-          QString("%1x%2 view %3").arg(size.width()).arg(size.height()).arg(static_cast<int>(id));
+      const QString where = QString("%1x%2 --view %3").arg(size.width()).arg(size.height()).arg(name);
       check_tabs(w.tabs(), where);
+      check_source(w.source_panel(), where);
+      if (QTest::currentTestFailed()) return;
       check_tables_of(view, where);
       if (QTest::currentTestFailed()) return;
     }
