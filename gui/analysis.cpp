@@ -90,6 +90,13 @@ Analysis::Analysis(std::shared_ptr<const RunSummary> summary, int node_filter)
       tree_(summary_->scopes, mentioned_scopes(*summary_)) {
   tree_.accumulate(summary_->profile, node_filter_);
   build_cpwait();
+  for (auto id : tree_.by_time())
+    if (const auto* st = tree_.find(id); st && pp_total(st->inclusive) > 0) by_time_.push_back(id);
+  // The whole profile, not the selected nodes: the machine's kind does not change with the filter.
+  bool cp_time = false;
+  for (const auto& c : summary_->profile)
+    cp_time = cp_time || (!carnival::is_pp_category(c.category) && c.time_ps > 0);
+  has_cp_ = summary_->run.machine != "treadmarks" && cp_time;
 }
 
 std::vector<int> Analysis::node_ids() const {
@@ -102,6 +109,7 @@ std::vector<int> Analysis::node_ids() const {
 void Analysis::build_cpwait() {
   total_wait_ = 0;
   for (auto& m : carnival::cpwait_map(summary_->wait_summary, node_filter_)) {
+    if (m.total_ps <= 0) continue;  // a source that never waited says nothing
     total_wait_ += m.total_ps;
     cpwait_.push_back(
         {m.scope, std::move(m.kind), std::move(m.operation), m.count, m.total_ps, m.parts, 0, 0});

@@ -94,7 +94,11 @@ class Analysis {
   // The PP category with the most inclusive time.
   [[nodiscard]] Category dominant_category(std::uint32_t id) const;
   // Scopes by inclusive PP time, largest first (the Profile Map).
-  [[nodiscard]] const std::vector<std::uint32_t>& scopes_by_time() const { return tree_.by_time(); }
+  // Scopes without time on the selected nodes are left out (a 1-node run would list zeros).
+  [[nodiscard]] const std::vector<std::uint32_t>& scopes_by_time() const { return by_time_; }
+  // Whether the machine has protocol controllers: false on TreadMarks (or when no CP time at
+  // all was recorded), and then the views leave the CP categories out.
+  [[nodiscard]] bool has_cp() const { return has_cp_; }
   // The scope's inclusive time on each node (all nodes, whatever the filter), and its imbalance:
   // the largest node PP time over the mean (1.0 = balanced).
   [[nodiscard]] std::vector<NodeProfile> node_profile(std::uint32_t id) const;
@@ -126,6 +130,8 @@ class Analysis {
   carnival::ScopeTree tree_;
   std::int64_t total_wait_ = 0;
   std::vector<CPWaitRow> cpwait_;
+  std::vector<std::uint32_t> by_time_;
+  bool has_cp_ = true;
 };
 
 }  // namespace ncp2::gui

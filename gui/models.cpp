@@ -7,7 +7,10 @@
 
 namespace ncp2::gui {
 
-QString time_text(std::int64_t ps) { return QString::fromStdString(carnival::format_ps(ps)); }
+// A bare "0" in a column of times reads as a count: the GUI says "0 s".
+QString time_text(std::int64_t ps) {
+  return ps == 0 ? QStringLiteral("0 s") : QString::fromStdString(carnival::format_ps(ps));
+}
 
 QString percent_text(double p) { return QStringLiteral("%1 %").arg(p, 0, 'f', 1); }
 

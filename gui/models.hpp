@@ -130,7 +130,10 @@ class CategoryHistogramModel : public LimitedTableModel {
   [[nodiscard]] QVariant headerData(int section, Qt::Orientation o, int role) const override;
 
  protected:
-  [[nodiscard]] int total() const override { return a_ && scope_ >= 0 ? static_cast<int>(kCategories) : 0; }
+  // The CP categories come last: without protocol controllers they are left out.
+  [[nodiscard]] int total() const override {
+    return a_ && scope_ >= 0 ? (a_->has_cp() ? static_cast<int>(kCategories) : 4) : 0;
+  }
 
  private:
   std::shared_ptr<const Analysis> a_;

@@ -291,14 +291,16 @@ void SourceView::paint_bars(QPainter& p) {
     const QRect hbar = layout_.category_bar_rect(s.id);
     if (hbar.intersects(visible)) {
       const QRect r = to_viewport(hbar);
-      const int pp_height = std::max(1, r.height() * 3 / 5);
+      // Without protocol controllers the PP row takes the whole bar.
+      const int pp_height = analysis_->has_cp() ? std::max(1, r.height() * 3 / 5) : r.height();
       std::vector<QColor> pp_colors, cp_colors;
       for (std::size_t k = 0; k < 4; ++k) pp_colors.push_back(category_color(*analysis_, k));
       for (std::size_t k = 4; k < 7; ++k) cp_colors.push_back(category_color(*analysis_, k));
       paint_stacked_bar(p, QRect(r.left(), r.top(), r.width(), pp_height),
                         std::span<const std::int64_t>(st->inclusive.data(), 4), pp_colors);
-      paint_stacked_bar(p, QRect(r.left(), r.top() + pp_height, r.width(), r.height() - pp_height),
-                        std::span<const std::int64_t>(st->inclusive.data() + 4, 3), cp_colors);
+      if (analysis_->has_cp())
+        paint_stacked_bar(p, QRect(r.left(), r.top() + pp_height, r.width(), r.height() - pp_height),
+                          std::span<const std::int64_t>(st->inclusive.data() + 4, 3), cp_colors);
       p.setPen(s.id == selected ? QPen(kSelectionOutline, 2) : QPen(QColor(150, 150, 150), 1));
       p.setBrush(Qt::NoBrush);
       p.drawRect(r.adjusted(-1, -1, 0, 0));
@@ -325,7 +327,7 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
       if (!st) return {};
       QString text = tr("<b>%1</b>: inclusive time by category").arg(QString::fromStdString(st->scope.name));
       const auto pp = pp_total(st->inclusive), cp = cp_total(st->inclusive);
-      for (std::size_t k = 0; k < kCategories; ++k)
+      for (std::size_t k = 0; k < (analysis_->has_cp() ? kCategories : 4); ++k)
         text += tr("<br><span style=\"color:%1\">&#9632;</span> %2: %3 (%4 of %5)")
                     .arg(QString::fromStdString(analysis_->style(k).color),
                          QString::fromStdString(analysis_->style(k).name), time_text(st->inclusive[k]),
@@ -396,7 +398,9 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
       legend_(new ShadingLegend(this)) {
   auto* column = new QVBoxLayout(this);
   column->setContentsMargins(0, 0, 0, 0);
-  auto* top = new QHBoxLayout;
+  header_ = new QBoxLayout(QBoxLayout::LeftToRight);
+  choosers_ = new QHBoxLayout;
+  auto* top = choosers_;
   top->addWidget(new QLabel(tr("File:"), this));
   files_->setObjectName(QStringLiteral("file-chooser"));
   files_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -410,8 +414,12 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
       tr("How a line's or scope's share of the time maps to gray: linear, square root or "
          "logarithmic (lifts the small values)"));
   top->addWidget(shading_);
-  top->addWidget(legend_, 1);
-  column->addLayout(top);
+  header_->addLayout(choosers_);
+  header_->setAlignment(choosers_, Qt::AlignLeft);  // alone on their row, they keep their size
+  // The legend's own minimum decides row or column (resizeEvent), not the splitter's share.
+  legend_->setMinimumWidth(40);
+  header_->addWidget(legend_, 1);
+  column->addLayout(header_);
   column->addWidget(view_, 1);
 
   connect(files_, &QComboBox::activated, this, [this](int i) { view_->show_file(files_->itemText(i)); });
@@ -432,6 +440,22 @@ SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
   refill_files();
 }
 
+void SourcePanel::resizeEvent(QResizeEvent* event) {
+  place_legend();
+  QWidget::resizeEvent(event);
+}
+
+void SourcePanel::place_legend() {
+  // From the widgets themselves: the layout's cached hint lags behind a refilled file chooser.
+  const int gap = std::max(6, choosers_->spacing());
+  int row = legend_->minimumSizeHint().width();
+  for (int i = 0; i < choosers_->count(); ++i) {
+    const QLayoutItem* item = choosers_->itemAt(i);
+    row += (item->widget() ? item->widget()->sizeHint().width() : item->sizeHint().width()) + gap;
+  }
+  header_->setDirection(width() < row ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+}
+
 void SourcePanel::refill_files() {
   const auto a = context_->analysis();
   QStringList names;
@@ -444,6 +468,7 @@ void SourcePanel::refill_files() {
     files_->addItems(names);
   }
   files_->setEnabled(names.size() > 1);
+  place_legend();  // the file chooser's width follows its names
 }
 
 }  // namespace ncp2::gui

@@ -12,7 +12,9 @@
 #include "gui/analysis_context.hpp"
 #include "gui/source_layout.hpp"
 
+class QBoxLayout;
 class QComboBox;
+class QHBoxLayout;
 class QPainter;
 
 namespace ncp2::gui {
@@ -88,15 +90,23 @@ class SourcePanel : public QWidget {
   [[nodiscard]] SourceView* view() const { return view_; }
   [[nodiscard]] QComboBox* file_chooser() const { return files_; }
   [[nodiscard]] QComboBox* shading_chooser() const { return shading_; }
+  [[nodiscard]] ShadingLegend* shading_legend() const { return legend_; }
+
+ protected:
+  // A narrow panel puts the shading legend under the choosers rather than cutting its scale.
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void refill_files();
+  void place_legend();  // beside the choosers when it fits whole, else under them
 
   AnalysisContext* context_;
   SourceView* view_;
   QComboBox* files_;
   QComboBox* shading_;
   ShadingLegend* legend_;
+  QBoxLayout* header_ = nullptr;  // the choosers, then the legend: in a row or a column
+  QHBoxLayout* choosers_ = nullptr;
 };
 
 }  // namespace ncp2::gui

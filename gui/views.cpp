@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "gui/column_fit.hpp"
 #include "gui/widgets.hpp"
 
 namespace ncp2::gui {
@@ -22,13 +23,24 @@ QLabel* make_title(QWidget* parent) {
   return label;
 }
 
-// Columns fitted to their contents, but none wider than 180 px (long names elide, the tooltip
-// has them whole), so that the times stay in sight; the bar column gets a fixed width.
-void size_columns(QTableView* table, int bar_column, int bar_width = 170) {
-  table->resizeColumnsToContents();
-  for (int c = 0; c < table->model()->columnCount(); ++c)
-    table->setColumnWidth(c, std::min(table->columnWidth(c), 180));
-  if (bar_column >= 0) table->setColumnWidth(bar_column, bar_width);
+constexpr int kLocationMin = 140;  // px: half of it keeps ":begin-end)" whole
+constexpr ColumnFit kProfileMapFit{
+    .bar = ProfileMapModel::Profile, .flexible = ProfileMapModel::Location, .flexible_min = kLocationMin};
+constexpr ColumnFit kCPWaitFit{
+    .bar = CPWaitMapModel::Profile, .flexible = CPWaitMapModel::Location, .flexible_min = kLocationMin};
+constexpr ColumnFit kCausesFit{.flexible = CausesModel::ScopeColumn};
+constexpr ColumnFit kScopeProfileFit{.bar = ScopeProfileModel::Profile};
+// The meaning wraps (it is the histogram's explanation): the bars keep a readable length.
+constexpr ColumnFit kHistogramFit{.bar = CategoryHistogramModel::Bar,
+                                  .bar_min = 180,
+                                  .bar_max = 260,
+                                  .flexible = CategoryHistogramModel::Description};
+
+// Locations are "name (file:lines)": elided in the middle, the line numbers stay in sight.
+QTableView* location_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, QWidget* parent) {
+  QTableView* table = make_table(model, proxy, parent);
+  table->setTextElideMode(Qt::ElideMiddle);
+  return table;
 }
 
 // Selects (and shows) the proxy row of a source row without emitting clicks.
@@ -55,15 +67,16 @@ ProfileMapView::ProfileMapView(AnalysisContext* context, QWidget* parent)
       tr("<b>Profile Map</b>: every scope by inclusive PP time (the selected nodes); the bar's length is "
          "the share of the total, its colours the categories. Click a scope to see its code."));
   column->addWidget(title);
-  table_ = make_table(model_, proxy_, this);
+  table_ = location_table(model_, proxy_, this);
   table_->setObjectName(QStringLiteral("profile-map"));
+  keep_columns_fitted(table_, kProfileMapFit);
   column->addWidget(table_, 1);
   more_ = new MoreRowsBar(model_, tr("scopes (less time)"), this);
   column->addWidget(more_);
 
   connect(context_, &AnalysisContext::analysis_changed, this, [this] {
     model_->set_analysis(context_->analysis());
-    size_columns(table_, ProfileMapModel::Profile);
+    fit_columns(table_, kProfileMapFit);
     follow_scope(context_->scope());
   });
   connect(context_, &AnalysisContext::scope_changed, this, &ProfileMapView::follow_scope);
@@ -112,7 +125,7 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     causes_title_->setText(tr("<b>Causes</b>: select a row."));
     causes_note_->clear();
     setProperty("queried", QString());
-    size_columns(table_, CPWaitMapModel::Profile);
+    fit_columns(table_, kCPWaitFit);
   });
   connect(context_, &AnalysisContext::scope_changed, this, &CPWaitView::follow_scope);
   connect(table_, &QTableView::clicked, this, &CPWaitView::row_activated);
@@ -130,8 +143,9 @@ QWidget* CPWaitView::build_map(QWidget* parent) {
   auto* top = new QWidget(parent);
   auto* top_column = new QVBoxLayout(top);
   top_column->setContentsMargins(0, 0, 0, 0);
-  table_ = make_table(model_, proxy_, top);
+  table_ = location_table(model_, proxy_, top);
   table_->setObjectName(QStringLiteral("cpwait-map"));
+  keep_columns_fitted(table_, kCPWaitFit);
   top_column->addWidget(table_, 1);
   more_ = new MoreRowsBar(model_, tr("sources of waiting (less time)"), top);
   more_->setObjectName(QStringLiteral("cpwait-more"));
@@ -146,8 +160,9 @@ QWidget* CPWaitView::build_causes(QWidget* parent) {
   causes_title_ = make_title(bottom);
   causes_title_->setText(tr("<b>Causes</b>: select a row."));
   bottom_column->addWidget(causes_title_);
-  causes_table_ = make_table(causes_, causes_proxy_, bottom);
+  causes_table_ = location_table(causes_, causes_proxy_, bottom);
   causes_table_->setObjectName(QStringLiteral("causes"));
+  keep_columns_fitted(causes_table_, kCausesFit);
   bottom_column->addWidget(causes_table_, 1);
   causes_more_ = new MoreRowsBar(causes_, tr("causes (less delay)"), bottom);
   causes_more_->setObjectName(QStringLiteral("causes-more"));
@@ -166,7 +181,7 @@ void CPWaitView::show_causes(const CausesResult& result) {
     return;
   }
   causes_->set_causes(context_->analysis(), result.causes);
-  causes_table_->resizeColumnsToContents();
+  fit_columns(causes_table_, kCausesFit);
   const CPWaitRow* row = nullptr;
   for (const auto& r : context_->analysis()->cpwait_rows())
     if (property("queried").toString() ==
@@ -262,6 +277,7 @@ ScopeProfileView::ScopeProfileView(AnalysisContext* context, QWidget* parent)
   column->addWidget(title_);
   table_ = make_table(model_, proxy_, this);
   table_->setObjectName(QStringLiteral("scope-profile"));
+  keep_columns_fitted(table_, kScopeProfileFit);
   column->addWidget(table_, 1);
   connect(context_, &AnalysisContext::analysis_changed, this, &ScopeProfileView::refresh);
   connect(context_, &AnalysisContext::scope_changed, this, &ScopeProfileView::refresh);
@@ -284,7 +300,10 @@ void ScopeProfileView::refresh() {
           .arg(QString::fromStdString(a->scope_name(id)).toHtmlEscaped(),
                QString::fromStdString(a->scope_location(id)).toHtmlEscaped())
           .arg(a->imbalance(id), 0, 'f', 2));
-  size_columns(table_, ScopeProfileModel::Profile);
+  // Without protocol controllers the CP columns would be zeros only.
+  for (int c = ScopeProfileModel::FirstCategory + 4; c < ScopeProfileModel::ColumnCount; ++c)
+    table_->setColumnHidden(c, !a->has_cp());
+  fit_columns(table_, kScopeProfileFit);
 }
 
 // --- a scope's category histogram ------------------------------------------------------------
@@ -299,6 +318,8 @@ HistogramView::HistogramView(AnalysisContext* context, QWidget* parent)
   column->addWidget(title_);
   table_ = make_table(model_, proxy_, this);
   table_->setObjectName(QStringLiteral("histogram"));
+  table_->setWordWrap(true);
+  keep_columns_fitted(table_, kHistogramFit);
   column->addWidget(table_, 1);
   connect(context_, &AnalysisContext::analysis_changed, this, &HistogramView::refresh);
   connect(context_, &AnalysisContext::scope_changed, this, &HistogramView::refresh);
@@ -317,7 +338,7 @@ void HistogramView::refresh() {
                      "largest category.")
                       .arg(QString::fromStdString(a->scope_name(id)).toHtmlEscaped(),
                            QString::fromStdString(a->scope_location(id)).toHtmlEscaped()));
-  size_columns(table_, CategoryHistogramModel::Bar, 260);
+  fit_columns(table_, kHistogramFit);
 }
 
 }  // namespace ncp2::gui

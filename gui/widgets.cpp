@@ -100,7 +100,16 @@ CategoryLegend::CategoryLegend(QWidget* parent) : QWidget(parent) {
 void CategoryLegend::set_analysis(const Analysis* a) {
   items_.clear();
   if (a) {
-    items_ = a->summary().categories;
+    // Without protocol controllers (TreadMarks) the CP categories, and the wait parts that
+    // only a CP can cause (no time in the whole run), would only be noise.
+    PartTimes used{};
+    for (const auto& w : a->summary().wait_summary)
+      for (std::size_t k = 0; k < kWaitParts; ++k) used[k] += w.parts[k];
+    const auto& all = a->summary().categories;
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      const bool unused_part = i >= kCategories && i - kCategories < kWaitParts && used[i - kCategories] == 0;
+      if (a->has_cp() || (all[i].resource != "CP" && !unused_part)) items_.push_back(all[i]);
+    }
   } else {
     for (const auto& c : carnival::category_catalogue())
       items_.push_back({c.name, c.resource, c.color, c.description});
@@ -238,11 +247,20 @@ void ShadingLegend::set_scale(double max_percent, Shading mapping) {
 
 QSize ShadingLegend::sizeHint() const { return {260, fontMetrics().height() + 6}; }
 
+QSize ShadingLegend::minimumSizeHint() const {
+  const QFontMetrics fm = fontMetrics();
+  const int right = fm.horizontalAdvance(QStringLiteral("100.00 %/line (linear)"));
+  return {fm.horizontalAdvance(QStringLiteral("0")) + 6 + 40 + 6 + right, fm.height() + 6};
+}
+
+QString ShadingLegend::scale_text() const {
+  return QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
+}
+
 void ShadingLegend::paintEvent(QPaintEvent*) {
   QPainter p(this);
   const QString left = QStringLiteral("0");
-  const QString right =
-      QStringLiteral("%1 %/line (%2)").arg(max_percent_, 0, 'f', 2).arg(to_string(mapping_));
+  const QString right = scale_text();
   const int text_w = fontMetrics().horizontalAdvance(right);
   const QRect ramp(fontMetrics().horizontalAdvance(left) + 6, 3, std::max(20, width() - text_w - 30),
                    height() - 6);

@@ -67,6 +67,9 @@ class ShadingLegend : public QWidget {
   explicit ShadingLegend(QWidget* parent = nullptr);
   void set_scale(double max_percent, Shading mapping);
   [[nodiscard]] QSize sizeHint() const override;
+  // Room for "0", a short ramp and the widest right-hand text: narrower would cut the scale.
+  [[nodiscard]] QSize minimumSizeHint() const override;
+  [[nodiscard]] QString scale_text() const;  // "3.76 %/line (sqrt)"
 
  protected:
   void paintEvent(QPaintEvent* event) override;
