@@ -4,10 +4,14 @@
 #include <cmath>
 // GCC 12 warns -Wmaybe-uninitialized inside libstdc++'s <regex> in the sanitizer builds at -O2 (a
 // false positive in std::function's copy within the regex compiler): off for that header only.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <regex>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <fmt/format.h>
 
