@@ -569,7 +569,9 @@ workloads::Workload program_workload(const ProgramSpec& spec) {
     throw workloads::WorkloadError(without_race_checks_message(spec.path));
   if (!spec.output_dir.empty() && !std::filesystem::is_directory(spec.output_dir))
     throw workloads::WorkloadError(
-        fmt::format("--node-output {}: no such directory (create it first)", spec.output_dir));
+        std::filesystem::exists(spec.output_dir)
+            ? fmt::format("--node-output {}: is not a directory (give a directory)", spec.output_dir)
+            : fmt::format("--node-output {}: no such directory (create it first)", spec.output_dir));
   workloads::Workload w;
   w.name = spec.path;
   w.description = "a TreadMarks-API program built with ncp2-cc";
