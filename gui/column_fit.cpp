@@ -20,16 +20,21 @@ int wanted_width(const QTableView* table, int column) {
 // Refits its table when the viewport's width changes (a resize, a scroll bar shown or hidden).
 class Refitter : public QObject {
  public:
-  Refitter(QTableView* table, const ColumnFit& fit) : QObject(table), table_(table), fit_(fit) {
-    table->viewport()->installEventFilter(this);
+  Refitter(QTableView* table, const ColumnFit& fit)
+      : QObject(table), table_(table), viewport_(table->viewport()), fit_(fit) {
+    viewport_->installEventFilter(this);
   }
+  // The viewport is compared with the one kept: while the table is being destroyed its viewport
+  // still gets events, and the table is no QAbstractScrollArea any more (UBSan: a call through it
+  // is undefined).
   bool eventFilter(QObject* watched, QEvent* event) override {
-    if (watched == table_->viewport() && event->type() == QEvent::Resize) fit_columns(table_, fit_);
+    if (watched == viewport_ && event->type() == QEvent::Resize) fit_columns(table_, fit_);
     return false;
   }
 
  private:
   QTableView* table_;
+  QObject* viewport_;
   ColumnFit fit_;
 };
 

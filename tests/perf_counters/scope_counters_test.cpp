@@ -9,6 +9,7 @@
 #include "carnival/model.hpp"
 #include "carnival/scope.hpp"
 #include "carnival/store.hpp"
+#include "emulator/fiber_sanitizer.hpp"  // NCP2_ASAN
 #include "harness.hpp"
 #include "perf_counters/perf_group.hpp"
 #include "perf_counters/scope_counters.hpp"
@@ -85,9 +86,12 @@ TEST_F(ScopeCountersTest, CountsGoToTheScopeWhereTheStretchEnds) {
   ASSERT_NE(spin, 0u);
   // 8 MB of new pages per node: about 2 x 2048 faults (fewer with huge pages, never none).
   const double faults_in_faults = by_scope[{faults, "page-faults"}];
-  const double faults_in_spin = by_scope[{spin, "page-faults"}];
   EXPECT_GT(faults_in_faults, 100.0);
-  EXPECT_LT(faults_in_spin, faults_in_faults / 10);
+#if !defined(NCP2_ASAN)
+  // Under ASan the spin faults too: the 8 MB freed before it sit in ASan's quarantine and its
+  // shadow memory is touched anew, so "spin only computes" does not hold there.
+  EXPECT_LT((by_scope[{spin, "page-faults"}]), faults_in_faults / 10);
+#endif
   EXPECT_GT((by_scope[{spin, "task-clock"}]), 0.0);
 }
 
