@@ -92,6 +92,8 @@ void RaceDetector::mark(NodeId node, PageId page, std::size_t offset, std::size_
   const auto last = static_cast<std::uint32_t>(offset + bytes - 1);
   add_site(write ? a.write_sites : a.read_sites, site, first, last);
   set_bits(write ? a.write : a.read, offset, bytes);
+  a.touched.add(first / 64, last / 64);
+  if (write) a.written.add(first / 64, last / 64);
 }
 
 void RaceDetector::read(NodeId node, PageId page, std::size_t offset, std::size_t bytes,
@@ -114,8 +116,17 @@ void RaceDetector::merge(NodeId node, PageId page, std::span<const std::uint64_t
       std::any_of(write_bits.begin(), write_bits.end(), [](std::uint64_t w) { return w != 0; });
   if (!reads && !writes) return;
   PageAccess& a = page_access(node, page);
-  for (std::size_t w = 0; w < read_bits.size(); ++w) a.read[w] |= read_bits[w];
-  for (std::size_t w = 0; w < write_bits.size(); ++w) a.write[w] |= write_bits[w];
+  for (std::size_t w = 0; w < read_bits.size(); ++w) {
+    a.read[w] |= read_bits[w];
+    if (read_bits[w] != 0) a.touched.add(w, w);
+  }
+  for (std::size_t w = 0; w < write_bits.size(); ++w) {
+    a.write[w] |= write_bits[w];
+    if (write_bits[w] != 0) {
+      a.touched.add(w, w);
+      a.written.add(w, w);
+    }
+  }
   // A recorder that kept no site for its bytes still made them: blame an unknown place.
   const auto add = [](std::vector<SiteRange>& into, std::span<const SiteRange> from, bool any) {
     for (const SiteRange& r : from) add_site(into, r.site, r.first, r.last);
@@ -207,8 +218,16 @@ void RaceDetector::report(const Segment& sa, const Segment& sb, std::uint32_t pa
   if (b->node < a->node) std::swap(a, b);
   const PageAccess& x = a->pages.at(page);
   const PageAccess& y = b->pages.at(page);
+  // Races need a write of one side where the other touched: scan the hull of those two overlaps.
+  const auto overlap = [](WordSpan p, WordSpan q) {
+    return WordSpan{std::max(p.first, q.first), std::min(p.last, q.last)};
+  };
+  WordSpan scan;
+  for (const WordSpan o : {overlap(x.written, y.touched), overlap(x.touched, y.written)})
+    if (!o.empty()) scan.add(o.first, o.last);
+  if (scan.empty()) return;
   std::vector<RaceKey> found;  // on this page, between these two segments
-  for (std::size_t w = 0; w < words_; ++w) {
+  for (std::size_t w = scan.first; w <= scan.last && w < words_; ++w) {
     const std::uint64_t by_write = x.write[w] & (y.read[w] | y.write[w]);
     const std::uint64_t by_read = x.read[w] & ~x.write[w] & y.write[w];
     for (std::uint64_t racing = by_write | by_read; racing != 0; racing &= racing - 1) {

@@ -11,6 +11,7 @@
 // closes, and a kept segment is dropped once every other node's clock covers it (nothing later
 // can race with it) — at the latest when the last node arrives at a barrier. Memory stays
 // proportional to the accesses between two global orderings, not to the run.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -91,11 +92,25 @@ class RaceDetector {
   [[nodiscard]] std::size_t kept_segments() const { return kept_.size(); }
 
  private:
+  struct WordSpan {
+    std::size_t first = SIZE_MAX;
+    std::size_t last = 0;
+    void add(std::size_t from, std::size_t to) {
+      first = std::min(first, from);
+      last = std::max(last, to);
+    }
+    [[nodiscard]] bool empty() const { return first > last; }
+  };
   struct PageAccess {
     std::vector<std::uint64_t> read;  // a bit per byte
     std::vector<std::uint64_t> write;
     std::vector<SiteRange> read_sites;  // in the order first seen; empty: no read
     std::vector<SiteRange> write_sites;
+    // Words of the bitmaps that may hold a bit, [first, last], for any access and for writes:
+    // report() scans only where one side wrote and the other touched (most shared pages are
+    // touched in disjoint parts, and a whole-page scan per pair dominated the detector's cost).
+    WordSpan touched;
+    WordSpan written;
   };
   struct Segment {
     NodeId node{};
