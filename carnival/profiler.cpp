@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "carnival/run_scopes.hpp"
+#include "carnival/scope.hpp"
 #include "dsm/wait_chain.hpp"
 
 namespace ncp2::carnival {
@@ -35,6 +36,7 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   background_ = options.background && std::thread::hardware_concurrency() > 1;
   if (background_) worker_ = std::thread([this] { work(); });
   cluster.attach_probe(this);
+  runtime.attribute_lines(&line_scope);  // the typed API's calls put their time on their lines
   observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { record_wait(w); });
   exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) {
     record(Event{emu::to_ps(t),
@@ -49,6 +51,7 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
 
 Profiler::~Profiler() {
   cluster_.attach_probe(nullptr);
+  runtime_.attribute_lines(nullptr);
   runtime_.remove_wait_observer(observer_id_);
   runtime_.remove_exit_observer(exit_observer_id_);
   if (worker_.joinable()) {
@@ -265,12 +268,36 @@ void Profiler::account_cp(std::size_t n, const PendingSpan& s) {
     to = std::min(to, end_ps_);
   }
   const int node = static_cast<int>(n);
-  if (s.from > nodes_[n].cp_last_end)
-    add_segment(node, true, Category::CPIdle, 0, 0, nodes_[n].cp_last_end, s.from);
-  nodes_[n].cp_last_end = std::max(nodes_[n].cp_last_end, to);
-  nodes_[n].cp_busy_ps += to - s.from;
-  add(node, s.attribution.scope, Category::CPComp, 0, to - s.from);
+  NodeTrack& track = nodes_[n];
+  if (s.from > track.cp_last_end) {
+    add_segment(node, true, Category::CPIdle, 0, 0, track.cp_last_end, s.from);
+    track.cp_scopes.cp(track.cp_last_end, s.from, Category::CPIdle, cp_sink(node));
+  }
+  track.cp_last_end = std::max(track.cp_last_end, to);
+  track.cp_busy_ps += to - s.from;
+  track.cp_scopes.cp(s.from, to, Category::CPComp, cp_sink(node));
   add_segment(node, true, Category::CPComp, 0, s.attribution.scope, s.from, to);
+}
+
+CpByScope::Sink Profiler::cp_sink(int node) {
+  return [this, node](std::uint32_t scope, Category category, std::int64_t ps) {
+    add(node, scope, category, 0, ps);
+  };
+}
+
+// The CPs' time up to `end_ps` is all attributed (the idle stretch since each CP's last command
+// included).
+void Profiler::close_cp_scopes(std::int64_t end_ps) {
+  if (!has_cp_) return;
+  for (std::size_t n = 0; n < nodes_.size(); ++n) {
+    NodeTrack& track = nodes_[n];
+    const auto sink = cp_sink(static_cast<int>(n));
+    if (end_ps > track.cp_last_end) {
+      track.cp_scopes.cp(track.cp_last_end, end_ps, Category::CPIdle, sink);
+      track.cp_last_end = end_ps;
+    }
+    track.cp_scopes.finish(sink);
+  }
 }
 
 void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
@@ -311,6 +338,7 @@ void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
   }
   add(node, a.scope, category, operation, to - s.from);
   add_segment(node, false, category, operation, a.scope, s.from, to);
+  if (has_cp_) track.cp_scopes.pp(s.from, to, a.scope, cp_sink(node));
   track.finish_ps = std::max(track.finish_ps, to);
 }
 
@@ -323,6 +351,7 @@ void Profiler::flush_exit(std::size_t n, std::uint32_t scope) {
   const auto op = static_cast<std::uint8_t>(dsm::Operation::Exit);
   add(static_cast<int>(n), scope, Category::Wait, op, to - from);
   add_segment(static_cast<int>(n), false, Category::Wait, op, scope, from, to);
+  if (has_cp_) track.cp_scopes.pp(from, to, scope, cp_sink(static_cast<int>(n)));
   track.finish_ps = std::max(track.finish_ps, to);
   CompactWait row{};
   row.node = static_cast<std::uint16_t>(n);
@@ -428,8 +457,9 @@ RunData Profiler::finish(RunInfo info) {
   for (std::size_t n = 0; n < nodes_.size(); ++n)
     d.nodes.push_back({static_cast<int>(n), nodes_[n].finish_ps});
 
+  close_cp_scopes(end);
   std::set<std::uint32_t> used{0};  // the scopes the profile and the waits mention
-  move_profile(d, used, end);
+  move_profile(d, used);
   move_waits(d, used);
   d.timeline.reserve(timeline_.size());
   for (const auto& s : timeline_)
@@ -443,8 +473,8 @@ RunData Profiler::finish(RunInfo info) {
   return d;
 }
 
-// The accounted cells as profile rows (plus each CP's idle time up to `end_ps`), sorted.
-void Profiler::move_profile(RunData& d, std::set<std::uint32_t>& used, std::int64_t end_ps) const {
+// The accounted cells as profile rows, sorted.
+void Profiler::move_profile(RunData& d, std::set<std::uint32_t>& used) const {
   for (const auto& [key, cell] : cells_) {
     ProfileCell c;
     c.node = static_cast<int>(key >> 48);
@@ -456,11 +486,6 @@ void Profiler::move_profile(RunData& d, std::set<std::uint32_t>& used, std::int6
     used.insert(c.scope);
     d.profile.push_back(std::move(c));
   }
-  if (has_cp_)
-    for (std::size_t n = 0; n < nodes_.size(); ++n)
-      if (end_ps > nodes_[n].cp_busy_ps)
-        d.profile.push_back(
-            {static_cast<int>(n), 0, Category::CPIdle, operation_name(0), end_ps - nodes_[n].cp_busy_ps, 1});
   std::sort(d.profile.begin(), d.profile.end(), [](const ProfileCell& a, const ProfileCell& b) {
     return std::tie(a.node, a.scope, a.category, a.operation) <
            std::tie(b.node, b.scope, b.category, b.operation);

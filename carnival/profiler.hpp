@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "carnival/cp_by_scope.hpp"
 #include "carnival/model.hpp"
 #include "dsm/runtime.hpp"
 #include "dsm/wait_chain.hpp"
@@ -138,6 +139,7 @@ class Profiler final : public emu::ActivityProbe {
     std::int64_t exit_from = -1;   // a Finished span waiting to be confirmed by later activity
     std::int64_t exit_to = -1;
     std::vector<std::pair<std::int64_t, std::int64_t>> service_in_wait;  // Prste spans in the current wait
+    CpByScope cp_scopes;  // the CP's time by the scope the PP was in
   };
 
   void add(int node, std::uint32_t scope, Category category, std::uint8_t operation, std::int64_t ps);
@@ -164,7 +166,9 @@ class Profiler final : public emu::ActivityProbe {
   void on_exit(std::size_t node, std::int64_t when_ps);
   void add_wait(const CompactWait& row);
   void flush_exit(std::size_t node, std::uint32_t scope);
-  void move_profile(RunData& d, std::set<std::uint32_t>& used, std::int64_t end_ps) const;
+  void move_profile(RunData& d, std::set<std::uint32_t>& used) const;
+  CpByScope::Sink cp_sink(int node);
+  void close_cp_scopes(std::int64_t end_ps);
   void move_waits(RunData& d, std::set<std::uint32_t>& used) const;
 
   dsm::Runtime& runtime_;

@@ -252,6 +252,21 @@ Table cpwait_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
 
 // --- causes -------------------------------------------------------------------------------------
 
+namespace {
+
+// "2: 1.20 ms, 0: 310 us": who waited and how long, longest first.
+std::string waited_list(const std::map<int, std::int64_t>& waiters) {
+  std::vector<std::pair<int, std::int64_t>> sorted(waiters.begin(), waiters.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [node, delay] : sorted)
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", node, format_ps(delay));
+  return out;
+}
+
+}  // namespace
+
 Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& o) {
   Table t;
   t.view = ReportView::Causes;
@@ -264,6 +279,7 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
                {"%", "percent", Kind::Percent},
                {"Waits", "waits", Kind::Count},
                {"Waiting nodes", "waiting_nodes", Kind::Count},
+               {"Waited (node: delay)", "waited", Kind::Text},
                {"Operations", "operations", Kind::Text}};
   constexpr auto kSync = static_cast<std::size_t>(WaitPart::SyncDelay);
   struct Row {
@@ -271,7 +287,7 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     std::int64_t scope = -1;
     std::int64_t delay = 0;
     std::uint64_t waits = 0;
-    std::set<int> waiters;
+    std::map<int, std::int64_t> waiters;  // waiting node -> the delay it suffered
     std::map<std::string, std::int64_t> operations;
   };
   std::map<std::pair<int, std::int64_t>, Row> rows;
@@ -284,7 +300,7 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     r.scope = w.cause_scope;
     r.delay += delay;
     ++r.waits;
-    r.waiters.insert(w.node);
+    r.waiters[w.node] += delay;
     r.operations[w.operation] += delay;
     stored += delay;
   }
@@ -307,7 +323,7 @@ Table causes_view(const RunData& d, const ScopeTree& tree, const ReportOptions& 
     t.rows.push_back({r.node >= 0 ? fmt::format("{}", r.node) : std::string("unknown"), std::int64_t{r.node},
                       r.scope >= 0 ? tree.label(r.scope) : std::string("unknown"), r.scope, r.delay,
                       percent(r.delay, stored), static_cast<std::int64_t>(r.waits),
-                      static_cast<std::int64_t>(r.waiters.size()), op_list});
+                      static_cast<std::int64_t>(r.waiters.size()), waited_list(r.waiters), op_list});
   }
   t.notes.push_back(
       fmt::format("total synchronization delay {} in the stored wait instances", format_ps(stored)));

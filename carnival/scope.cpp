@@ -1,6 +1,12 @@
 #include "carnival/scope.hpp"
 
+#include <deque>
+#include <map>
 #include <mutex>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
 
 namespace ncp2::carnival {
 
@@ -34,6 +40,54 @@ std::vector<const ScopeSite*> scope_sites() {
   std::lock_guard lock(sites_mutex());
   return sites();
 }
+
+namespace {
+
+class RuntimeSites {
+ public:
+  static RuntimeSites& instance() {
+    static RuntimeSites sites;
+    return sites;
+  }
+  ScopeSite& get(const std::string& name, const char* kind, const std::string& file, int line, int end_line) {
+    const std::lock_guard lock(mutex_);
+    auto key = std::make_tuple(name, std::string(kind), file, line, end_line);
+    if (const auto it = sites_.find(key); it != sites_.end()) return *it->second;
+    const char* kept_name = keep(name);
+    const char* kept_file = keep(file);
+    auto& site = storage_.emplace_back(kept_name, kind, kept_file, line, end_line);
+    sites_.emplace(std::move(key), &site);
+    return site;
+  }
+  // By the position's own pointers: a call site's file name is one string for the process.
+  std::uint32_t line(const SourcePosition& at) {
+    {
+      const std::lock_guard lock(mutex_);
+      if (const auto it = lines_.find({at.file, at.line}); it != lines_.end()) return it->second;
+    }
+    const std::uint32_t id = get(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id;
+    const std::lock_guard lock(mutex_);
+    lines_.emplace(std::make_pair(at.file, at.line), id);
+    return id;
+  }
+
+ private:
+  const char* keep(const std::string& text) { return strings_.emplace_back(text).c_str(); }
+  std::mutex mutex_;
+  std::deque<std::string> strings_;
+  std::deque<ScopeSite> storage_;
+  std::map<std::tuple<std::string, std::string, std::string, int, int>, ScopeSite*> sites_;
+  std::map<std::pair<const char*, int>, std::uint32_t> lines_;
+};
+
+}  // namespace
+
+ScopeSite& site_for(const std::string& name, const char* kind, const std::string& file, int line,
+                    int end_line) {
+  return RuntimeSites::instance().get(name, kind, file, line, end_line);
+}
+
+std::uint32_t line_scope(const SourcePosition& at) { return RuntimeSites::instance().line(at); }
 
 ScopeGuard::ScopeGuard(dsm::Process& p, const ScopeSite& site)
     : pp_(p.runtime().cluster().pp(p.node())), previous_(pp_.attribution().scope) {

@@ -36,6 +36,16 @@ struct ScopeSite {
 // Every site registered so far (index = id - 1).
 std::vector<const ScopeSite*> scope_sites();
 
+// A site known only at run time (a program's function or line, a workload's line), created on
+// its first use and kept for the process's life like the static ones: the same arguments give
+// the same site.
+ScopeSite& site_for(const std::string& name, const char* kind, const std::string& file, int line,
+                    int end_line);
+
+// The scope of kind `line` of source line `at` ("line 183" of its file): where the profiler puts
+// the PP's time of a call the typed API makes there (dsm::Runtime::attribute_lines).
+std::uint32_t line_scope(const SourcePosition& at);
+
 // The line of the closing brace of the innermost block that contains (line, column) in `text`,
 // skipping comments and string or character literals; `line` itself when there is none.
 int scope_end_line(std::string_view text, int line, int column);

@@ -112,7 +112,12 @@ const std::vector<std::uint32_t>& ScopeTree::children(std::uint32_t id) const {
 }
 
 std::string ScopeTree::name(std::int64_t id) const {
-  if (const ScopeNode* n = find(id)) return n->scope.name;
+  if (const ScopeNode* n = find(id)) {
+    // A line alone ("line 206") does not say where it is: name the scope of code it is in.
+    const ScopeNode* parent = n->scope.kind == "line" ? find(n->scope.parent) : nullptr;
+    return parent && parent->scope.parent >= 0 ? fmt::format("{}: {}", parent->scope.name, n->scope.name)
+                                               : n->scope.name;
+  }
   return id < 0 ? std::string("?") : fmt::format("scope {}", id);
 }
 

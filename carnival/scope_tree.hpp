@@ -43,7 +43,8 @@ class ScopeTree {
   [[nodiscard]] const std::vector<std::uint32_t>& by_time() const { return by_time_; }  // after accumulate
   [[nodiscard]] std::int64_t total_pp_ps() const { return total_pp_; }                  // after accumulate
 
-  [[nodiscard]] std::string name(std::int64_t id) const;      // "scope N" when unknown, "?" for -1
+  [[nodiscard]] std::string name(
+      std::int64_t id) const;  // "scope N" when unknown, "?" for -1; a line: "relax: line 206"
   [[nodiscard]] std::string location(std::int64_t id) const;  // "file:begin-end" or ""
   [[nodiscard]] std::string label(std::int64_t id) const;     // "name (file:begin-end)"
 

@@ -110,7 +110,7 @@ void Runtime::release_barrier(WorkContext* ctx) {
   b.arrived = 0;
   b.gc = false;
 
-  const std::uint32_t last_scope = self(last).pp->attribution().scope;  // where the straggler was
+  const std::uint32_t last_scope = self(last).pp->worked_scope();  // what the straggler was doing
   if (last != manager) {
     mgr.chain.add(mgr.wait_start, StampPoint::SyncDelayBegin, Resource::PP, last, last_scope);
     mgr.chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last, last_scope);

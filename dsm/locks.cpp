@@ -144,7 +144,7 @@ void Runtime::lock_release(NodeId n, LockId lock) {
     Message* request = ls.next_request;
     ls.next_request = nullptr;
     request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id,
-                       ns.pp->attribution().scope);
+                       ns.pp->worked_scope());  // what the holder did while holding it
     grant_lock(nullptr, ns, lock, ls.next, request);
   }
 }

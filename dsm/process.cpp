@@ -6,8 +6,8 @@
 
 namespace ncp2::dsm {
 
-void Process::compute_cycles(std::int64_t cycles) {
-  compute(emu::cycles_at(cycles, runtime_->cluster().config().pp.clock_mhz));
+void Process::compute_cycles(std::int64_t cycles, SourcePosition at) {
+  compute(emu::cycles_at(cycles, runtime_->cluster().config().pp.clock_mhz), at);
 }
 
 double Process::cycles_of(const OpCounts& ops) const {
@@ -16,9 +16,9 @@ double Process::cycles_of(const OpCounts& ops) const {
          ops.branches * cost.branch;
 }
 
-void Process::charge(const OpCounts& ops) {
+void Process::charge(const OpCounts& ops, SourcePosition at) {
   // Rounded to whole cycles so the same counts always give the same time, whatever the grouping.
-  compute_cycles(std::llround(cycles_of(ops)));
+  compute_cycles(std::llround(cycles_of(ops)), at);
 }
 
 }  // namespace ncp2::dsm

@@ -95,43 +95,98 @@ class Process {
     return ArrayView<T>(*this, array.region(), array.size());
   }
 
-  void lock_acquire(LockId lock) { runtime_->lock_acquire(node_, lock); }
-  void lock_release(LockId lock) { runtime_->lock_release(node_, lock); }
-  void lock_acquire(std::uint32_t lock) { lock_acquire(LockId{lock}); }
-  void lock_release(std::uint32_t lock) { lock_release(LockId{lock}); }
+  // Each call's source line gets its PP time when the profiler attributes lines (LineScope); a
+  // caller that keeps its own attribution (a program run from outside) passes SourcePosition{}.
+  void lock_acquire(LockId lock, SourcePosition at = SourcePosition::here()) {
+    const LineScope line(*this, at);
+    runtime_->lock_acquire(node_, lock);
+  }
+  void lock_release(LockId lock, SourcePosition at = SourcePosition::here()) {
+    const LineScope line(*this, at);
+    runtime_->lock_release(node_, lock);
+  }
+  void lock_acquire(std::uint32_t lock, SourcePosition at = SourcePosition::here()) {
+    lock_acquire(LockId{lock}, at);
+  }
+  void lock_release(std::uint32_t lock, SourcePosition at = SourcePosition::here()) {
+    lock_release(LockId{lock}, at);
+  }
 
   class LockGuard {
    public:
-    LockGuard(Process& p, LockId lock) : p_(&p), lock_(lock), unwinding_(std::uncaught_exceptions()) {
-      p_->lock_acquire(lock_);
+    LockGuard(Process& p, LockId lock, SourcePosition at)
+        : p_(&p), lock_(lock), at_(at), unwinding_(std::uncaught_exceptions()) {
+      p_->lock_acquire(lock_, at_);
     }
     // Not while an exception unwinds the program: the run is over (an error, or the kernel
     // tearing the fibers down after an interrupt or a deadlock), and releasing would run the
     // protocol on a machine that is gone.
     ~LockGuard() {
-      if (p_ && std::uncaught_exceptions() == unwinding_) p_->lock_release(lock_);
+      if (p_ && std::uncaught_exceptions() == unwinding_) p_->lock_release(lock_, at_);
     }
     LockGuard(const LockGuard&) = delete;
     LockGuard& operator=(const LockGuard&) = delete;
-    LockGuard(LockGuard&& o) noexcept : p_(o.p_), lock_(o.lock_), unwinding_(o.unwinding_) { o.p_ = nullptr; }
+    LockGuard(LockGuard&& o) noexcept : p_(o.p_), lock_(o.lock_), at_(o.at_), unwinding_(o.unwinding_) {
+      o.p_ = nullptr;
+    }
     LockGuard& operator=(LockGuard&&) = delete;
 
    private:
     Process* p_;
     LockId lock_;
-    int unwinding_;  // exceptions in flight when acquired
+    SourcePosition at_;  // where the guard was taken: its acquire's and its release's line
+    int unwinding_;      // exceptions in flight when acquired
   };
-  [[nodiscard]] LockGuard lock(LockId lock) { return {*this, lock}; }
-  [[nodiscard]] LockGuard lock(std::uint32_t lock) { return {*this, LockId{lock}}; }
+  [[nodiscard]] LockGuard lock(LockId lock, SourcePosition at = SourcePosition::here()) {
+    return {*this, lock, at};
+  }
+  [[nodiscard]] LockGuard lock(std::uint32_t lock, SourcePosition at = SourcePosition::here()) {
+    return {*this, LockId{lock}, at};
+  }
 
-  void barrier(BarrierId barrier = BarrierId{0}) { runtime_->barrier(node_, barrier); }
-  void barrier(std::uint32_t barrier) { runtime_->barrier(node_, BarrierId{barrier}); }
+  void barrier(BarrierId barrier = BarrierId{0}, SourcePosition at = SourcePosition::here()) {
+    const LineScope line(*this, at);
+    runtime_->barrier(node_, barrier);
+  }
+  void barrier(std::uint32_t barrier, SourcePosition at = SourcePosition::here()) {
+    this->barrier(BarrierId{barrier}, at);
+  }
 
   // Computation in the deterministic time model.
-  void compute(emu::Duration d) { runtime_->compute(node_, d); }
-  void compute_cycles(std::int64_t cycles);
+  void compute(emu::Duration d, SourcePosition at = SourcePosition::here()) {
+    const LineScope line(*this, at);
+    runtime_->compute(node_, d);
+  }
+  void compute_cycles(std::int64_t cycles, SourcePosition at = SourcePosition::here());
   // Computation from operation counts, in cycles from the config's [cost] section.
-  void charge(const OpCounts& ops);
+  void charge(const OpCounts& ops, SourcePosition at = SourcePosition::here());
+
+  // While it lives, the PP's time goes to the scope of source line `at` (when the profiler
+  // attributes lines and `at` is known): CARNIVAL shades lines by the time spent on them.
+  class LineScope {
+   public:
+    LineScope(Process& p, const SourcePosition& at) {
+      if (const auto line_scope = p.runtime_->line_scope_of(); line_scope && at.file) [[unlikely]] {
+        pp_ = &p.runtime_->cluster().pp(p.node_);
+        previous_ = pp_->attribution().scope;
+        pp_->set_scope(line_scope(at));
+      }
+    }
+    ~LineScope() {
+      if (pp_) pp_->set_scope(previous_);
+    }
+    LineScope(const LineScope&) = delete;
+    LineScope& operator=(const LineScope&) = delete;
+
+   private:
+    emu::Processor* pp_ = nullptr;
+    std::uint32_t previous_ = 0;
+  };
+  // A page fault of the typed API, its time on the line of the access.
+  void fault_at(std::uint32_t region, std::uint32_t page, Access wanted, const SourcePosition& at) {
+    const LineScope line(*this, at);
+    runtime_->fault(node_, region, page, wanted);
+  }
   [[nodiscard]] double cycles_of(const OpCounts& ops) const;
 
  private:
@@ -170,7 +225,7 @@ class ArrayView {
     check(i);
     const auto page = page_of(i);
     if (access_[page] < static_cast<std::uint8_t>(Access::Read)) [[unlikely]]
-      p_->runtime().fault(p_->node(), region_, page, Access::Read);
+      p_->fault_at(region_, page, Access::Read, at);
     if (races_) [[unlikely]]
       record(i, 1, false, at);
     return data_[i];
@@ -180,7 +235,7 @@ class ArrayView {
     check(i);
     const auto page = page_of(i);
     if (access_[page] != static_cast<std::uint8_t>(Access::Write)) [[unlikely]]
-      p_->runtime().fault(p_->node(), region_, page, Access::Write);
+      p_->fault_at(region_, page, Access::Write, at);
     if (races_) [[unlikely]]
       record(i, 1, true, at);
     data_[i] = value;
@@ -193,14 +248,14 @@ class ArrayView {
   // synchronization is an error naming its line and `at`.
   [[nodiscard]] std::span<const T> read_span(std::size_t first, std::size_t n,
                                              SourcePosition at = SourcePosition::here()) const {
-    ensure(first, n, Access::Read);
+    ensure(first, n, Access::Read, at);
     if (races_) [[unlikely]]
       record(first, n, false, at);
     return {span_base(first, n, at) + first, n};
   }
   [[nodiscard]] std::span<T> write_span(std::size_t first, std::size_t n,
                                         SourcePosition at = SourcePosition::here()) const {
-    ensure(first, n, Access::Write);
+    ensure(first, n, Access::Write, at);
     if (races_) [[unlikely]]
       record(first, n, true, at);
     return {span_base(first, n, at) + first, n};
@@ -226,13 +281,13 @@ class ArrayView {
     return reinterpret_cast<T*>(
         p_->runtime().take_span(p_->node(), region_, first * sizeof(T), n * sizeof(T), at.file, at.line));
   }
-  void ensure(std::size_t first, std::size_t n, Access wanted) const {
+  void ensure(std::size_t first, std::size_t n, Access wanted, const SourcePosition& at) const {
     if (n == 0) return;
     check(first);
     check(first + n - 1);
     const auto want = static_cast<std::uint8_t>(wanted);
     for (std::uint32_t page = page_of(first), last = page_of(first + n - 1); page <= last; ++page)
-      if (access_[page] < want) p_->runtime().fault(p_->node(), region_, page, wanted);
+      if (access_[page] < want) p_->fault_at(region_, page, wanted, at);
   }
 
   Process* p_;

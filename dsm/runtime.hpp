@@ -21,6 +21,7 @@
 #include "dsm/config.hpp"
 #include "dsm/diff.hpp"
 #include "dsm/race_detector.hpp"
+#include "dsm/source_position.hpp"
 #include "dsm/types.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
@@ -143,6 +144,12 @@ class Runtime {
   // comes from set_region_memory (programs run from outside) are not checked: they have no spans.
   void check_spans();
   [[nodiscard]] bool checking_spans() const { return spans_ != nullptr; }
+  // Line attribution (the profiler's, issue 18): the scope of a source line, for the PP's time in
+  // a call the typed API makes at that line (charged computation, page faults, synchronization;
+  // dsm::LineScope). Null: lines are not attributed (no profiler).
+  using LineScopeOf = std::uint32_t (*)(const SourcePosition& at);
+  void attribute_lines(LineScopeOf line_scope) { line_scope_of_ = line_scope; }
+  [[nodiscard]] LineScopeOf line_scope_of() const { return line_scope_of_; }
   // How a stale span's report names places: `line_of` a code address ("workloads/sor.cpp:123";
   // "" when unknown), `path_of` a source file as the compiler named it (std::source_location).
   // Unset: the address, and the path as compiled.
@@ -257,6 +264,7 @@ class Runtime {
   // Stale spans (spans.cpp): at each DSM entry of node n, `if (spans_) check_stale(n)` throws the
   // DsmError of a stale use the node made since; each synchronization closes the node's spans.
   std::unique_ptr<SpanChecker> spans_;
+  LineScopeOf line_scope_of_ = nullptr;
   CodePlaces places_;
   void check_stale(NodeId n);
   [[noreturn]] void report_stale(NodeId n);

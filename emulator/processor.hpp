@@ -80,6 +80,10 @@ class Processor {
   // ---- attribution of the PP's time (for the profiler)
   void attach_probe(ActivityProbe* probe) { probe_ = probe; }
   [[nodiscard]] const Attribution& attribution() const { return attribution_; }
+  // The scope of the PP's last stretch of application code (Comp): what a node that made others
+  // wait was doing before it reached the synchronization (its attribution by then is the scope
+  // of the call, e.g. the time step around both).
+  [[nodiscard]] std::uint32_t worked_scope() const { return worked_scope_; }
   void set_scope(std::uint32_t scope) {
     if (scope != attribution_.scope) {
       note(kernel_.now());
@@ -126,8 +130,11 @@ class Processor {
   void schedule_resume(TimePoint at);
   // Ends the current span at `t` (reporting it to the probe) and starts the next one there.
   void note(TimePoint t) {
-    if (probe_ && t > span_start_) probe_->pp_span(node_, span_start_, t, activity_, attribution_, span_tag_);
-    if (t > span_start_) span_start_ = t;
+    if (t <= span_start_) return;
+    if (activity_ == PpActivity::Compute && attribution_.operation == 0 && !attribution_.in_wait)
+      worked_scope_ = attribution_.scope;
+    if (probe_) probe_->pp_span(node_, span_start_, t, activity_, attribution_, span_tag_);
+    span_start_ = t;
   }
   void set_activity(TimePoint t, PpActivity activity, HandlerTag tag = {}) {
     note(t);
@@ -175,6 +182,7 @@ class Processor {
   // attribution spans
   ActivityProbe* probe_ = nullptr;
   Attribution attribution_;
+  std::uint32_t worked_scope_ = 0;  // see worked_scope()
   PpActivity activity_ = PpActivity::Compute;
   HandlerTag span_tag_;
   TimePoint span_start_ = kTimeZero;

@@ -204,7 +204,7 @@ std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t 
   std::vector<std::int64_t> owner(lines, -1);
   std::vector<const ScopeStats*> in_file;
   for (const auto& st : scopes())
-    if (st.scope.file == file && st.scope.begin_line > 0 &&
+    if (st.scope.file == file && st.scope.begin_line > 0 && !is_line(st.scope) &&
         static_cast<std::size_t>(st.scope.begin_line) <= lines)
       in_file.push_back(&st);
   // Outer scopes first, so that nested ones paint over them; among equals, longer first.
@@ -221,9 +221,16 @@ std::vector<std::int64_t> Analysis::owners(const std::string& file, std::size_t 
   return owner;
 }
 
+// With line attribution (scopes of kind `line`: a program's lines, the typed API's calls), a line
+// gets its own time, and a scope's time not on any of its lines goes to its first line (where the
+// scope or function begins; not scope 0's: the whole program has no such line). Without it (older
+// runs), each scope's exclusive time is spread evenly over its own lines.
 std::vector<std::int64_t> Analysis::line_times(const std::string& file) const {
   const std::size_t lines = line_count(file);
   std::vector<std::int64_t> times(lines, 0);
+  const bool by_line = std::any_of(scopes().begin(), scopes().end(), [&](const ScopeStats& st) {
+    return is_line(st.scope) && st.scope.file == file;
+  });
   const auto owner = owners(file, lines);
   std::map<std::int64_t, std::vector<std::size_t>> own_lines;
   for (std::size_t l = 0; l < lines; ++l)
@@ -231,9 +238,9 @@ std::vector<std::int64_t> Analysis::line_times(const std::string& file) const {
   for (const auto& st : scopes()) {
     if (st.scope.file != file || st.scope.begin_line <= 0) continue;
     const std::int64_t t = pp_total(st.exclusive);
-    if (t <= 0) continue;
+    if (t <= 0 || (by_line && st.scope.id == 0)) continue;
     const auto it = own_lines.find(st.scope.id);
-    if (it == own_lines.end()) {
+    if (by_line || it == own_lines.end()) {
       const auto l = static_cast<std::size_t>(st.scope.begin_line - 1);
       if (l < lines) times[l] += t;
       continue;
@@ -245,6 +252,12 @@ std::vector<std::int64_t> Analysis::line_times(const std::string& file) const {
       times[ls[k]] += t / n + (static_cast<std::int64_t>(k) < t % n ? 1 : 0);
   }
   return times;
+}
+
+const ScopeStats* Analysis::line_scope(const std::string& file, int line) const {
+  for (const auto& st : scopes())
+    if (is_line(st.scope) && st.scope.begin_line == line && st.scope.file == file) return &st;
+  return nullptr;
 }
 
 std::int64_t Analysis::innermost_scope_at(const std::string& file, int line) const {

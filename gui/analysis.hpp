@@ -107,11 +107,17 @@ class Analysis {
   // Files with source text or scopes, sources first.
   [[nodiscard]] std::vector<std::string> files() const;
   [[nodiscard]] const std::string* source_text(const std::string& file) const;
-  // PP time on each line of `file` (index 0 is line 1), over max(text lines, scope ends) lines:
-  // a scope's exclusive time is spread evenly over its own lines (its extent minus those of the
-  // scopes nested in it in the same file); a scope with no own line puts it on its first line.
+  // PP time on each line of `file` (index 0 is line 1), over max(text lines, scope ends) lines.
+  // A run with line attribution (scopes of kind `line`) gives each line its own time and the
+  // rest of a scope's (not scope 0's) to the scope's first line. Older runs: a scope's exclusive
+  // time is spread evenly over its own lines (its extent minus those of the scopes nested in it
+  // in the same file); a scope with no own line puts it on its first line.
   [[nodiscard]] std::vector<std::int64_t> line_times(const std::string& file) const;
-  // The innermost scope whose extent holds the line, or -1.
+  // A scope of one source line (kind `line`): shades its line, has no bar of its own.
+  [[nodiscard]] static bool is_line(const carnival::Scope& s) { return s.kind == "line"; }
+  // The line scope of `line` in `file`, or null (no time was attributed to that line).
+  [[nodiscard]] const ScopeStats* line_scope(const std::string& file, int line) const;
+  // The innermost scope of code (not a line scope) whose extent holds the line, or -1.
   [[nodiscard]] std::int64_t innermost_scope_at(const std::string& file, int line) const;
 
   [[nodiscard]] const std::vector<CPWaitRow>& cpwait_rows() const { return cpwait_; }  // by time

@@ -398,6 +398,18 @@ QVariant CategoryHistogramModel::data(const QModelIndex& index, int role) const 
 
 // --- CausesModel -----------------------------------------------------------------------------
 
+namespace {
+
+// "node 2: 1.20 ms, node 0: 310 µs": who waited for this cause and how long, longest first.
+QString waited_text(const CauseRow& r) {
+  QStringList parts;
+  for (const auto& [node, delay] : r.waited)
+    parts << QStringLiteral("%1: %2").arg(node).arg(time_text(delay));
+  return parts.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
 void CausesModel::set_causes(std::shared_ptr<const Analysis> a, Causes causes) {
   beginResetModel();
   a_ = std::move(a);
@@ -411,8 +423,8 @@ int CausesModel::columnCount(const QModelIndex& parent) const { return parent.is
 
 QVariant CausesModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static constexpr std::array names = {"Cause node", "Cause scope", "Sync delay",
-                                       "%",          "Waits",       "Waiting nodes"};
+  static constexpr std::array names = {"Cause node", "Late work", "Sync delay",
+                                       "%",          "Waits",     "Waited (node: delay)"};
   return section >= 0 && section < ColumnCount ? QString(names[static_cast<std::size_t>(section)])
                                                : QVariant();
 }
@@ -435,7 +447,7 @@ QVariant CausesModel::data(const QModelIndex& index, int role) const {
         case Waits:
           return QVariant::fromValue<qulonglong>(r.waits);
         case WaitingNodes:
-          return QVariant::fromValue<qulonglong>(r.waiting_nodes);
+          return waited_text(r);
         default:
           return {};
       }
@@ -456,13 +468,14 @@ QVariant CausesModel::data(const QModelIndex& index, int role) const {
       return col != ScopeColumn ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
     case Qt::ToolTipRole:
       return QStringLiteral(
-                 "node %1 in %2 (%3) made %4 waits on %5 nodes last %6 longer; click to see its code")
+                 "node %1, last running %2 (%3), made %4 waits on %5 nodes last %6 longer "
+                 "(waited: %7); click to see its code")
           .arg(r.node)
           .arg(QString::fromStdString(a_->scope_name(r.scope)),
                QString::fromStdString(a_->scope_location(r.scope)))
           .arg(r.waits)
           .arg(r.waiting_nodes)
-          .arg(time_text(r.delay_ps));
+          .arg(time_text(r.delay_ps), waited_text(r));
     case roles::ScopeId:
       return QVariant::fromValue<qint64>(r.scope);
     case roles::Node:

@@ -1,5 +1,8 @@
 #include "gui/run_database.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include <fmt/format.h>
 
 #include "carnival/report.hpp"
@@ -131,27 +134,35 @@ Causes query_causes(const std::string& path, std::uint32_t scope, const std::str
   return guarded(path, [&] {
     sql::Db db = carnival::open_store(path);
     // The index waits_by_scope(run_id, scope_id, operation) narrows this to the row's instances.
-    sql::Stmt s(db, fmt::format("SELECT cause_node, cause_scope_id, sum({0}), count(*), count(DISTINCT node) "
+    sql::Stmt s(db, fmt::format("SELECT cause_node, cause_scope_id, node, sum({0}), count(*) "
                                 "FROM waits WHERE run_id = (SELECT min(id) FROM runs) AND scope_id = ?1 "
                                 "AND operation = ?2 AND kind = ?3 AND {0} > 0 AND (?4 < 0 OR node = ?4) "
-                                "GROUP BY cause_node, cause_scope_id ORDER BY sum({0}) DESC, cause_node, "
-                                "cause_scope_id",
+                                "GROUP BY cause_node, cause_scope_id, node",
                                 carnival::info(carnival::WaitPart::SyncDelay).column));
     s.bind(1, scope);
     s.bind(2, operation);
     s.bind(3, kind);
     s.bind(4, node_filter);
+    std::map<std::pair<std::int64_t, std::int64_t>, CauseRow> by_cause;
     Causes out;
     while (s.step()) {
-      CauseRow r;
+      CauseRow& r = by_cause[{s.optional(0), s.optional(1)}];
       r.node = static_cast<int>(s.optional(0));
       r.scope = s.optional(1);
-      r.delay_ps = s.i64(2);
-      r.waits = s.u64(3);
-      r.waiting_nodes = s.u64(4);
-      out.total_delay_ps += r.delay_ps;
-      out.rows.push_back(r);
+      const std::int64_t delay = s.i64(3);
+      r.delay_ps += delay;
+      r.waits += s.u64(4);
+      r.waited.emplace_back(static_cast<int>(s.i64(2)), delay);
+      out.total_delay_ps += delay;
     }
+    for (auto& [key, r] : by_cause) {
+      r.waiting_nodes = r.waited.size();
+      std::stable_sort(r.waited.begin(), r.waited.end(),
+                       [](const auto& a, const auto& b) { return a.second > b.second; });
+      out.rows.push_back(std::move(r));
+    }
+    std::stable_sort(out.rows.begin(), out.rows.end(),
+                     [](const CauseRow& a, const CauseRow& b) { return a.delay_ps > b.delay_ps; });
     return out;
   });
 }

@@ -64,6 +64,7 @@ struct CauseRow {
   std::int64_t delay_ps = 0;  // synchronization delay caused
   std::uint64_t waits = 0;    // waits it delayed
   std::uint64_t waiting_nodes = 0;
+  std::vector<std::pair<int, std::int64_t>> waited;  // each waiting node's delay, longest first
 };
 struct Causes {
   std::vector<CauseRow> rows;  // by delay, largest first

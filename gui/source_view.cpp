@@ -108,8 +108,9 @@ void SourceView::rebuild() {
     }
     line_times_ = analysis_->line_times(file);
     for (auto t : line_times_) max_line_time_ = std::max(max_line_time_, t);
+    // A line's own time shades its number; only the scopes of code get bars.
     for (const auto& st : analysis_->scopes())
-      if (st.scope.file == file)
+      if (st.scope.file == file && !Analysis::is_line(st.scope))
         scopes.push_back({st.scope.id, st.depth, st.scope.begin_line, st.scope.end_line});
   } else {
     file_.clear();
@@ -343,6 +344,12 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
               .arg(time_text(line_time(hit.line)), percent_text(share(line_time(hit.line), total)),
                    owner >= 0 ? tr(" (in %1)").arg(QString::fromStdString(analysis_->scope_name(owner)))
                               : QString());
+      if (const auto* line = analysis_->line_scope(file_.toStdString(), hit.line))
+        for (std::size_t k = 0; k < 4; ++k)  // the line's own time by PP category
+          if (line->exclusive[k] > 0)
+            text += tr("<br><span style=\"color:%1\">&#9632;</span> %2: %3")
+                        .arg(QString::fromStdString(analysis_->style(k).color),
+                             QString::fromStdString(analysis_->style(k).name), time_text(line->exclusive[k]));
       for (const auto& mark : race_marks())
         if (mark.line == hit.line) text += QStringLiteral("<br>") + mark.details;
       return text;

@@ -2,6 +2,7 @@
 // exactly one category, waits that sum exactly, summary = instances, causes attributed.
 #include <atomic>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -17,6 +18,24 @@
 namespace ncp2::carnival {
 namespace {
 using namespace emu::literals;
+
+// Per scope, the CP categories describe what the CP did while the PP was in that scope: they sum
+// to the scope's PP time; scope 0 also gets the CP's time after the node's PP finished.
+void check_cp_by_scope(const RunData& d, bool has_cp) {
+  if (!has_cp) return;
+  std::map<std::pair<int, std::uint32_t>, std::int64_t> pp, cp;
+  for (const auto& c : d.profile) (is_pp_category(c.category) ? pp : cp)[{c.node, c.scope}] += c.time_ps;
+  for (const auto& n : d.nodes) {
+    std::set<std::uint32_t> scopes;
+    for (const auto& c : d.profile)
+      if (c.node == n.node) scopes.insert(c.scope);
+    for (const std::uint32_t s : scopes) {
+      const std::int64_t after_end = s == 0 ? d.run.virtual_time_ps - n.finish_ps : 0;
+      const std::pair<int, std::uint32_t> key{n.node, s};
+      EXPECT_EQ(cp[key], pp[key] + after_end) << "node " << n.node << ", scope " << s;
+    }
+  }
+}
 
 void check_invariants(const RunData& d, bool has_cp, const std::string& what) {
   SCOPED_TRACE(what);
@@ -52,6 +71,7 @@ void check_invariants(const RunData& d, bool has_cp, const std::string& what) {
     }
   }
   for (const auto& n : d.nodes) EXPECT_EQ(wait_profile[n.node], wait_instances[n.node]) << "node " << n.node;
+  check_cp_by_scope(d, has_cp);
   const auto recomputed = summarize(d.waits);
   ASSERT_EQ(recomputed.size(), d.wait_summary.size());
   for (std::size_t i = 0; i < recomputed.size(); ++i) {
@@ -148,16 +168,26 @@ TEST(Profiler, BackgroundAccountingGivesTheSameDataAsInline) {
   }
 }
 
-// A barrier where one node is made slow inside a named scope: the others' delay goes to it.
+// The scope of kind `line` that the typed API's calls at `line` put their time on, or null.
+const Scope* line_scope(const RunData& d, std::int64_t id) {
+  for (const auto& s : d.scopes)
+    if (s.id == id && s.kind == "line") return &s;
+  return nullptr;
+}
+
+// A barrier where one node is made slow inside a named scope: the others' delay goes to it, and
+// to what it was doing: the line of its computation in that scope, not the barrier's.
 TEST(Profiler, BarrierDelayIsAttributedToTheSlowNodeAndItsScope) {
   for (auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
     dsm::testing::Harness h(dsm::testing::machine(kind, 4));
     Profiler profiler(h.dsm, h.cluster);
     std::uint32_t slow_scope = 0;
+    int compute_line = 0;
     h.dsm.start([&](dsm::Process& p) {
       {
         CARNIVAL_SCOPE(p, "straggle");
         slow_scope = h.cluster.pp(p.node()).attribution().scope;
+        compute_line = __LINE__ + 1;
         if (p.id() == 2) p.compute(2_ms);
         p.barrier(0);
       }
@@ -170,7 +200,10 @@ TEST(Profiler, BarrierDelayIsAttributedToTheSlowNodeAndItsScope) {
     for (const auto& w : d.waits) {
       if (w.operation != "barrier" || w.object != 0 || w.node == 2) continue;
       EXPECT_EQ(w.cause_node, 2);
-      EXPECT_EQ(w.cause_scope, static_cast<std::int64_t>(slow_scope));
+      const Scope* late = line_scope(d, w.cause_scope);
+      ASSERT_NE(late, nullptr) << "cause scope " << w.cause_scope << " is not a line";
+      EXPECT_EQ(late->begin_line, compute_line);
+      EXPECT_EQ(late->parent, static_cast<std::int64_t>(slow_scope));
       EXPECT_GT(w.parts[static_cast<std::size_t>(WaitPart::SyncDelay)], 1900'000'000);
       ++attributed;
     }
@@ -186,9 +219,11 @@ TEST(Profiler, ComputeInAScopeIsCompAndProtocolCodeIsExtra) {
   dsm::testing::Harness h(dsm::testing::machine(emu::MachineKind::Ncp2, 2));
   Profiler profiler(h.dsm, h.cluster);
   std::uint32_t scope = 0;
+  int compute_line = 0;
   h.dsm.start([&](dsm::Process& p) {
     CARNIVAL_SCOPE(p, "work");
     scope = h.cluster.pp(p.node()).attribution().scope;
+    compute_line = __LINE__ + 1;
     p.compute(100_us);
   });
   h.kernel.run();
@@ -197,8 +232,11 @@ TEST(Profiler, ComputeInAScopeIsCompAndProtocolCodeIsExtra) {
   std::int64_t comp = 0, extra = 0;
   for (const auto& c : d.profile) {
     if (c.node != 1) continue;
-    if (c.category == Category::Comp) {
-      EXPECT_EQ(c.scope, scope);
+    if (c.category == Category::Comp) {  // on the line of the compute call, in the scope
+      const Scope* line = line_scope(d, c.scope);
+      ASSERT_NE(line, nullptr);
+      EXPECT_EQ(line->begin_line, compute_line);
+      EXPECT_EQ(line->parent, static_cast<std::int64_t>(scope));
       comp += c.time_ps;
     }
     if (c.category == Category::Extra) extra += c.time_ps;
@@ -282,6 +320,7 @@ void check_stopped_run(const RunData& d, bool has_cp) {
   }
   for (const auto& s : d.timeline)
     EXPECT_LE(s.end_ps, d.run.virtual_time_ps) << "timeline of node " << s.node;
+  check_cp_by_scope(d, has_cp);
   const auto recomputed = summarize(d.waits);
   ASSERT_EQ(recomputed.size(), d.wait_summary.size());
   for (std::size_t i = 0; i < recomputed.size(); ++i)

@@ -165,6 +165,29 @@ class LogicTest : public QObject {
     QVERIFY(a.line_times("workloads/helper.hpp") == std::vector<std::int64_t>(2, 0));
   }
 
+  // With line attribution (scopes of kind `line`), a line shades by its own time; a scope's rest
+  // goes to its first line, not over its comments and braces; line scopes own no lines.
+  void line_times_with_line_scopes_are_each_lines_own_time() {
+    auto d = gui_fixture();
+    d.scopes.push_back({4, 2, "line 215", "line", "workloads/phases.cpp", 215, 215});
+    d.scopes.push_back({5, 1, "line 20", "line", "workloads/phases.cpp", 20, 20});
+    d.profile.push_back({0, 4, Category::Comp, "none", us(900), 1});
+    d.profile.push_back({1, 4, Category::Wait, "page fault", us(100), 1});
+    d.profile.push_back({0, 5, Category::Comp, "none", us(40), 1});
+    const Analysis a(load(write_db(dir_, "lines.db", d)));
+    const auto times = a.line_times("workloads/phases.cpp");
+    QCOMPARE(times[214], us(1000));       // line 215: its line scope's time, both nodes
+    QCOMPARE(times[19], us(40));          // line 20
+    QCOMPARE(times[199], us(2050));       // update's own rest on its first line (200)
+    QCOMPARE(times[9], us(1500));         // the phase loop's on line 10
+    QCOMPARE(times[4], std::int64_t{0});  // a line nothing was attributed to stays unshaded
+    QCOMPARE(times[209], std::int64_t{0});
+    QCOMPARE(std::accumulate(times.begin(), times.end(), std::int64_t{0}), us(2050 + 1500 + 1040 + 150));
+    QCOMPARE(a.innermost_scope_at("workloads/phases.cpp", 215), std::int64_t{2});  // the code's scope
+    QVERIFY(a.line_scope("workloads/phases.cpp", 215) != nullptr);
+    QVERIFY(a.line_scope("workloads/phases.cpp", 216) == nullptr);
+  }
+
   void colours_and_words_come_from_the_categories_table() {
     const QString path = write_db(dir_, "recoloured.db", gui_fixture());
     QVERIFY(exec_sql(

@@ -33,31 +33,6 @@ using debug_info::SourceLines;
 
 namespace {
 
-// Scope sites of programs run from outside, created on first use and kept for the process's life
-// (like the static sites of the built-in workloads).
-class ProgramSites {
- public:
-  static carnival::ScopeSite& get(const std::string& name, const char* kind, const std::string& file,
-                                  int line, int end_line) {
-    static ProgramSites sites;
-    const std::lock_guard lock(sites.mutex_);
-    auto key = std::make_tuple(name, std::string(kind), file, line, end_line);
-    if (const auto it = sites.sites_.find(key); it != sites.sites_.end()) return *it->second;
-    const char* kept_name = sites.keep(name);
-    const char* kept_file = sites.keep(file);
-    auto& site = sites.storage_.emplace_back(kept_name, kind, kept_file, line, end_line);
-    sites.sites_.emplace(std::move(key), &site);
-    return site;
-  }
-
- private:
-  const char* keep(const std::string& text) { return strings_.emplace_back(text).c_str(); }
-  std::mutex mutex_;
-  std::deque<std::string> strings_;
-  std::deque<carnival::ScopeSite> storage_;
-  std::map<std::tuple<std::string, std::string, std::string, int, int>, carnival::ScopeSite*> sites_;
-};
-
 std::string mib_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
 
 class ProgramInstance final : public workloads::Instance {
@@ -261,7 +236,7 @@ void ProgramInstance::charge(Node& node, dsm::Process& p, std::uint64_t icount) 
   };
   const std::int64_t due = cycles(icount) - cycles(node.charged_icount);
   node.charged_icount = icount;
-  if (due > 0) p.compute_cycles(due);
+  if (due > 0) p.compute_cycles(due, dsm::SourcePosition{});  // the program attributes its own lines
 }
 
 // The node's accesses since its last request go to the race detector before the request runs: a
@@ -306,8 +281,8 @@ void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m
                : std::string();
   };
   if (m.begin) {
-    node.annotations.push_back(&ProgramSites::get(text(m.name_at), "block", resolve_file(text(m.file_at)),
-                                                  static_cast<int>(m.line), 0));
+    node.annotations.push_back(&carnival::site_for(text(m.name_at), "block", resolve_file(text(m.file_at)),
+                                                   static_cast<int>(m.line), 0));
   } else if (!node.annotations.empty()) {
     // The C pair gives the block's last line; the C++ form (line 0) ends with its enclosing block.
     carnival::ScopeSite* site = node.annotations.back();
@@ -344,8 +319,8 @@ const ProgramInstance::SitesAt& ProgramInstance::sites_at(const Node& node, std:
   if (at.known()) {
     if (at.function_begin > 0 && at.function_end >= at.function_begin)
       sites.function =
-          ProgramSites::get(at.function, "function", at.file, at.function_begin, at.function_end).id;
-    sites.line = ProgramSites::get(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id;
+          carnival::site_for(at.function, "function", at.file, at.function_begin, at.function_end).id;
+    sites.line = carnival::site_for(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id;
   }
   return sites_by_pc_.emplace(pc, sites).first->second;
 }
@@ -396,7 +371,7 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
       if (c.arg0 >= dsm::kMaxBarriers)
         abort_run(node,
                   fmt::format("Tmk_barrier({}): barrier ids go from 0 to {}", c.arg0, dsm::kMaxBarriers - 1));
-      p.barrier(static_cast<std::uint32_t>(c.arg0));
+      p.barrier(static_cast<std::uint32_t>(c.arg0), dsm::SourcePosition{});
       break;
     case Request::LockAcquire:
     case Request::LockRelease: {
@@ -405,7 +380,7 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
         abort_run(node, fmt::format("Tmk_lock_{}({}): lock ids go from 0 to {}",
                                     acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1));
       const auto lock = static_cast<std::uint32_t>(c.arg0);
-      acquire ? p.lock_acquire(lock) : p.lock_release(lock);
+      acquire ? p.lock_acquire(lock, dsm::SourcePosition{}) : p.lock_release(lock, dsm::SourcePosition{});
       break;
     }
     case Request::Fault: {
