@@ -126,16 +126,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
           [this] { tabs_->setCurrentWidget(scope_profile_); });
   connect(source_->view(), &SourceView::category_bar_clicked, this,
           [this] { tabs_->setCurrentWidget(histogram_); });
-  connect(&loader_, &QFutureWatcher<LoadResult>::finished, this, [this] { loaded(loader_.result()); });
-  connect(&checker_, &QFutureWatcher<QString>::finished, this,
-          [this] { integrity_done(checking_, checker_.result()); });
+  connect(&loader_.watcher(), &QFutureWatcher<void>::finished, this, [this] { loaded(loader_.take()); });
+  connect(&checker_.watcher(), &QFutureWatcher<void>::finished, this,
+          [this] { integrity_done(checking_, checker_.take()); });
   resize(1280, 800);
 }
 
 MainWindow::~MainWindow() {
   // The workers hold nothing of the window, but wait for them so that none outlives the process.
-  loader_.waitForFinished();
-  checker_.waitForFinished();
+  loader_.wait();
+  checker_.wait();
 }
 
 void MainWindow::build_menus() {
@@ -171,23 +171,26 @@ void MainWindow::choose_file() {
 void MainWindow::open_file(const QString& path) {
   statusBar()->showMessage(tr("Opening %1…").arg(path));
   QApplication::setOverrideCursor(Qt::BusyCursor);
-  loader_.setFuture(QtConcurrent::run(load_file, path));
+  loader_.start([path] { return load_file(path); });
 }
 
 QString MainWindow::open_file_and_wait(const QString& path) {
-  auto future = QtConcurrent::run(load_file, path);
-  future.waitForFinished();
-  const LoadResult result = future.result();
+  BackgroundTask<LoadResult> load;
+  load.start([path] { return load_file(path); });
+  load.wait();
+  const LoadResult result = load.take();
   if (!result.summary) {
     fail(path, result.error);
     return result.error;
   }
   loaded(result);
-  checker_.waitForFinished();
-  auto check = QtConcurrent::run(check_file, path);
-  check.waitForFinished();
-  integrity_done(path, check.result());
-  return check.result();
+  checker_.wait();
+  BackgroundTask<QString> check;
+  check.start([path] { return check_file(path); });
+  check.wait();
+  const QString error = check.take();
+  integrity_done(path, error);
+  return error;
 }
 
 void MainWindow::loaded(const LoadResult& result) {
@@ -222,7 +225,7 @@ void MainWindow::loaded(const LoadResult& result) {
   emit run_opened(path_);
   // The whole-file check reads every page: after the first paint, on a worker thread.
   checking_ = path_;
-  checker_.setFuture(QtConcurrent::run(check_file, path_));
+  checker_.start([path = path_] { return check_file(path); });
 }
 
 void MainWindow::integrity_done(const QString& path, const QString& error) {

@@ -3,11 +3,11 @@
 // profile per processor and its category histogram (tabs); a node filter; a banner for runs that need a
 // warning; the category legend always visible; File > Open and recent files (QSettings).
 // Files are read on worker threads; the window stays responsive while they load.
-#include <QFutureWatcher>
 #include <QMainWindow>
 #include <QStringList>
 
 #include "gui/analysis_context.hpp"
+#include "gui/background_task.hpp"
 
 class QComboBox;
 class QLabel;
@@ -55,7 +55,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QComboBox* node_chooser() const { return nodes_; }
   [[nodiscard]] QTabWidget* tabs() const { return tabs_; }
   [[nodiscard]] const QString& current_file() const { return path_; }
-  [[nodiscard]] bool is_loading() const { return loader_.isRunning(); }
+  [[nodiscard]] bool is_loading() const { return loader_.running(); }
 
   // Dialogs on errors (off in tests and headless use, where the signals and banner say it).
   void set_interactive(bool on) { interactive_ = on; }
@@ -104,8 +104,8 @@ class MainWindow : public QMainWindow {
   QStringList warnings_;
   QString integrity_error_;
   bool interactive_ = true;
-  QFutureWatcher<LoadResult> loader_;
-  QFutureWatcher<QString> checker_;
+  BackgroundTask<LoadResult> loader_;
+  BackgroundTask<QString> checker_;
   QString checking_;
 };
 

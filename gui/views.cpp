@@ -135,8 +135,8 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     const auto scope = index.data(roles::ScopeId).toLongLong();
     if (scope >= 0) context_->select_scope(scope);
   });
-  connect(&watcher_, &QFutureWatcher<CausesResult>::finished, this,
-          [this] { show_causes(watcher_.result()); });
+  connect(&watcher_.watcher(), &QFutureWatcher<void>::finished, this,
+          [this] { show_causes(watcher_.take()); });
 }
 
 QWidget* CPWaitView::build_map(QWidget* parent) {
@@ -234,7 +234,7 @@ void CPWaitView::row_activated(const QModelIndex& proxy_index) {
       QString::fromStdString(std::to_string(row->scope) + "|" + row->kind + "|" + row->operation);
   if (property("queried").toString() == key) {
     // Already shown (e.g. it followed a scope selected elsewhere): tell waiters it is ready.
-    if (watcher_.isFinished()) emit causes_ready();
+    if (!watcher_.running()) emit causes_ready();
     return;
   }
   setProperty("queried", key);
@@ -252,8 +252,8 @@ void CPWaitView::query_causes(const CPWaitRow& row) {
   causes_note_->setText(tr("Reading the wait instances…"));
   const int generation = ++generation_;
   // A worker thread with its own read-only connection: a large file never freezes the window.
-  watcher_.setFuture(QtConcurrent::run([path = a->summary().path, scope = row.scope, kind = row.kind,
-                                        operation = row.operation, node = a->node_filter(), generation] {
+  watcher_.start([path = a->summary().path, scope = row.scope, kind = row.kind, operation = row.operation,
+                  node = a->node_filter(), generation] {
     CausesResult result;
     result.generation = generation;
     try {
@@ -262,7 +262,7 @@ void CPWaitView::query_causes(const CPWaitRow& row) {
       result.error = QString::fromStdString(e.what());
     }
     return result;
-  }));
+  });
 }
 
 // --- a scope's profile per processor ---------------------------------------------------------

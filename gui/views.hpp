@@ -1,10 +1,10 @@
 #pragma once
 // The views beside the source: Profile Map, CPWait Map (with its causes panel), a scope's profile
 // per processor, a scope's category histogram. Each follows the AnalysisContext and sets it.
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include "gui/analysis_context.hpp"
+#include "gui/background_task.hpp"
 #include "gui/models.hpp"
 
 class QLabel;
@@ -83,7 +83,7 @@ class CPWaitView : public QWidget {
   QLabel* causes_title_ = nullptr;
   QLabel* causes_note_ = nullptr;
   MoreRowsBar* causes_more_ = nullptr;
-  QFutureWatcher<CausesResult> watcher_;
+  BackgroundTask<CausesResult> watcher_;
   int generation_ = 0;
   bool following_ = false;  // selecting a row for follow_scope: do not select its scope again
 };
