@@ -1,6 +1,7 @@
 #include "gui/analysis.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -97,6 +98,29 @@ Analysis::Analysis(std::shared_ptr<const RunSummary> summary, int node_filter)
   for (const auto& c : summary_->profile)
     cp_time = cp_time || (!carnival::is_pp_category(c.category) && c.time_ps > 0);
   has_cp_ = summary_->run.machine != "treadmarks" && cp_time;
+  styles_ = summary_->categories;
+  if (!has_cp_) rename_parts_without_cp();
+}
+
+// Without protocol controllers the parts named after the CP hold other work (docs/schema.md):
+// the GUI names them for what they are on that machine. The database keeps the paper's names.
+void Analysis::rename_parts_without_cp() {
+  struct Rename {
+    const char* paper;
+    const char* here;
+    const char* description;
+  };
+  static constexpr std::array<Rename, 3> renames = {{
+      {"CPLWait", "LWait", "intervals 1 and 11: the request waits for the local PP's protocol work (no CP)"},
+      {"CPLComp", "LComp", "intervals 2 and 12: the local PP's protocol work (no CP on this machine)"},
+      {"CPComm", "Comm", "intervals 3 and 10: transmission between the nodes"},
+  }};
+  for (auto& style : styles_)
+    for (const auto& r : renames)
+      if (style.name == r.paper) {
+        style.name = r.here;
+        style.description = r.description;
+      }
 }
 
 std::vector<int> Analysis::node_ids() const {
@@ -269,7 +293,7 @@ std::int64_t Analysis::innermost_scope_at(const std::string& file, int line) con
 
 const CategoryStyle& Analysis::style(std::size_t index) const {
   static const CategoryStyle unknown{"?", "", "#000000", ""};
-  return index < summary_->categories.size() ? summary_->categories[index] : unknown;
+  return index < styles_.size() ? styles_[index] : unknown;
 }
 
 }  // namespace ncp2::gui

@@ -138,6 +138,8 @@ class Analysis {
   std::vector<CPWaitRow> cpwait_;
   std::vector<std::uint32_t> by_time_;
   bool has_cp_ = true;
+  std::vector<CategoryStyle> styles_;  // the run's, renamed for a machine without CP
+  void rename_parts_without_cp();
 };
 
 }  // namespace ncp2::gui

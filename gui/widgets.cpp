@@ -105,10 +105,10 @@ void CategoryLegend::set_analysis(const Analysis* a) {
     PartTimes used{};
     for (const auto& w : a->summary().wait_summary)
       for (std::size_t k = 0; k < kWaitParts; ++k) used[k] += w.parts[k];
-    const auto& all = a->summary().categories;
-    for (std::size_t i = 0; i < all.size(); ++i) {
+    for (std::size_t i = 0; i < a->summary().categories.size(); ++i) {
+      const CategoryStyle& style = a->style(i);  // named for this machine
       const bool unused_part = i >= kCategories && i - kCategories < kWaitParts && used[i - kCategories] == 0;
-      if (a->has_cp() || (all[i].resource != "CP" && !unused_part)) items_.push_back(all[i]);
+      if (a->has_cp() || (style.resource != "CP" && !unused_part)) items_.push_back(style);
     }
   } else {
     for (const auto& c : carnival::category_catalogue())

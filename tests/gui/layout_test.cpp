@@ -288,6 +288,10 @@ class LayoutTest : public QObject {
     for (const auto& item : w.legend()->items()) names.push_back(item.name);
     for (const char* part : {"CPRWait", "CPRComp"})
       QVERIFY(std::find(names.begin(), names.end(), part) == names.end());
+    // The local parts are the PP's protocol work here: named without "CP".
+    for (const char* part : {"CPLWait", "CPLComp", "CPComm"})
+      QVERIFY2(std::find(names.begin(), names.end(), part) == names.end(), part);
+    QVERIFY(std::find(names.begin(), names.end(), "LComp") != names.end());
     QCOMPARE(names.front(), std::string("Comp"));
     QVERIFY(std::find(names.begin(), names.end(), "SyncDelay") != names.end());
     QCOMPARE(w.histogram()->model()->rowCount(), 4);  // Comp, Extra, Wait, Prste
