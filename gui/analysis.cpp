@@ -148,6 +148,24 @@ void Analysis::build_cpwait() {
   }
 }
 
+std::vector<Analysis::NodeWaits> Analysis::cpwait_by_node(const CPWaitRow& row) const {
+  std::map<int, NodeWaits> by_node;
+  for (const auto& w : summary_->wait_summary) {
+    if (w.scope != row.scope || w.kind != row.kind || w.operation != row.operation) continue;
+    if (node_filter_ >= 0 && w.node != node_filter_) continue;
+    NodeWaits& n = by_node[w.node];
+    n.node = w.node;
+    n.count += w.count;
+    n.total_ps += w.total_ps;
+  }
+  std::vector<NodeWaits> out;
+  for (const auto& [node, n] : by_node)
+    if (n.total_ps > 0) out.push_back(n);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const NodeWaits& a, const NodeWaits& b) { return a.total_ps > b.total_ps; });
+  return out;
+}
+
 const ScopeStats* Analysis::scope_by_name(const std::string& name) const {
   for (const auto& st : scopes())
     if (st.scope.name == name) return &st;

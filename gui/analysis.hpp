@@ -121,6 +121,13 @@ class Analysis {
   [[nodiscard]] std::int64_t innermost_scope_at(const std::string& file, int line) const;
 
   [[nodiscard]] const std::vector<CPWaitRow>& cpwait_rows() const { return cpwait_; }  // by time
+  // A CPWait Map row per node (the selected ones): its waits and their time, longest first.
+  struct NodeWaits {
+    int node = 0;
+    std::uint64_t count = 0;
+    std::int64_t total_ps = 0;
+  };
+  [[nodiscard]] std::vector<NodeWaits> cpwait_by_node(const CPWaitRow& row) const;
 
   // Colours and words of the categories: index = Category for the 7 profile categories,
   // 7 + WaitPart for the 9 parts.

@@ -147,6 +147,28 @@ class LogicTest : public QObject {
     for (std::size_t i = 1; i < rows.size(); ++i) QVERIFY(rows[i - 1].total_ps >= rows[i].total_ps);
   }
 
+  // A CPWait Map row's drill-down by node adds up to the row, longest first; the node filter
+  // narrows it.
+  void cpwait_rows_drill_down_by_node() {
+    const Analysis a(summary_);
+    for (const auto& row : a.cpwait_rows()) {
+      const auto nodes = a.cpwait_by_node(row);
+      QVERIFY(!nodes.empty());
+      std::int64_t total = 0;
+      std::uint64_t count = 0;
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        total += nodes[i].total_ps;
+        count += nodes[i].count;
+        if (i > 0) QVERIFY(nodes[i - 1].total_ps >= nodes[i].total_ps);
+      }
+      QCOMPARE(total, row.total_ps);
+      QCOMPARE(count, row.count);
+    }
+    const Analysis one(summary_, 1);
+    for (const auto& row : one.cpwait_rows())
+      for (const auto& n : one.cpwait_by_node(row)) QCOMPARE(n.node, 1);
+  }
+
   void line_times_spread_each_scope_over_its_own_lines() {
     const Analysis a(summary_);
     const auto times = a.line_times("workloads/phases.cpp");
