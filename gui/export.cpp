@@ -81,6 +81,9 @@ QString write_svg(QWidget* widget, const QString& path, const QString& title) {
   svg.setFileName(path);
   svg.setSize(widget->size());
   svg.setViewBox(QRect(QPoint(0, 0), widget->size()));
+  // The widget's own resolution: fonts in points then get the pixel sizes they have on screen
+  // (the generator's default, 72 dpi, draws text a third larger than the boxes around it).
+  svg.setResolution(widget->logicalDpiX());
   svg.setTitle(title);
   svg.setDescription(QStringLiteral("CARNIVAL (NCP2-Carnival)"));
   QPainter painter;

@@ -5,7 +5,9 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -81,6 +83,8 @@ QWidget* ProfileMapView::build_nesting(QWidget* parent) {
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     model_->toggle_fold(static_cast<std::uint32_t>(index.data(roles::ScopeId).toLongLong()));
   });
+  table_->viewport()->installEventFilter(this);
+  table_->installEventFilter(this);
   // Sorting or folding moves rows: keep the selected scope in sight.
   connect(proxy_, &QAbstractItemModel::layoutChanged, this, [this] { follow_scope(context_->scope()); });
   return page;
@@ -115,6 +119,43 @@ void ProfileMapView::refit_matrix() {
   for (int c = 1; c < header->count(); ++c) header->setSectionResizeMode(c, QHeaderView::Stretch);
 }
 
+bool ProfileMapView::on_arrow(QPoint viewport_point) const {
+  const QModelIndex index = table_->indexAt(viewport_point);
+  if (!index.isValid() || index.column() != ProfileMapModel::Scope || index.data(roles::Fold).toInt() < 0)
+    return false;
+  const int arrow_right = table_->visualRect(index).left() + BarDelegate::indent_of(index);
+  return viewport_point.x() < arrow_right && viewport_point.x() >= arrow_right - BarDelegate::kArrowWidth;
+}
+
+bool ProfileMapView::fold_current(bool fold) {
+  const QModelIndex current = table_->currentIndex();
+  if (!current.isValid()) return false;
+  const auto scope = static_cast<std::uint32_t>(current.data(roles::ScopeId).toLongLong());
+  const int row = model_->row_of_scope(scope);
+  if (row < 0 || !model_->rows()[static_cast<std::size_t>(row)].has_children ||
+      model_->is_folded(scope) == fold)
+    return false;
+  model_->toggle_fold(scope);
+  return true;
+}
+
+bool ProfileMapView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::MouseButtonPress) {
+    const auto* press = static_cast<QMouseEvent*>(event);
+    if (press->button() == Qt::LeftButton && on_arrow(press->position().toPoint())) {
+      model_->toggle_fold(static_cast<std::uint32_t>(
+          table_->indexAt(press->position().toPoint()).data(roles::ScopeId).toLongLong()));
+      return true;  // a fold, not a selection
+    }
+  }
+  if (watched == table_ && event->type() == QEvent::KeyPress) {
+    const int key = static_cast<QKeyEvent*>(event)->key();
+    if ((key == Qt::Key_Left && fold_current(true)) || (key == Qt::Key_Right && fold_current(false)))
+      return true;
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
 ProfileMapView::Mode ProfileMapView::mode() const {
   return modes_->currentIndex() == 1 ? Mode::Matrix : Mode::Nesting;
 }
@@ -125,10 +166,11 @@ QTableView* ProfileMapView::current_table() const { return mode() == Mode::Matri
 
 void ProfileMapView::update_title() {
   if (mode() == Mode::Nesting)
-    title_->setText(
-        tr("<b>Profile Map</b>: every scope under its parent, by inclusive PP time (the selected nodes); the "
-           "bar's length is the share of the total, its colours the categories. A header sorts the scopes "
-           "within each level; double-click a scope to fold it. Click a scope to see its code."));
+    title_->setText(tr(
+        "<b>Profile Map</b>: every scope under its parent, by inclusive PP time (the selected nodes); the "
+        "bar's length is the share of the total, its colours the categories. A header sorts the scopes "
+        "within each level; an arrow (or a double-click, or Left and Right) folds a scope. Click a scope to "
+        "see its code."));
   else
     title_->setText(
         tr("<b>Scopes × processors</b>: each scope's inclusive PP time on every node (all nodes), split "

@@ -34,6 +34,10 @@ class ProfileMapView : public QWidget {
   // The table in front (for File > Export).
   [[nodiscard]] QTableView* current_table() const;
 
+ protected:
+  // A press on a scope's arrow folds or unfolds it; so do Left and Right on the current scope.
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
   QWidget* build_nesting(QWidget* parent);
   QWidget* build_matrix(QWidget* parent);
@@ -42,6 +46,9 @@ class ProfileMapView : public QWidget {
   void follow_in_matrix();
   void matrix_clicked(const QModelIndex& index);
   void update_title();
+  [[nodiscard]] bool on_arrow(QPoint viewport_point) const;
+  // Folds (fold true) or unfolds the current scope; false when that changes nothing.
+  bool fold_current(bool fold);
 
   AnalysisContext* context_;
   ProfileMapModel* model_;

@@ -154,12 +154,39 @@ void SourceView::show_match(const TextMatch& match) {
 }
 
 void SourceView::paint_find_matches(QPainter& p, int first, int last) {
-  p.save();
-  p.setClipRect(QRect(layout_.text_x(), 0, viewport()->width() - layout_.text_x(), viewport()->height()));
+  // Cut to the text column by hand: the SVG export's painter does not clip (Qt 6.4).
+  const QRect text_area(layout_.text_x(), 0, viewport()->width() - layout_.text_x(), viewport()->height());
   for (std::size_t i = 0; i < find_matches_.size(); ++i) {
     const auto& m = find_matches_[i];
     if (m.line < first || m.line > last) continue;
-    p.fillRect(match_rect(m), static_cast<int>(i) == find_current_ ? kCurrentMatch : kMatchTint);
+    p.fillRect(match_rect(m).intersected(text_area),
+               static_cast<int>(i) == find_current_ ? kCurrentMatch : kMatchTint);
+  }
+}
+
+void SourceView::paint_text(QPainter& p, int first, int last) {
+  const QFontMetrics fm(font());
+  const int hs = horizontalScrollBar()->value();
+  const int text_x = layout_.text_x();
+  // The characters wholly in view, so that nothing depends on clipping: the SVG export's painter
+  // has none (Qt 6.4), and a long line would run over the analysis pane.
+  const int skip = hs - 4;
+  const int room = viewport()->width() - text_x;
+  p.save();
+  p.setClipRect(QRect(text_x, 0, room, viewport()->height()));
+  p.setPen(palette().color(QPalette::Text));
+  for (int line = first; line <= last; ++line) {
+    const QString& text = lines_[line - 1];
+    int from = 0;
+    int x = 0;
+    while (from < text.size() && x < skip) x += fm.horizontalAdvance(text[from++]);
+    int to = from;
+    int right = x;
+    while (to < text.size() && right + fm.horizontalAdvance(text[to]) <= skip + room)
+      right += fm.horizontalAdvance(text[to++]);
+    const QRect row = to_viewport(
+        QRect(text_x + 4 - hs + x, layout_.row_y(line), right - x + 1, layout_.metrics().row_height));
+    p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextDontClip, text.mid(from, to - from));
   }
   p.restore();
 }
@@ -242,7 +269,6 @@ void SourceView::paintEvent(QPaintEvent*) {
   const std::int64_t selected = context_->scope();
   const auto* selected_stats = analysis_->scope(selected);
   const bool selected_here = selected_stats && QString::fromStdString(selected_stats->scope.file) == file_;
-  const int hs = horizontalScrollBar()->value();
 
   // Text column: the selected scope's lines tinted, the selected line stronger, a race's lines red.
   const int text_x = layout_.text_x();
@@ -259,15 +285,7 @@ void SourceView::paintEvent(QPaintEvent*) {
       p.fillRect(row, kScopeTint);
   }
   paint_find_matches(p, first, last);
-  p.save();
-  p.setClipRect(QRect(text_x, 0, viewport()->width() - text_x, viewport()->height()));
-  p.setPen(palette().color(QPalette::Text));
-  for (int line = first; line <= last; ++line) {
-    const QRect row =
-        to_viewport(QRect(text_x + 4 - hs, layout_.row_y(line), longest_line_px_ + 20, m.row_height));
-    p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft, lines_[line - 1]);
-  }
-  p.restore();
+  paint_text(p, first, last);
   paint_race_marks(p, marks);
 
   // Line numbers, shaded by the line's share of the time.

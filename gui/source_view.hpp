@@ -74,6 +74,7 @@ class SourceView : public QAbstractScrollArea {
   void paint_bars(QPainter& p);
   void paint_race_marks(QPainter& p, const std::vector<RaceMark>& marks);
   void paint_find_matches(QPainter& p, int first, int last);
+  void paint_text(QPainter& p, int first, int last);
   [[nodiscard]] QPoint to_content(QPoint viewport_point) const;
   [[nodiscard]] int text_width() const;
 

@@ -6,11 +6,13 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QPainter>
 #include <QProcess>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
+#include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -117,6 +119,30 @@ class ViewsTest : public QObject {
     QCOMPARE(table->model()->index(2, 0).data(roles::Fold).toInt(), 1);
     double_click(table, table->model()->index(2, 0));
     QCOMPARE(scope_order(table), QString("program/verify/phase loop/update"));
+    // The arrows: drawn where a scope has children (program's, dark on an unselected row), none
+    // for a leaf (update); a press on one folds without selecting.
+    w.context()->select_scope(3);
+    const auto arrow_at = [&](int row) {
+      const QModelIndex index = table->model()->index(row, 0);
+      const QRect cell = table->visualRect(index);
+      return QPoint(cell.left() + BarDelegate::indent_of(index) - BarDelegate::kArrowWidth / 2,
+                    cell.center().y());
+    };
+    const QImage image = table->viewport()->grab().toImage();
+    QVERIFY(qGray(image.pixel(arrow_at(0))) < 100);
+    QVERIFY(qGray(image.pixel(arrow_at(3))) > 200);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, arrow_at(2));
+    QCOMPARE(scope_order(table), QString("program/verify/phase loop"));
+    QCOMPARE(w.context()->scope(), qint64{3});
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, arrow_at(2));
+    QCOMPARE(scope_order(table), QString("program/verify/phase loop/update"));
+    // Left folds the current scope, Right unfolds it.
+    w.context()->select_scope(1);
+    table->setFocus();
+    QTest::keyClick(table, Qt::Key_Left);
+    QCOMPARE(scope_order(table), QString("program/verify/phase loop"));
+    QTest::keyClick(table, Qt::Key_Right);
+    QCOMPARE(scope_order(table), QString("program/verify/phase loop/update"));
   }
 
   void matrix_cells_select_scope_and_node_and_follow_the_selection() {
@@ -183,11 +209,25 @@ class ViewsTest : public QObject {
     QVERIFY(text.contains("<svg"));
     QVERIFY2(text.contains(">phase loop<"), qPrintable(text.left(2000)));
     QVERIFY(text.contains("#0072b2", Qt::CaseInsensitive));
+    // Drawn back, the SVG has the first row's bar where the screen has it, in Comp's colour.
+    QSvgRenderer renderer(svg);
+    QVERIFY(renderer.isValid());
+    QWidget* front = w.tabs()->currentWidget();
+    QImage drawn(front->size(), QImage::Format_RGB32);
+    drawn.fill(Qt::white);
+    QPainter painter(&drawn);
+    renderer.render(&painter);
+    painter.end();
+    QTableView* table = w.profile_map()->table();
+    const QRect bar =
+        BarDelegate::bar_rect(table->visualRect(table->model()->index(0, ProfileMapModel::Profile)), 1.0);
+    const QPoint at = table->viewport()->mapTo(front, bar.topLeft() + QPoint(2, bar.height() / 2));
+    QCOMPARE(QColor(drawn.pixel(at)), QColor("#0072B2"));
     QCOMPARE(w.export_image(ExportTarget::Source, svg), QString());
     QVERIFY(read_text(svg).contains("compute(20)"));  // the source text in view, as text
     // CSV of the table in front, in its order (sorted by the user: the file follows).
     const QString csv = dir_.filePath("map.csv");
-    w.profile_map()->table()->sortByColumn(ProfileMapModel::Time, Qt::AscendingOrder);
+    table->sortByColumn(ProfileMapModel::Time, Qt::AscendingOrder);
     QCOMPARE(w.export_table(csv), QString());
     const QStringList lines = read_text(csv).split("\r\n");
     QCOMPARE(lines[0], QString("Depth,Scope,Profile,Time,%,Dominant,Location"));
@@ -197,9 +237,9 @@ class ViewsTest : public QObject {
     QCOMPARE(w.export_table(csv), QString());
     QVERIFY(read_text(csv).startsWith("Location,Category,Operation,Count,Profile,Time,%,Cum. %\r\n"));
     // Every table has the export menu.
-    for (QTableView* table : w.findChildren<QTableView*>()) {
-      QCOMPARE(table->contextMenuPolicy(), Qt::ActionsContextMenu);
-      QCOMPARE(table->actions().size(), 2);
+    for (const QTableView* any : w.findChildren<QTableView*>()) {
+      QCOMPARE(any->contextMenuPolicy(), Qt::ActionsContextMenu);
+      QCOMPARE(any->actions().size(), 2);
     }
     // A file that cannot be written says so.
     QVERIFY(
