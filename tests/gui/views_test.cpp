@@ -247,6 +247,34 @@ class ViewsTest : public QObject {
     QVERIFY(w.export_table(dir_.filePath("no/such/dir/x.csv")).contains("cannot write"));
   }
 
+  // Qt 6.4's SVG generator does not clip: the source view draws only the characters in view, so
+  // a long line is cut at the view's edge rather than written whole over the analysis pane.
+  void svg_of_a_long_line_holds_only_what_is_in_view() {
+    auto d = gui_fixture();
+    const std::string long_run(300, 'x');
+    std::string& text = d.sources[0].text;
+    const auto line20 = text.find("  x20 = compute(20);");
+    text.insert(line20, "  y = \"" + long_run + "\";  // END\n");
+    const QString path = write_db(dir_, "long.db", d);
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1200, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.open_file_and_wait(path), QString());
+    settle();
+    const QString svg = dir_.filePath("long.svg");
+    QCOMPARE(w.export_image(ExportTarget::Window, svg), QString());
+    const QString written = read_text(svg);
+    QVERIFY(written.contains(QString(20, 'x')));                   // the line is shown
+    QVERIFY(!written.contains(QString::fromStdString(long_run)));  // but not whole
+    QVERIFY(!written.contains("END"));                             // nor its end
+    // Scrolled sideways, its start is gone too.
+    w.source_panel()->view()->horizontalScrollBar()->setValue(200);
+    QCOMPARE(w.export_image(ExportTarget::Source, svg), QString());
+    QVERIFY(!read_text(svg).contains("y = \""));
+  }
+
   void the_executable_writes_svg_and_the_matrix_view() {
     const QString svg = dir_.filePath("shot.svg");
     QProcess p;
