@@ -38,6 +38,8 @@ std::vector<NestedRow> nested_rows(const Analysis& a, int limit) {
 
 void ProfileMapModel::set_analysis(std::shared_ptr<const Analysis> a) {
   beginResetModel();
+  // Folds stay while the same run is shown (another node filter), not for another file.
+  if (!a || !a_ || a->summary_ptr() != a_->summary_ptr()) folded_.clear();
   a_ = std::move(a);
   rebuild();
   endResetModel();

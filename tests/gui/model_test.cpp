@@ -196,9 +196,16 @@ class ModelTest : public QObject {
     QCOMPARE(m.index(2, ProfileMapModel::Scope).data(roles::Fold).toInt(), -1);
     m.toggle_fold(1);
     QCOMPARE(order(), QString("program/phase loop/update/verify"));
+    // A fold stays for another node filter of the same run, not for another run.
+    m.toggle_fold(1);
     m.set_analysis(node1_);
+    QVERIFY(m.is_folded(1));
+    QCOMPARE(order(), QString("program/phase loop/verify"));
     m.set_analysis(empty_);
     QCOMPARE(proxy.rowCount(), 0);
+    m.set_analysis(all_);
+    QVERIFY(!m.is_folded(1));
+    QCOMPARE(order(), QString("program/phase loop/update/verify"));
   }
 
   void matrix_model_has_a_cell_per_scope_and_node() {
