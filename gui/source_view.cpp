@@ -337,7 +337,9 @@ void SourceView::paint_bars(QPainter& p) {
     if (!st) continue;
     const QRect bar = layout_.scope_bar_rect(s.id);
     if (bar.intersects(visible)) {
-      const QRect r = to_viewport(bar);
+      // Cut to the view (its edges just outside): the SVG export's painter does not clip, and a
+      // long scope's bar would run over the choosers and the legend.
+      const QRect r = to_viewport(bar.intersected(visible.adjusted(0, -2, 0, 2)));
       p.fillRect(r, scope_bar_color(s.id));
       p.setPen(s.id == selected ? QPen(kSelectionOutline, 2) : QPen(QColor(150, 150, 150), 1));
       p.drawRect(r.adjusted(0, 0, -1, -1));
