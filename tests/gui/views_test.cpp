@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -269,8 +270,20 @@ class ViewsTest : public QObject {
     QVERIFY(written.contains(QString(20, 'x')));                   // the line is shown
     QVERIFY(!written.contains(QString::fromStdString(long_run)));  // but not whole
     QVERIFY(!written.contains("END"));                             // nor its end
+    // Nor does scope 0's bar (all of the program's 400 lines, in the darkest gray, #303030) run
+    // on below the view: its rectangle is cut to the view's height (its edges just outside).
+    SourceView* view = w.source_panel()->view();
+    QCOMPARE(view->scope_bar_color(0), QColor(0x30, 0x30, 0x30));
+    const QRegularExpression darkest("<g fill=\"#303030\"[^>]*>\\s*<rect [^>]*height=\"([0-9.]+)\"");
+    double tallest = 0;
+    for (auto it = darkest.globalMatch(written); it.hasNext();)
+      tallest = std::max(tallest, it.next().captured(1).toDouble());
+    QVERIFY2(tallest >= view->viewport()->height() - 4 && tallest <= view->viewport()->height() + 4,
+             qPrintable(QString("scope 0's bar is %1 px high in a %2 px view")
+                            .arg(tallest)
+                            .arg(view->viewport()->height())));
     // Scrolled sideways, its start is gone too.
-    w.source_panel()->view()->horizontalScrollBar()->setValue(200);
+    view->horizontalScrollBar()->setValue(200);
     QCOMPARE(w.export_image(ExportTarget::Source, svg), QString());
     QVERIFY(!read_text(svg).contains("y = \""));
   }
