@@ -156,12 +156,13 @@ void MainWindow::build_menus() {
 
   build_edit_menu();
   auto* view = menuBar()->addMenu(tr("&View"));
+  // Ctrl+1..6 in this order: the matrix last, so that the older views keep their keys.
   const std::array<std::pair<QString, ViewId>, 6> views = {{{tr("Profile Map"), ViewId::ProfileMap},
-                                                            {tr("Scopes × processors"), ViewId::Matrix},
                                                             {tr("CPWait Map"), ViewId::CPWait},
                                                             {tr("Data races"), ViewId::Races},
                                                             {tr("Scope per processor"), ViewId::Scope},
-                                                            {tr("Category histogram"), ViewId::Histogram}}};
+                                                            {tr("Category histogram"), ViewId::Histogram},
+                                                            {tr("Scopes × processors"), ViewId::Matrix}}};
   int key = 1;
   for (const auto& [name, id] : views) {
     auto* action = view->addAction(name, this, [this, v = id] { show_view(v); });
