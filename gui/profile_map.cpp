@@ -104,6 +104,11 @@ QWidget* ProfileMapView::build_matrix(QWidget* parent) {
   matrix_table_->horizontalHeader()->setMinimumSectionSize(kMatrixNodeMin);
   add_table_menu(matrix_table_);
   connect(matrix_table_, &QTableView::clicked, this, &ProfileMapView::matrix_clicked);
+  // A node's header shows that node's times; the scope column's, all nodes'.
+  connect(matrix_table_->horizontalHeader(), &QHeaderView::sectionClicked, this, [this](int section) {
+    context_->set_node_filter(matrix_->node_of_column(section));
+    follow_in_matrix();
+  });
   return matrix_table_;
 }
 

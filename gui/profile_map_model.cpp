@@ -268,11 +268,14 @@ int ScopeNodeMatrixModel::columnCount(const QModelIndex& parent) const {
 
 QVariant ScopeNodeMatrixModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal) return {};
-  if (section == 0) return role == Qt::DisplayRole ? QVariant(QStringLiteral("Scope")) : QVariant();
+  if (section == 0) {
+    if (role == Qt::DisplayRole) return QStringLiteral("Scope");
+    return role == Qt::ToolTipRole ? QVariant(QStringLiteral("Click: the times of all nodes")) : QVariant();
+  }
   const int node = node_of_column(section);
   if (node < 0) return {};
   if (role == Qt::DisplayRole) return QString::number(node);
-  if (role == Qt::ToolTipRole) return QStringLiteral("node %1").arg(node);
+  if (role == Qt::ToolTipRole) return QStringLiteral("node %1 (click: this node's times only)").arg(node);
   return {};
 }
 

@@ -186,6 +186,17 @@ class ViewsTest : public QObject {
     // All nodes again: the scope's name is selected.
     w.context()->set_node_filter(-1);
     QCOMPARE(matrix->currentIndex().column(), 0);
+    // A node's header picks that node, the scope column's all nodes.
+    auto* header = matrix->horizontalHeader();
+    QTest::mouseClick(
+        header->viewport(), Qt::LeftButton, {},
+        QPoint(header->sectionViewportPosition(2) + header->sectionSize(2) / 2, header->height() / 2));
+    QCOMPARE(w.context()->node_filter(), 1);
+    QCOMPARE(matrix->currentIndex().column(), 2);
+    QTest::mouseClick(header->viewport(), Qt::LeftButton, {},
+                      QPoint(header->sectionSize(0) / 2, header->height() / 2));
+    QCOMPARE(w.context()->node_filter(), -1);
+    QCOMPARE(matrix->currentIndex().column(), 0);
     // A click on the name selects the scope and leaves the node filter alone.
     QTest::mouseClick(matrix->viewport(), Qt::LeftButton, {},
                       matrix->visualRect(model->index(3, 0)).center());
