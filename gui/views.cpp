@@ -16,9 +16,8 @@ namespace ncp2::gui {
 
 namespace {
 
-constexpr int kLocationMin = kLocationMinWidth;
 constexpr ColumnFit kCPWaitFit{
-    .bar = CPWaitMapModel::Profile, .flexible = CPWaitMapModel::Location, .flexible_min = kLocationMin};
+    .bar = CPWaitMapModel::Profile, .flexible = CPWaitMapModel::Location, .flexible_min = kLocationMinWidth};
 constexpr ColumnFit kCausesFit{.flexible = CausesModel::ScopeColumn};
 constexpr ColumnFit kScopeProfileFit{.bar = ScopeProfileModel::Profile};
 // The meaning wraps (it is the histogram's explanation): the bars keep a readable length.

@@ -1,6 +1,7 @@
 #pragma once
-// The views beside the source: Profile Map, CPWait Map (with its causes panel), a scope's profile
-// per processor, a scope's category histogram. Each follows the AnalysisContext and sets it.
+// The views beside the source: CPWait Map (with its causes panel), a scope's profile per
+// processor, a scope's category histogram (the Profile Map has its own files, profile_map.*, and
+// comes with this header). Each follows the AnalysisContext and sets it.
 #include <QFutureWatcher>
 #include <QWidget>
 
