@@ -10,7 +10,7 @@ core=(cmake ninja-build g++ pkg-config ccache
       libdw-dev clang-14 llvm-14-dev
       python3)  # tests/cli/bad_input_test.py (its sqlite3 module is in the standard library)
 bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
-gui=(qt6-base-dev libgl-dev)
+gui=(qt6-base-dev qt6-svg-dev libgl-dev)  # qt6-svg-dev: the GUI's SVG export
 # What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check;
 # clang for the fuzz targets (fuzz/run.sh: libFuzzer ships with Debian's clang).
 ci=(clang-format clang-tidy python3 clang)

@@ -7,6 +7,9 @@ class QTableView;
 
 namespace ncp2::gui {
 
+// px: a location column keeps at least this much (half of it keeps ":begin-end)" whole).
+inline constexpr int kLocationMinWidth = 140;
+
 struct ColumnFit {
   int bar = -1;          // the bar column, or -1
   int bar_min = 60;      // px: still a readable bar

@@ -20,10 +20,11 @@ CommandLine parse_command_line(const QStringList& arguments) {
       "CARNIVAL: where the time of a run went, and who made whom wait (reads a database written by "
       "`ncp2 run --db`).");
   parser.addPositionalArgument("FILE.db", "The CARNIVAL database to open.");
-  const QCommandLineOption screenshot("screenshot",
-                                      "Render a view into OUT.png without a display, then exit.", "OUT.png");
+  const QCommandLineOption screenshot(
+      "screenshot", "Render a view into OUT.png (OUT.svg: as SVG) without a display, then exit.", "OUT.png");
   const QCommandLineOption view(
-      "view", "The view to render: main, scope, histogram, profile-map, cpwait, races.", "VIEW", "main");
+      "view", "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races.", "VIEW",
+      "main");
   const QCommandLineOption scope("scope", "Select the scope of this name first.", "NAME");
   const QCommandLineOption size("size", "The window's size for --screenshot (default 1280x800).", "WxH");
   const QCommandLineOption node("node", "Show only this node's times.", "N");
@@ -42,8 +43,9 @@ CommandLine parse_command_line(const QStringList& arguments) {
   out.view = parser.value(view);
   out.scope = parser.value(scope);
   if (!view_from_name(out.view)) {
-    out.error = QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, cpwait, races)")
-                    .arg(out.view);
+    out.error =
+        QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, matrix, cpwait, races)")
+            .arg(out.view);
     return out;
   }
   if (parser.isSet(size)) {

@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QImageWriter>
 
+#include "gui/export.hpp"
 #include "gui/headless.hpp"
 #include "gui/main_window.hpp"
 
@@ -79,6 +80,15 @@ int main(int argc, char** argv) {
     if (image.isNull()) {
       print_error(error.isEmpty() ? QStringLiteral("nothing to render") : error);
       return 2;
+    }
+    if (options.screenshot.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) {
+      // Drawn again as vectors: text stays text.
+      if (const QString e = ncp2::gui::write_svg(&window, options.screenshot, window.windowTitle());
+          !e.isEmpty()) {
+        print_error(e);
+        return 1;
+      }
+      return 0;
     }
     QImageWriter writer(options.screenshot);
     if (!writer.write(image)) {

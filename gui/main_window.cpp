@@ -14,12 +14,16 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "gui/export.hpp"
+#include "gui/find_bar.hpp"
 #include "gui/models.hpp"
 #include "gui/races_view.hpp"
+#include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
@@ -57,6 +61,7 @@ std::optional<ViewId> view_from_name(const QString& name) {
   if (name == QLatin1String("scope")) return ViewId::Scope;
   if (name == QLatin1String("histogram")) return ViewId::Histogram;
   if (name == QLatin1String("profile-map")) return ViewId::ProfileMap;
+  if (name == QLatin1String("matrix")) return ViewId::Matrix;
   if (name == QLatin1String("cpwait")) return ViewId::CPWait;
   if (name == QLatin1String("races")) return ViewId::Races;
   return std::nullopt;
@@ -144,21 +149,96 @@ void MainWindow::build_menus() {
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   refill_recent_menu();
+  build_export_menu(file);
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 
+  build_edit_menu();
   auto* view = menuBar()->addMenu(tr("&View"));
-  const std::array<std::pair<QString, ViewId>, 5> views = {{{tr("Profile Map"), ViewId::ProfileMap},
+  // Ctrl+1..6 in this order: the matrix last, so that the older views keep their keys.
+  const std::array<std::pair<QString, ViewId>, 6> views = {{{tr("Profile Map"), ViewId::ProfileMap},
                                                             {tr("CPWait Map"), ViewId::CPWait},
                                                             {tr("Data races"), ViewId::Races},
                                                             {tr("Scope per processor"), ViewId::Scope},
-                                                            {tr("Category histogram"), ViewId::Histogram}}};
+                                                            {tr("Category histogram"), ViewId::Histogram},
+                                                            {tr("Scopes × processors"), ViewId::Matrix}}};
   int key = 1;
   for (const auto& [name, id] : views) {
     auto* action = view->addAction(name, this, [this, v = id] { show_view(v); });
     action->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
   }
+}
+
+void MainWindow::build_export_menu(QMenu* file) {
+  auto* menu = file->addMenu(tr("&Export"));
+  struct Entry {
+    QString name;
+    ExportTarget target;
+  };
+  const std::array<Entry, 3> entries = {{{tr("the window"), ExportTarget::Window},
+                                         {tr("the source view"), ExportTarget::Source},
+                                         {tr("the analysis view in front"), ExportTarget::Analysis}}};
+  for (const auto& entry : entries) {
+    for (const QString& format : {QStringLiteral("png"), QStringLiteral("svg")}) {
+      menu->addAction(tr("%1 as %2…").arg(entry.name, format.toUpper()), this, [this, entry, format] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export %1").arg(entry.name), QStringLiteral("carnival.") + format,
+            tr("%1 images (*.%2)").arg(format.toUpper(), format));
+        if (!path.isEmpty()) report_export(path, export_image(entry.target, path));
+      });
+    }
+  }
+  menu->addSeparator();
+  menu->addAction(tr("the table in front as CSV…"), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the table"), QStringLiteral("carnival.csv"), tr("CSV files (*.csv);;All files (*)"));
+    if (!path.isEmpty()) report_export(path, export_table(path));
+  });
+}
+
+void MainWindow::build_edit_menu() {
+  auto* edit = menuBar()->addMenu(tr("&Edit"));
+  FindBar* find = source_->find_bar();
+  edit->addAction(tr("&Find in the source…"), find, &FindBar::open)->setShortcut(QKeySequence::Find);
+  edit->addAction(tr("Find &next"), find, &FindBar::find_next)->setShortcut(QKeySequence::FindNext);
+  edit->addAction(tr("Find &previous"), find, &FindBar::find_previous)
+      ->setShortcut(QKeySequence::FindPrevious);
+}
+
+QTableView* MainWindow::current_table() const {
+  QWidget* front = tabs_->currentWidget();
+  if (front == profile_map_) return profile_map_->current_table();
+  if (front == cpwait_) return cpwait_->table();
+  if (front == races_) return races_->table();
+  if (front == scope_profile_) return scope_profile_->table();
+  if (front == histogram_) return histogram_->table();
+  return nullptr;
+}
+
+QString MainWindow::export_image(ExportTarget target, const QString& path) {
+  QWidget* widget = target == ExportTarget::Window   ? static_cast<QWidget*>(this)
+                    : target == ExportTarget::Source ? static_cast<QWidget*>(source_)
+                                                     : tabs_->currentWidget();
+  const QString title =
+      target == ExportTarget::Analysis ? tabs_->tabText(tabs_->currentIndex()) : windowTitle();
+  return path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive) ? write_svg(widget, path, title)
+                                                                   : write_png(widget, path);
+}
+
+QString MainWindow::export_table(const QString& path) {
+  const QTableView* table = current_table();
+  if (!table) return tr("no table in front");
+  return write_csv(*table->model(), path);
+}
+
+void MainWindow::report_export(const QString& path, const QString& error) {
+  if (error.isEmpty()) {
+    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    return;
+  }
+  statusBar()->showMessage(error, 10000);
+  if (interactive_) QMessageBox::warning(this, tr("Export"), error);
 }
 
 void MainWindow::choose_file() {
@@ -290,6 +370,11 @@ void MainWindow::show_view(ViewId view) {
       return;
     case ViewId::ProfileMap:
       tabs_->setCurrentWidget(profile_map_);
+      profile_map_->set_mode(ProfileMapView::Mode::Nesting);
+      break;
+    case ViewId::Matrix:
+      tabs_->setCurrentWidget(profile_map_);
+      profile_map_->set_mode(ProfileMapView::Mode::Matrix);
       break;
     case ViewId::CPWait:
       tabs_->setCurrentWidget(cpwait_);

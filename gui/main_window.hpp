@@ -14,6 +14,7 @@ class QLabel;
 class QMenu;
 class QTabWidget;
 class QSplitter;
+class QTableView;
 
 namespace ncp2::gui {
 
@@ -33,9 +34,12 @@ struct LoadResult {
 };
 LoadResult load_file(const QString& path);  // never throws
 
-enum class ViewId { Main, Scope, Histogram, ProfileMap, CPWait, Races };
-// main|scope|histogram|profile-map|cpwait|races
+enum class ViewId { Main, Scope, Histogram, ProfileMap, Matrix, CPWait, Races };
+// main|scope|histogram|profile-map|matrix|cpwait|races
 std::optional<ViewId> view_from_name(const QString& name);
+// What File > Export draws: the whole window, the source view (with its choosers), or the
+// analysis tab in front.
+enum class ExportTarget { Window, Source, Analysis };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -67,6 +71,12 @@ class MainWindow : public QMainWindow {
   // error, or an empty string. For headless use.
   QString open_file_and_wait(const QString& path);
 
+  // File > Export without its dialogs: an image (SVG when the path ends in .svg, else PNG) or
+  // the table in front as CSV. Each returns an empty string when written, else why not.
+  QString export_image(ExportTarget target, const QString& path);
+  QString export_table(const QString& path);
+  [[nodiscard]] QTableView* current_table() const;  // the analysis tab's main table
+
   [[nodiscard]] static QStringList recent_files();
   static constexpr int kMaxRecentFiles = 8;
 
@@ -77,6 +87,9 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void build_export_menu(QMenu* file);
+  void build_edit_menu();
+  void report_export(const QString& path, const QString& error);
   void choose_file();
   void loaded(const LoadResult& result);
   void integrity_done(const QString& path, const QString& error);

@@ -19,7 +19,7 @@ QColor category_color(const Analysis& a, std::size_t index) {
   return c.isValid() ? c : QColor(Qt::black);
 }
 
-namespace {
+namespace cells {
 
 double share(std::int64_t part, std::int64_t whole) {
   return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -54,6 +54,12 @@ QString breakdown(const Analysis& a, std::size_t first, std::span<const std::int
   return text;
 }
 
+}  // namespace cells
+
+using namespace cells;  // NOLINT(google-build-using-namespace): the helpers of every model here
+
+namespace {
+
 // "update (phases.cpp:99-109)": the file's name without its directories (the tooltip has it all).
 QString location_label(const Analysis& a, std::int64_t scope) {
   std::string loc = a.scope_location(scope);
@@ -86,6 +92,7 @@ int LimitedTableModel::rowCount(const QModelIndex& parent) const {
 void LimitedTableModel::set_limit(int limit) {
   beginResetModel();
   limit_ = limit;
+  limit_applied();
   endResetModel();
   emit limit_changed();
 }
@@ -179,95 +186,6 @@ QVariant CPWaitMapModel::data(const QModelIndex& index, int role) const {
       const auto first = a_->cpwait_rows().front().total_ps;  // the largest
       return col == Profile ? fraction(r->total_ps, first) : QVariant();
     }
-    default:
-      return {};
-  }
-}
-
-// --- ProfileMapModel -------------------------------------------------------------------------
-
-void ProfileMapModel::set_analysis(std::shared_ptr<const Analysis> a) {
-  beginResetModel();
-  a_ = std::move(a);
-  endResetModel();
-}
-
-int ProfileMapModel::total() const { return a_ ? static_cast<int>(a_->scopes_by_time().size()) : 0; }
-
-int ProfileMapModel::row_of_scope(std::int64_t id) const {
-  if (!a_) return -1;
-  const auto& order = a_->scopes_by_time();
-  const auto it = std::find(order.begin(), order.end(), id);
-  const int row = it == order.end() ? -1 : static_cast<int>(it - order.begin());
-  return row < rowCount() ? row : -1;
-}
-
-int ProfileMapModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant ProfileMapModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static constexpr std::array names = {"Scope", "Profile", "Time", "%", "Dominant", "Location"};
-  return section >= 0 && section < ColumnCount ? QString(names[static_cast<std::size_t>(section)])
-                                               : QVariant();
-}
-
-QVariant ProfileMapModel::data(const QModelIndex& index, int role) const {
-  if (!a_ || !index.isValid() || index.row() >= rowCount()) return {};
-  const auto id = a_->scopes_by_time()[static_cast<std::size_t>(index.row())];
-  const ScopeStats& st = *a_->scope(id);
-  const auto incl = pp_total(st.inclusive);
-  const auto col = index.column();
-  const std::span<const std::int64_t> pp(st.inclusive.data(), 4);
-  switch (role) {
-    case Qt::DisplayRole:
-      switch (col) {
-        case Scope:
-          return QString::fromStdString(st.scope.name);
-        case Location:
-          return QString::fromStdString(a_->scope_location(id));
-        case Time:
-          return time_text(incl);
-        case Percent:
-          return percent_text(share(incl, a_->total_pp_ps()));
-        case Dominant:
-          return incl > 0 ? QString::fromStdString(
-                                a_->style(static_cast<std::size_t>(a_->dominant_category(id))).name)
-                          : QString();
-        default:
-          return {};
-      }
-    case roles::Sort:
-      switch (col) {
-        case Scope:
-          return QString::fromStdString(st.scope.name);
-        case Location:
-          return QString::fromStdString(a_->scope_location(id));
-        case Dominant:
-          return static_cast<int>(a_->dominant_category(id));
-        default:
-          return QVariant::fromValue<qlonglong>(incl);
-      }
-    case Qt::TextAlignmentRole:
-      return col == Time || col == Percent ? QVariant(Qt::AlignRight | Qt::AlignVCenter) : QVariant();
-    case Qt::ToolTipRole:
-      return QStringLiteral("<b>%1</b> (%2)<br>inclusive %3 (%4 of the PP time), exclusive %5%6")
-          .arg(QString::fromStdString(st.scope.name), QString::fromStdString(st.scope.kind), time_text(incl),
-               percent_text(share(incl, a_->total_pp_ps())), time_text(pp_total(st.exclusive)),
-               breakdown(*a_, 0, pp, incl));
-    case Qt::DecorationRole:
-      return col == Dominant && incl > 0
-                 ? QVariant(category_color(*a_, static_cast<std::size_t>(a_->dominant_category(id))))
-                 : QVariant();
-    case roles::ScopeId:
-      return QVariant::fromValue<qint64>(id);
-    case roles::BarValues:
-      return col == Profile ? values_of(pp) : QVariant();
-    case roles::BarColors:
-      return col == Profile ? colors_of(*a_, 0, 4) : QVariant();
-    case roles::BarScale:
-      return col == Profile ? fraction(incl, a_->total_pp_ps()) : QVariant();
     default:
       return {};
   }

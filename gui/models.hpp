@@ -3,12 +3,14 @@
 // costs through custom roles — raw numbers to sort by, the values and colours of a stacked bar
 // and the bar's length — so that views sort numerically and one delegate draws every bar.
 // Long tables show their top N rows; hidden_rows() says how many more there are.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 
 #include <QAbstractTableModel>
 #include <QColor>
 #include <QString>
+#include <QVariantList>
 
 #include "gui/analysis.hpp"
 
@@ -22,12 +24,25 @@ enum : int {
   BarColors,                // QVariantList of QColor, one per segment
   BarScale,                 // double 0..1: the bar's length as a fraction of the cell
   Node,                     // int: the node a row is about (-1 none)
+  Depth,                    // int: a nested row's depth (0: a root); the delegate indents by it
+  Fold,                     // int: -1 no children, 0 unfolded, 1 folded (the delegate's arrow)
 };
 }
 
 QString time_text(std::int64_t ps);                           // "12.5 us" (carnival::format_ps)
 QString percent_text(double p);                               // "12.3 %"
 QColor category_color(const Analysis& a, std::size_t index);  // index as Analysis::style
+
+// Cell helpers the models share (a namespace of their own: other files have their own share()).
+namespace cells {
+double share(std::int64_t part, std::int64_t whole);     // percent, 0 when whole <= 0
+double fraction(std::int64_t part, std::int64_t whole);  // 0..1
+QVariantList values_of(std::span<const std::int64_t> v);
+QVariantList colors_of(const Analysis& a, std::size_t first, std::size_t count);
+// "<br>Comp: 1.23 ms (45.6 %)" lines for a tooltip, zeros left out.
+QString breakdown(const Analysis& a, std::size_t first, std::span<const std::int64_t> values,
+                  std::int64_t whole);
+}  // namespace cells
 
 // Base: a table of `total()` rows of which the first `limit` are shown.
 class LimitedTableModel : public QAbstractTableModel {
@@ -36,8 +51,8 @@ class LimitedTableModel : public QAbstractTableModel {
   using QAbstractTableModel::QAbstractTableModel;
   static constexpr int kDefaultLimit = 200;
 
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const final;
-  [[nodiscard]] int hidden_rows() const { return total() - rowCount(); }
+  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;
+  [[nodiscard]] int hidden_rows() const { return std::max(0, total() - rowCount()); }
   [[nodiscard]] int limit() const { return limit_; }
   void set_limit(int limit);  // <= 0: all
   void show_all() { set_limit(0); }
@@ -47,6 +62,8 @@ class LimitedTableModel : public QAbstractTableModel {
 
  protected:
   [[nodiscard]] virtual int total() const = 0;
+  // Called inside the reset of set_limit(): models that derive their rows from the limit redo them.
+  virtual void limit_applied() {}
 
  private:
   int limit_ = kDefaultLimit;
@@ -60,26 +77,6 @@ class CPWaitMapModel : public LimitedTableModel {
   using LimitedTableModel::LimitedTableModel;
   void set_analysis(std::shared_ptr<const Analysis> a);
   [[nodiscard]] const CPWaitRow* row_at(int row) const;
-
-  [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;
-  [[nodiscard]] QVariant headerData(int section, Qt::Orientation o, int role) const override;
-
- protected:
-  [[nodiscard]] int total() const override;
-
- private:
-  std::shared_ptr<const Analysis> a_;
-};
-
-// The Profile Map: every scope by inclusive time.
-class ProfileMapModel : public LimitedTableModel {
-  Q_OBJECT
- public:
-  enum Column { Scope, Profile, Time, Percent, Dominant, Location, ColumnCount };
-  using LimitedTableModel::LimitedTableModel;
-  void set_analysis(std::shared_ptr<const Analysis> a);
-  [[nodiscard]] int row_of_scope(std::int64_t id) const;  // -1 when not shown
 
   [[nodiscard]] int columnCount(const QModelIndex& parent = {}) const override;
   [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override;

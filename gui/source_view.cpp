@@ -2,16 +2,12 @@
 
 #include <algorithm>
 
-#include <QComboBox>
 #include <QFontDatabase>
-#include <QHBoxLayout>
 #include <QHelpEvent>
-#include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
 #include <QToolTip>
-#include <QVBoxLayout>
 
 #include "gui/models.hpp"
 #include "gui/races_view.hpp"
@@ -25,6 +21,8 @@ const QColor kScopeTint(255, 243, 205);   // the selected scope's lines
 const QColor kLineTint(255, 214, 102);    // the selected line
 const QColor kSelectionOutline(0, 0, 0);  // the selected scope's bars
 const QColor kRaceTint(248, 215, 218);    // a line of the selected data race
+const QColor kMatchTint(255, 241, 118);   // a match of the find bar
+const QColor kCurrentMatch(255, 152, 0);  // the current match: stronger
 const QColor kRaceMark(176, 0, 32);       // its marker and label (red: a bug, not a cost)
 
 QString access_text(const carnival::RaceAccess& a) {
@@ -130,6 +128,70 @@ void SourceView::rebuild() {
   emit scale_changed(analysis_ ? share(max_line_time_, analysis_->total_pp_ps()) : 0.0);
 }
 
+void SourceView::set_find_matches(std::vector<TextMatch> matches, int current) {
+  find_matches_ = std::move(matches);
+  find_current_ = current;
+  viewport()->update();
+}
+
+QRect SourceView::match_rect(const TextMatch& match) const {
+  if (match.line < 1 || match.line > lines_.size()) return {};
+  const QFontMetrics fm(font());
+  const QString& line = lines_[match.line - 1];
+  const int x =
+      layout_.text_x() + 4 - horizontalScrollBar()->value() + fm.horizontalAdvance(line.left(match.column));
+  const int width = std::max(2, fm.horizontalAdvance(line.mid(match.column, match.length)));
+  return to_viewport(QRect(x, layout_.row_y(match.line), width, layout_.metrics().row_height));
+}
+
+void SourceView::show_match(const TextMatch& match) {
+  if (match.line < first_visible_line() || match.line >= last_visible_line())
+    verticalScrollBar()->setValue(layout_.row_y(match.line) - viewport()->height() / 3);
+  const QRect r = match_rect(match);
+  const int text_x = layout_.text_x();
+  if (r.left() < text_x || r.right() > viewport()->width())  // off to a side: bring it in
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() + r.left() - text_x - text_width() / 3);
+  viewport()->update();
+}
+
+void SourceView::paint_find_matches(QPainter& p, int first, int last) {
+  // Cut to the text column by hand: the SVG export's painter does not clip (Qt 6.4).
+  const QRect text_area(layout_.text_x(), 0, viewport()->width() - layout_.text_x(), viewport()->height());
+  for (std::size_t i = 0; i < find_matches_.size(); ++i) {
+    const auto& m = find_matches_[i];
+    if (m.line < first || m.line > last) continue;
+    p.fillRect(match_rect(m).intersected(text_area),
+               static_cast<int>(i) == find_current_ ? kCurrentMatch : kMatchTint);
+  }
+}
+
+void SourceView::paint_text(QPainter& p, int first, int last) {
+  const QFontMetrics fm(font());
+  const int hs = horizontalScrollBar()->value();
+  const int text_x = layout_.text_x();
+  // The characters wholly in view, so that nothing depends on clipping: the SVG export's painter
+  // has none (Qt 6.4), and a long line would run over the analysis pane.
+  const int skip = hs - 4;
+  const int room = viewport()->width() - text_x;
+  p.save();
+  p.setClipRect(QRect(text_x, 0, room, viewport()->height()));
+  p.setPen(palette().color(QPalette::Text));
+  for (int line = first; line <= last; ++line) {
+    const QString& text = lines_[line - 1];
+    int from = 0;
+    int x = 0;
+    while (from < text.size() && x < skip) x += fm.horizontalAdvance(text[from++]);
+    int to = from;
+    int right = x;
+    while (to < text.size() && right + fm.horizontalAdvance(text[to]) <= skip + room)
+      right += fm.horizontalAdvance(text[to++]);
+    const QRect row = to_viewport(
+        QRect(text_x + 4 - hs + x, layout_.row_y(line), right - x + 1, layout_.metrics().row_height));
+    p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextDontClip, text.mid(from, to - from));
+  }
+  p.restore();
+}
+
 void SourceView::update_scrollbars() {
   const int h = viewport()->height();
   verticalScrollBar()->setRange(0, std::max(0, layout_.content_height() - h));
@@ -208,7 +270,6 @@ void SourceView::paintEvent(QPaintEvent*) {
   const std::int64_t selected = context_->scope();
   const auto* selected_stats = analysis_->scope(selected);
   const bool selected_here = selected_stats && QString::fromStdString(selected_stats->scope.file) == file_;
-  const int hs = horizontalScrollBar()->value();
 
   // Text column: the selected scope's lines tinted, the selected line stronger, a race's lines red.
   const int text_x = layout_.text_x();
@@ -224,15 +285,8 @@ void SourceView::paintEvent(QPaintEvent*) {
              line <= selected_stats->scope.end_line)
       p.fillRect(row, kScopeTint);
   }
-  p.save();
-  p.setClipRect(QRect(text_x, 0, viewport()->width() - text_x, viewport()->height()));
-  p.setPen(palette().color(QPalette::Text));
-  for (int line = first; line <= last; ++line) {
-    const QRect row =
-        to_viewport(QRect(text_x + 4 - hs, layout_.row_y(line), longest_line_px_ + 20, m.row_height));
-    p.drawText(row, Qt::AlignVCenter | Qt::AlignLeft, lines_[line - 1]);
-  }
-  p.restore();
+  paint_find_matches(p, first, last);
+  paint_text(p, first, last);
   paint_race_marks(p, marks);
 
   // Line numbers, shaded by the line's share of the time.
@@ -284,7 +338,9 @@ void SourceView::paint_bars(QPainter& p) {
     if (!st) continue;
     const QRect bar = layout_.scope_bar_rect(s.id);
     if (bar.intersects(visible)) {
-      const QRect r = to_viewport(bar);
+      // Cut to the view (its edges just outside): the SVG export's painter does not clip, and a
+      // long scope's bar would run over the choosers and the legend.
+      const QRect r = to_viewport(bar.intersected(visible.adjusted(0, -2, 0, 2)));
       p.fillRect(r, scope_bar_color(s.id));
       p.setPen(s.id == selected ? QPen(kSelectionOutline, 2) : QPen(QColor(150, 150, 150), 1));
       p.drawRect(r.adjusted(0, 0, -1, -1));
@@ -392,90 +448,6 @@ void SourceView::mousePressEvent(QMouseEvent* event) {
     case SourceHit::Area::None:
       break;
   }
-}
-
-// --- SourcePanel -----------------------------------------------------------------------------
-
-SourcePanel::SourcePanel(AnalysisContext* context, QWidget* parent)
-    : QWidget(parent),
-      context_(context),
-      view_(new SourceView(context, this)),
-      files_(new QComboBox(this)),
-      shading_(new QComboBox(this)),
-      legend_(new ShadingLegend(this)) {
-  auto* column = new QVBoxLayout(this);
-  column->setContentsMargins(0, 0, 0, 0);
-  header_ = new QBoxLayout(QBoxLayout::LeftToRight);
-  choosers_ = new QHBoxLayout;
-  auto* top = choosers_;
-  top->addWidget(new QLabel(tr("File:"), this));
-  files_->setObjectName(QStringLiteral("file-chooser"));
-  files_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  top->addWidget(files_);
-  top->addSpacing(12);
-  top->addWidget(new QLabel(tr("Shading:"), this));
-  for (auto s : {Shading::Linear, Shading::Sqrt, Shading::Log})
-    shading_->addItem(to_string(s), static_cast<int>(s));
-  shading_->setCurrentIndex(static_cast<int>(context_->shading()));
-  shading_->setToolTip(
-      tr("How a line's or scope's share of the time maps to gray: linear, square root or "
-         "logarithmic (lifts the small values)"));
-  top->addWidget(shading_);
-  header_->addLayout(choosers_);
-  header_->setAlignment(choosers_, Qt::AlignLeft);  // alone on their row, they keep their size
-  // The legend's own minimum decides row or column (resizeEvent), not the splitter's share.
-  legend_->setMinimumWidth(40);
-  header_->addWidget(legend_, 1);
-  column->addLayout(header_);
-  column->addWidget(view_, 1);
-
-  connect(files_, &QComboBox::activated, this, [this](int i) { view_->show_file(files_->itemText(i)); });
-  connect(shading_, &QComboBox::activated, this,
-          [this](int i) { context_->set_shading(static_cast<Shading>(shading_->itemData(i).toInt())); });
-  connect(context_, &AnalysisContext::shading_changed, this, [this] {
-    shading_->setCurrentIndex(static_cast<int>(context_->shading()));
-    legend_->set_scale(legend_->property("max").toDouble(), context_->shading());
-  });
-  connect(view_, &SourceView::scale_changed, this, [this](double max_percent) {
-    legend_->setProperty("max", max_percent);
-    legend_->set_scale(max_percent, context_->shading());
-  });
-  connect(view_, &SourceView::file_shown, this, [this](const QString& file) {
-    refill_files();
-    files_->setCurrentIndex(files_->findText(file));
-  });
-  refill_files();
-}
-
-void SourcePanel::resizeEvent(QResizeEvent* event) {
-  place_legend();
-  QWidget::resizeEvent(event);
-}
-
-void SourcePanel::place_legend() {
-  // From the widgets themselves: the layout's cached hint lags behind a refilled file chooser.
-  const int gap = std::max(6, choosers_->spacing());
-  int row = legend_->minimumSizeHint().width();
-  for (int i = 0; i < choosers_->count(); ++i) {
-    const QLayoutItem* item = choosers_->itemAt(i);
-    row += (item->widget() ? item->widget()->sizeHint().width() : item->sizeHint().width()) + gap;
-  }
-  header_->setDirection(width() < row ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
-}
-
-void SourcePanel::refill_files() {
-  const auto a = context_->analysis();
-  QStringList names;
-  if (a)
-    for (const auto& f : a->files()) names << QString::fromStdString(f);
-  QStringList current;
-  for (int i = 0; i < files_->count(); ++i) current << files_->itemText(i);
-  if (current != names) {
-    files_->clear();
-    files_->addItems(names);
-  }
-  files_->setEnabled(names.size() > 1);
-  place_legend();  // the file chooser's width follows its names
 }
 
 }  // namespace ncp2::gui

@@ -11,15 +11,11 @@
 
 #include "gui/analysis_context.hpp"
 #include "gui/source_layout.hpp"
+#include "gui/text_find.hpp"
 
-class QBoxLayout;
-class QComboBox;
-class QHBoxLayout;
 class QPainter;
 
 namespace ncp2::gui {
-
-class ShadingLegend;
 
 class SourceView : public QAbstractScrollArea {
   Q_OBJECT
@@ -52,6 +48,14 @@ class SourceView : public QAbstractScrollArea {
   void show_file(const QString& file);
   void scroll_to_line(int line);
 
+  // The shown file's lines (for the find bar), the matches it highlights and the current one.
+  [[nodiscard]] const QStringList& lines() const { return lines_; }
+  void set_find_matches(std::vector<TextMatch> matches, int current);
+  [[nodiscard]] const std::vector<TextMatch>& find_matches() const { return find_matches_; }
+  // Where a match is drawn, in viewport coordinates (after both scrolls).
+  [[nodiscard]] QRect match_rect(const TextMatch& match) const;
+  void show_match(const TextMatch& match);  // scrolls it into view, both ways
+
  signals:
   void file_shown(const QString& file);
   void scope_bar_clicked(qint64 scope);     // wants the scope's profile per processor
@@ -69,6 +73,8 @@ class SourceView : public QAbstractScrollArea {
   void update_scrollbars();
   void paint_bars(QPainter& p);
   void paint_race_marks(QPainter& p, const std::vector<RaceMark>& marks);
+  void paint_find_matches(QPainter& p, int first, int last);
+  void paint_text(QPainter& p, int first, int last);
   [[nodiscard]] QPoint to_content(QPoint viewport_point) const;
   [[nodiscard]] int text_width() const;
 
@@ -80,33 +86,8 @@ class SourceView : public QAbstractScrollArea {
   std::int64_t max_line_time_ = 0;
   SourceLayout layout_;
   int longest_line_px_ = 0;
-};
-
-// The source view with its file chooser and shading legend above it.
-class SourcePanel : public QWidget {
-  Q_OBJECT
- public:
-  explicit SourcePanel(AnalysisContext* context, QWidget* parent = nullptr);
-  [[nodiscard]] SourceView* view() const { return view_; }
-  [[nodiscard]] QComboBox* file_chooser() const { return files_; }
-  [[nodiscard]] QComboBox* shading_chooser() const { return shading_; }
-  [[nodiscard]] ShadingLegend* shading_legend() const { return legend_; }
-
- protected:
-  // A narrow panel puts the shading legend under the choosers rather than cutting its scale.
-  void resizeEvent(QResizeEvent* event) override;
-
- private:
-  void refill_files();
-  void place_legend();  // beside the choosers when it fits whole, else under them
-
-  AnalysisContext* context_;
-  SourceView* view_;
-  QComboBox* files_;
-  QComboBox* shading_;
-  ShadingLegend* legend_;
-  QBoxLayout* header_ = nullptr;  // the choosers, then the legend: in a row or a column
-  QHBoxLayout* choosers_ = nullptr;
+  std::vector<TextMatch> find_matches_;
+  int find_current_ = -1;
 };
 
 }  // namespace ncp2::gui

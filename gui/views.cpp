@@ -16,18 +16,8 @@ namespace ncp2::gui {
 
 namespace {
 
-QLabel* make_title(QWidget* parent) {
-  auto* label = new QLabel(parent);
-  label->setTextFormat(Qt::RichText);
-  label->setWordWrap(true);
-  return label;
-}
-
-constexpr int kLocationMin = 140;  // px: half of it keeps ":begin-end)" whole
-constexpr ColumnFit kProfileMapFit{
-    .bar = ProfileMapModel::Profile, .flexible = ProfileMapModel::Location, .flexible_min = kLocationMin};
 constexpr ColumnFit kCPWaitFit{
-    .bar = CPWaitMapModel::Profile, .flexible = CPWaitMapModel::Location, .flexible_min = kLocationMin};
+    .bar = CPWaitMapModel::Profile, .flexible = CPWaitMapModel::Location, .flexible_min = kLocationMinWidth};
 constexpr ColumnFit kCausesFit{.flexible = CausesModel::ScopeColumn};
 constexpr ColumnFit kScopeProfileFit{.bar = ScopeProfileModel::Profile};
 // The meaning wraps (it is the histogram's explanation): the bars keep a readable length.
@@ -36,59 +26,7 @@ constexpr ColumnFit kHistogramFit{.bar = CategoryHistogramModel::Bar,
                                   .bar_max = 260,
                                   .flexible = CategoryHistogramModel::Description};
 
-// Locations are "name (file:lines)": elided in the middle, the line numbers stay in sight.
-QTableView* location_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, QWidget* parent) {
-  QTableView* table = make_table(model, proxy, parent);
-  table->setTextElideMode(Qt::ElideMiddle);
-  return table;
-}
-
-// Selects (and shows) the proxy row of a source row without emitting clicks.
-void select_source_row(QTableView* table, QSortFilterProxyModel* proxy, int source_row) {
-  const QModelIndex index = proxy->mapFromSource(proxy->sourceModel()->index(source_row, 0));
-  if (!index.isValid()) return;
-  table->setCurrentIndex(index);
-  table->selectRow(index.row());
-  table->scrollTo(index);
-}
-
 }  // namespace
-
-// --- Profile Map -----------------------------------------------------------------------------
-
-ProfileMapView::ProfileMapView(AnalysisContext* context, QWidget* parent)
-    : QWidget(parent),
-      context_(context),
-      model_(new ProfileMapModel(this)),
-      proxy_(new QSortFilterProxyModel(this)) {
-  auto* column = new QVBoxLayout(this);
-  auto* title = make_title(this);
-  title->setText(
-      tr("<b>Profile Map</b>: every scope by inclusive PP time (the selected nodes); the bar's length is "
-         "the share of the total, its colours the categories. Click a scope to see its code."));
-  column->addWidget(title);
-  table_ = location_table(model_, proxy_, this);
-  table_->setObjectName(QStringLiteral("profile-map"));
-  keep_columns_fitted(table_, kProfileMapFit);
-  column->addWidget(table_, 1);
-  more_ = new MoreRowsBar(model_, tr("scopes (less time)"), this);
-  column->addWidget(more_);
-
-  connect(context_, &AnalysisContext::analysis_changed, this, [this] {
-    model_->set_analysis(context_->analysis());
-    fit_columns(table_, kProfileMapFit);
-    follow_scope(context_->scope());
-  });
-  connect(context_, &AnalysisContext::scope_changed, this, &ProfileMapView::follow_scope);
-  connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
-    context_->select_scope(index.data(roles::ScopeId).toLongLong());
-  });
-}
-
-void ProfileMapView::follow_scope(qint64 id) {
-  const int row = model_->row_of_scope(id);
-  if (row >= 0) select_source_row(table_, proxy_, row);
-}
 
 // --- CPWait Map ------------------------------------------------------------------------------
 

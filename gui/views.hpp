@@ -1,11 +1,13 @@
 #pragma once
-// The views beside the source: Profile Map, CPWait Map (with its causes panel), a scope's profile
-// per processor, a scope's category histogram. Each follows the AnalysisContext and sets it.
+// The views beside the source: CPWait Map (with its causes panel), a scope's profile per
+// processor, a scope's category histogram (the Profile Map has its own files, profile_map.*, and
+// comes with this header). Each follows the AnalysisContext and sets it.
 #include <QWidget>
 
 #include "gui/analysis_context.hpp"
 #include "gui/background_task.hpp"
 #include "gui/models.hpp"
+#include "gui/profile_map.hpp"
 
 class QLabel;
 class QLineEdit;
@@ -21,25 +23,6 @@ struct CausesResult {
   int generation = 0;
   Causes causes;
   QString error;
-};
-
-// All scopes condensed: bars of cumulative time, location, dominant category. A click selects
-// the scope (and so scrolls the source view to its code).
-class ProfileMapView : public QWidget {
-  Q_OBJECT
- public:
-  explicit ProfileMapView(AnalysisContext* context, QWidget* parent = nullptr);
-  [[nodiscard]] QTableView* table() const { return table_; }
-  [[nodiscard]] ProfileMapModel* model() const { return model_; }
-
- private:
-  void follow_scope(qint64 id);
-
-  AnalysisContext* context_;
-  ProfileMapModel* model_;
-  QSortFilterProxyModel* proxy_;
-  QTableView* table_;
-  MoreRowsBar* more_;
 };
 
 // One row per source of waiting; a click selects the scope and lists the causes of the row's

@@ -1,5 +1,6 @@
 #include "gui/widgets.hpp"
 
+#include <array>
 #include <utility>
 
 #include <QApplication>
@@ -13,6 +14,7 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include "gui/export.hpp"
 #include "gui/models.hpp"
 
 namespace ncp2::gui {
@@ -40,11 +42,52 @@ QRect BarDelegate::bar_rect(const QRect& cell, double scale) {
   return {inner.left(), inner.top(), w, inner.height()};
 }
 
+int BarDelegate::indent_of(const QModelIndex& index) {
+  const QVariant depth = index.data(roles::Depth);
+  return depth.isValid() ? depth.toInt() * kIndentPerLevel + kArrowWidth : 0;
+}
+
+void BarDelegate::paint_nested(QPainter* painter, const QStyleOptionViewItem& option,
+                               const QModelIndex& index) const {
+  // The whole cell's background (and selection), then the arrow and the text moved right.
+  QStyleOptionViewItem background = option;
+  initStyleOption(&background, index);
+  background.text.clear();
+  background.features &= ~(QStyleOptionViewItem::HasDisplay | QStyleOptionViewItem::HasDecoration);
+  const QWidget* widget = option.widget;
+  (widget ? widget->style() : QApplication::style())
+      ->drawControl(QStyle::CE_ItemViewItem, &background, painter, widget);
+  const int indent = indent_of(index);
+  if (const int fold = index.data(roles::Fold).toInt(); fold >= 0 && index.data(roles::Fold).isValid()) {
+    const QRect box(option.rect.left() + indent - kArrowWidth, option.rect.top(), kArrowWidth,
+                    option.rect.height());
+    const QPointF c = QRectF(box).center();
+    constexpr double r = 3.5;
+    const std::array<QPointF, 3> open = {
+        {{c.x() - r, c.y() - r / 2}, {c.x() + r, c.y() - r / 2}, {c.x(), c.y() + r}}};
+    const std::array<QPointF, 3> folded = {
+        {{c.x() - r / 2, c.y() - r}, {c.x() - r / 2, c.y() + r}, {c.x() + r, c.y()}}};
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing);
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(option.palette.color(option.state & QStyle::State_Selected ? QPalette::HighlightedText
+                                                                                 : QPalette::Text));
+    painter->drawPolygon((fold == 1 ? folded : open).data(), 3);
+    painter->restore();
+  }
+  QStyleOptionViewItem text = option;
+  text.rect.setLeft(option.rect.left() + indent);
+  QStyledItemDelegate::paint(painter, text, index);
+}
+
 void BarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
                         const QModelIndex& index) const {
   const QVariant values = index.data(roles::BarValues);
   if (!values.isValid()) {
-    QStyledItemDelegate::paint(painter, option, index);
+    if (index.data(roles::Depth).isValid())
+      paint_nested(painter, option, index);
+    else
+      QStyledItemDelegate::paint(painter, option, index);
     return;
   }
   // Background and selection only: the style option may carry text, and a bar cell has none.
@@ -66,7 +109,28 @@ void BarDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
 
 QSize BarDelegate::sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const {
   if (index.data(roles::BarValues).isValid()) return {160, option.fontMetrics.height() + 6};
-  return QStyledItemDelegate::sizeHint(option, index);
+  return QStyledItemDelegate::sizeHint(option, index) + QSize(indent_of(index), 0);
+}
+
+QLabel* make_title(QWidget* parent) {
+  auto* label = new QLabel(parent);
+  label->setTextFormat(Qt::RichText);
+  label->setWordWrap(true);
+  return label;
+}
+
+QTableView* location_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, QWidget* parent) {
+  QTableView* table = make_table(model, proxy, parent);
+  table->setTextElideMode(Qt::ElideMiddle);
+  return table;
+}
+
+void select_source_row(QTableView* table, QSortFilterProxyModel* proxy, int source_row) {
+  const QModelIndex index = proxy->mapFromSource(proxy->sourceModel()->index(source_row, 0));
+  if (!index.isValid()) return;
+  table->setCurrentIndex(index);
+  table->selectRow(index.row());
+  table->scrollTo(index);
 }
 
 QTableView* make_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, QWidget* parent) {
@@ -87,6 +151,7 @@ QTableView* make_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, 
   table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
   table->horizontalHeader()->setStretchLastSection(true);
   table->setWordWrap(false);
+  add_table_menu(table);
   return table;
 }
 

@@ -16,7 +16,8 @@ namespace ncp2::gui {
 class LimitedTableModel;
 
 // Draws roles::BarValues in roles::BarColors over roles::BarScale of the cell's width; other
-// cells as usual. Segment widths come from partition(), so they are exact to the pixel.
+// cells as usual, indented by roles::Depth. Segment widths come from partition(), so they are exact to the
+// pixel.
 class BarDelegate : public QStyledItemDelegate {
   Q_OBJECT
  public:
@@ -25,6 +26,13 @@ class BarDelegate : public QStyledItemDelegate {
   [[nodiscard]] QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override;
   // The bar's rectangle inside a cell (the scale applied), for painting and tests.
   static QRect bar_rect(const QRect& cell, double scale);
+  // Nested rows (roles::Depth) are indented, with an arrow where they have children (roles::Fold).
+  static constexpr int kIndentPerLevel = 14;
+  static constexpr int kArrowWidth = 14;
+  [[nodiscard]] static int indent_of(const QModelIndex& index);  // px before the text
+
+ private:
+  void paint_nested(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const;
 };
 
 // Paints a stacked bar of `values` split among `colors` into `rect` (left to right).
@@ -95,7 +103,14 @@ class MoreRowsBar : public QWidget {
   QPushButton* button_;
 };
 
-// A sortable table over `model` through a proxy sorting by roles::Sort, bars by BarDelegate.
+// A sortable table over `model` through a proxy sorting by roles::Sort, bars by BarDelegate, with
+// the export context menu (gui/export.hpp).
 QTableView* make_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, QWidget* parent);
+// The same for locations ("name (file:lines)"): elided in the middle, the line numbers stay.
+QTableView* location_table(QAbstractItemModel* model, QSortFilterProxyModel* proxy, QWidget* parent);
+// Selects (and shows) the proxy row of a source row without emitting clicks.
+void select_source_row(QTableView* table, QSortFilterProxyModel* proxy, int source_row);
+// A view's title: rich text, wrapped.
+QLabel* make_title(QWidget* parent);
 
 }  // namespace ncp2::gui

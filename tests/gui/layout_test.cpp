@@ -16,6 +16,7 @@
 #include "gui/main_window.hpp"
 #include "gui/models.hpp"
 #include "gui/races_view.hpp"
+#include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
@@ -50,6 +51,7 @@ std::vector<int> key_columns(const QString& table) {
     return {CategoryHistogramModel::Bar, CategoryHistogramModel::Time, CategoryHistogramModel::Percent,
             CategoryHistogramModel::Description};
   if (table == "causes") return {CausesModel::Delay, CausesModel::Percent};
+  if (table == "scope-node-matrix") return {0, 1, 2};  // the scope and both nodes of the fixture
   if (table == "races") return {RacesModel::Id, RacesModel::First, RacesModel::Second};
   return {};
 }
@@ -223,8 +225,9 @@ class LayoutTest : public QObject {
       QWidget* widget;
       const char* name;
     };
-    const std::array<View, 5> views = {{{ViewId::Main, w.profile_map(), "main"},
+    const std::array<View, 6> views = {{{ViewId::Main, w.profile_map(), "main"},
                                         {ViewId::ProfileMap, w.profile_map(), "profile-map"},
+                                        {ViewId::Matrix, w.profile_map(), "matrix"},
                                         {ViewId::CPWait, w.cpwait(), "cpwait"},
                                         {ViewId::Scope, w.scope_profile(), "scope"},
                                         {ViewId::Histogram, w.histogram(), "histogram"}}};

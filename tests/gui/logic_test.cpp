@@ -7,6 +7,7 @@
 #include "gui/analysis.hpp"
 #include "gui/headless.hpp"
 #include "gui/source_layout.hpp"
+#include "gui/text_find.hpp"
 #include "gui_fixture.hpp"
 
 using namespace ncp2::gui;
@@ -84,6 +85,38 @@ class LogicTest : public QObject {
         QVERIFY(std::abs(widths[i] - exact) < 1.0);
       }
     }
+  }
+
+  void find_matches_every_occurrence_ignoring_case_without_overlaps() {
+    const QStringList lines = {"int grid = 0;", "", "update(Grid, grid);  // GRID", "aaaa"};
+    const auto grid = find_matches(lines, "grid");
+    QCOMPARE(grid.size(), std::size_t{4});
+    QCOMPARE(grid[0], (TextMatch{.line = 1, .column = 4, .length = 4}));
+    QCOMPARE(grid[1], (TextMatch{.line = 3, .column = 7, .length = 4}));
+    QCOMPARE(grid[2], (TextMatch{.line = 3, .column = 13, .length = 4}));
+    QCOMPARE(grid[3], (TextMatch{.line = 3, .column = 24, .length = 4}));
+    QCOMPARE(find_matches(lines, "aa").size(), std::size_t{2});  // "aaaa" holds two, not three
+    QVERIFY(find_matches(lines, "").empty());
+    QVERIFY(find_matches(lines, "nowhere").empty());
+  }
+
+  void find_steps_wrap_around_both_ends_and_say_so() {
+    bool wrapped = true;
+    QCOMPARE(step_match(3, -1, true, &wrapped), 0);
+    QVERIFY(!wrapped);
+    QCOMPARE(step_match(3, -1, false, &wrapped), 2);
+    QCOMPARE(step_match(3, 1, true, &wrapped), 2);
+    QVERIFY(!wrapped);
+    QCOMPARE(step_match(3, 2, true, &wrapped), 0);
+    QVERIFY(wrapped);
+    QCOMPARE(step_match(3, 0, false, &wrapped), 2);
+    QVERIFY(wrapped);
+    QCOMPARE(step_match(0, 0, true, &wrapped), -1);
+    const std::vector<TextMatch> matches = {{.line = 5}, {.line = 9}, {.line = 9}, {.line = 20}};
+    QCOMPARE(first_match_from(matches, 1), 0);
+    QCOMPARE(first_match_from(matches, 6), 1);
+    QCOMPARE(first_match_from(matches, 21), 0);  // past the last: wraps to the first
+    QCOMPARE(first_match_from({}, 1), -1);
   }
 
   void partition_of_nothing_is_empty() {

@@ -1,11 +1,17 @@
 // Every model of the GUI under QAbstractItemModelTester (through resets, limits, filters, sorting
 // proxies), and the figures and roles they expose.
+#include <algorithm>
+#include <array>
+
 #include <QAbstractItemModelTester>
 #include <QColor>
 #include <QSortFilterProxyModel>
+#include <QStandardItemModel>
 #include <QTest>
 
+#include "gui/export.hpp"
 #include "gui/models.hpp"
+#include "gui/profile_map_model.hpp"
 #include "gui_fixture.hpp"
 
 using namespace ncp2::gui;
@@ -132,6 +138,123 @@ class ModelTest : public QObject {
     QCOMPARE(m.row_of_scope(3), 3);
     m.set_limit(2);
     QCOMPARE(m.row_of_scope(3), -1);  // not shown
+  }
+
+  // The nesting: each scope under its parent, depth and fold marks; the % of a scope's children
+  // add up to at most its own (a flat list of inclusive times added up to more than 100 %).
+  void profile_map_nests_each_scope_under_its_parent() {
+    ProfileMapModel m;
+    m.set_analysis(all_);
+    const std::array<int, 4> depth = {0, 1, 2, 1};  // program > phase loop > update; program > verify
+    const std::array<int, 4> fold = {0, 0, -1, -1};
+    for (int r = 0; r < 4; ++r) {
+      QCOMPARE(m.index(r, ProfileMapModel::Scope).data(roles::Depth).toInt(),
+               depth[static_cast<std::size_t>(r)]);
+      QCOMPARE(m.index(r, ProfileMapModel::Scope).data(roles::Fold).toInt(),
+               fold[static_cast<std::size_t>(r)]);
+    }
+    QVERIFY(!m.index(0, ProfileMapModel::Time).data(roles::Depth).isValid());  // only the scope column
+    for (std::size_t r = 0; r < m.rows().size(); ++r) {
+      qlonglong children = 0;
+      for (const auto& other : m.rows())
+        if (other.path.size() == m.rows()[r].path.size() + 1 &&
+            std::equal(m.rows()[r].path.begin(), m.rows()[r].path.end(), other.path.begin()))
+          children += m.sort_key(other.scope, ProfileMapModel::Time).toLongLong();
+      QVERIFY(children <= m.sort_key(m.rows()[r].scope, ProfileMapModel::Time).toLongLong());
+    }
+    QCOMPARE(m.rows()[2].path, (std::vector<std::uint32_t>{0, 1, 2}));
+    // The limit keeps the largest scopes and their ancestors.
+    m.set_limit(3);
+    QCOMPARE(m.rowCount(), 3);
+    QCOMPARE(m.hidden_rows(), 1);
+    QCOMPARE(nested_rows(*all_, 1).size(), std::size_t{1});
+  }
+
+  void nesting_proxy_sorts_within_each_level_and_folds() {
+    ProfileMapModel m;
+    NestingSortProxy proxy(&m);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    m.set_analysis(all_);
+    auto order = [&] {
+      QStringList names;
+      for (int r = 0; r < proxy.rowCount(); ++r)
+        names << proxy.index(r, ProfileMapModel::Scope).data().toString();
+      return names.join(QLatin1Char('/'));
+    };
+    proxy.sort(ProfileMapModel::Time, Qt::AscendingOrder);
+    QCOMPARE(order(), QString("program/verify/phase loop/update"));
+    proxy.sort(ProfileMapModel::Time, Qt::DescendingOrder);
+    QCOMPARE(order(), QString("program/phase loop/update/verify"));
+    proxy.sort(ProfileMapModel::Scope, Qt::DescendingOrder);
+    QCOMPARE(order(), QString("program/verify/phase loop/update"));
+    proxy.sort(ProfileMapModel::Location, Qt::AscendingOrder);  // phases.cpp:10-250 < phases.cpp:300-320
+    QCOMPARE(order(), QString("program/phase loop/update/verify"));
+    m.toggle_fold(1);
+    QCOMPARE(order(), QString("program/phase loop/verify"));
+    QCOMPARE(m.index(1, ProfileMapModel::Scope).data(roles::Fold).toInt(), 1);
+    m.toggle_fold(2);  // no children: nothing to fold
+    QCOMPARE(m.index(2, ProfileMapModel::Scope).data(roles::Fold).toInt(), -1);
+    m.toggle_fold(1);
+    QCOMPARE(order(), QString("program/phase loop/update/verify"));
+    // A fold stays for another node filter of the same run, not for another run.
+    m.toggle_fold(1);
+    m.set_analysis(node1_);
+    QVERIFY(m.is_folded(1));
+    QCOMPARE(order(), QString("program/phase loop/verify"));
+    m.set_analysis(empty_);
+    QCOMPARE(proxy.rowCount(), 0);
+    m.set_analysis(all_);
+    QVERIFY(!m.is_folded(1));
+    QCOMPARE(order(), QString("program/phase loop/update/verify"));
+  }
+
+  void matrix_model_has_a_cell_per_scope_and_node() {
+    ScopeNodeMatrixModel m;
+    QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    for (const auto& a : {all_, node1_, empty_, std::shared_ptr<const Analysis>(), node1_}) m.set_analysis(a);
+    // The node filter does not change it: every node, every scope.
+    QCOMPARE(m.rowCount(), 4);
+    QCOMPARE(m.columnCount(), 3);
+    QCOMPARE(m.headerData(0, Qt::Horizontal, Qt::DisplayRole).toString(), QString("Scope"));
+    QCOMPARE(m.headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(), QString("1"));
+    const int phase = m.row_of_scope(1);
+    QCOMPARE(phase, 1);
+    QCOMPARE(m.index(phase, 0).data(roles::Depth).toInt(), 1);
+    QCOMPARE(m.index(phase, 0).data(roles::Node).toInt(), -1);
+    QCOMPARE(m.index(phase, 2).data(roles::Node).toInt(), 1);
+    QCOMPARE(m.index(phase, 2).data(roles::ScopeId).toLongLong(), 1);
+    // Inclusive per node (as the profile per processor): 1.65 ms on node 0, 1.90 ms on node 1.
+    QCOMPARE(sum_of(m.index(phase, 1).data(roles::BarValues)), qlonglong(us(1650)));
+    QCOMPARE(sum_of(m.index(phase, 2).data(roles::BarValues)), qlonglong(us(1900)));
+    QCOMPARE(m.index(phase, 2).data(roles::BarScale).toDouble(), 1.0);
+    QCOMPARE(m.index(phase, 1).data(roles::BarScale).toDouble(), 1650.0 / 1900.0);
+    QCOMPARE(m.index(phase, 1).data(roles::BarColors).toList().front().value<QColor>(), QColor("#0072B2"));
+    QVERIFY(m.index(phase, 1).data(Qt::ToolTipRole).toString().contains("1.65 ms"));
+    QCOMPARE(m.column_of_node(1), 2);
+    QCOMPARE(m.node_of_column(0), -1);
+    // The root holds everything: its cells sum to the total PP time.
+    QCOMPARE(sum_of(m.index(0, 1).data(roles::BarValues)) + sum_of(m.index(0, 2).data(roles::BarValues)),
+             qlonglong(all_->total_pp_ps()));
+  }
+
+  void csv_has_the_header_the_rows_in_order_and_quotes_what_needs_it() {
+    ProfileMapModel m;
+    m.set_analysis(all_);
+    const QStringList lines = table_csv(m).split(QStringLiteral("\r\n"));
+    QCOMPARE(lines.size(), 6);  // header, 4 rows, the empty rest after the last line break
+    QCOMPARE(lines[0], QString("Depth,Scope,Profile,Time,%,Dominant,Location"));
+    const QStringList update = lines[3].split(QLatin1Char(','));
+    QCOMPARE(update[0], QString("2"));
+    QCOMPARE(update[1], QString("update"));
+    qlonglong segments = 0;  // the bar as its segments in ps
+    for (const auto& v : update[2].split(QLatin1Char(' '))) segments += v.toLongLong();
+    QCOMPARE(segments, qlonglong(us(2050)));
+    QCOMPARE(update[3], QString("2.05 ms"));
+    QStandardItemModel plain(1, 2);
+    plain.setHorizontalHeaderLabels({"name", "note"});
+    plain.setData(plain.index(0, 0), "a, b");
+    plain.setData(plain.index(0, 1), "say \"hi\"");
+    QCOMPARE(table_csv(plain), QString("name,note\r\n\"a, b\",\"say \"\"hi\"\"\"\r\n"));
   }
 
   void scope_profile_model_passes_the_tester_and_scales_to_the_busiest_node() {

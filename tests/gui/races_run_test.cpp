@@ -15,6 +15,7 @@
 #include "carnival/scope.hpp"
 #include "gui/main_window.hpp"
 #include "gui/races_view.hpp"
+#include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
 #include "gui_fixture.hpp"
 #include "tests/workloads/custom_workload.hpp"

@@ -17,6 +17,7 @@
 #include "gui/headless.hpp"
 #include "gui/main_window.hpp"
 #include "gui/races_view.hpp"
+#include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui_fixture.hpp"

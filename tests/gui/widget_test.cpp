@@ -21,6 +21,7 @@
 #include "gui/headless.hpp"
 #include "gui/main_window.hpp"
 #include "gui/models.hpp"
+#include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
