@@ -1,8 +1,9 @@
 #pragma once
 // The CARNIVAL window: the source view beside the Profile Map, CPWait Map, data races, a scope's
-// profile per processor and its category histogram (tabs); a node filter; a banner for runs that need a
-// warning; the category legend always visible; File > Open and recent files (QSettings).
-// Files are read on worker threads; the window stays responsive while they load.
+// profile per processor and its category histogram (tabs); below them, shown on demand, the
+// Timeline and a comparison with another run (File > Compare with…); a node filter; a banner for runs that
+// need a warning; the category legend always visible; File > Open and recent files (QSettings). Files are
+// read on worker threads; the window stays responsive while they load.
 #include <QFutureWatcher>
 #include <QMainWindow>
 #include <QStringList>
@@ -18,12 +19,14 @@ class QSplitter;
 namespace ncp2::gui {
 
 class CategoryLegend;
+class CompareView;
 class CPWaitView;
 class HistogramView;
 class ProfileMapView;
 class RacesView;
 class ScopeProfileView;
 class SourcePanel;
+class TimelineView;
 
 // What loading a file on a worker thread produced.
 struct LoadResult {
@@ -33,8 +36,8 @@ struct LoadResult {
 };
 LoadResult load_file(const QString& path);  // never throws
 
-enum class ViewId { Main, Scope, Histogram, ProfileMap, CPWait, Races };
-// main|scope|histogram|profile-map|cpwait|races
+enum class ViewId { Main, Scope, Histogram, ProfileMap, CPWait, Races, Timeline, Compare };
+// main|scope|histogram|profile-map|cpwait|races|timeline|compare
 std::optional<ViewId> view_from_name(const QString& name);
 
 class MainWindow : public QMainWindow {
@@ -50,6 +53,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] RacesView* races() const { return races_; }
   [[nodiscard]] ScopeProfileView* scope_profile() const { return scope_profile_; }
   [[nodiscard]] HistogramView* histogram() const { return histogram_; }
+  [[nodiscard]] TimelineView* timeline() const { return timeline_; }
+  [[nodiscard]] CompareView* comparison() const { return compare_; }
+  // The pane under the source and the tabs: the Timeline and the comparison (hidden until used).
+  [[nodiscard]] QTabWidget* lower_tabs() const { return lower_tabs_; }
   [[nodiscard]] CategoryLegend* legend() const { return legend_; }
   [[nodiscard]] QLabel* banner() const { return banner_; }
   [[nodiscard]] QComboBox* node_chooser() const { return nodes_; }
@@ -67,6 +74,11 @@ class MainWindow : public QMainWindow {
   // error, or an empty string. For headless use.
   QString open_file_and_wait(const QString& path);
 
+  // Compares the open run (A) with another file (B) in the Compare tab; compare_with_and_wait
+  // returns the error (or an empty string).
+  void compare_with(const QString& path);
+  QString compare_with_and_wait(const QString& path);
+
   [[nodiscard]] static QStringList recent_files();
   static constexpr int kMaxRecentFiles = 8;
 
@@ -78,6 +90,8 @@ class MainWindow : public QMainWindow {
  private:
   void build_menus();
   void choose_file();
+  void choose_comparison();
+  void show_lower(QWidget* view);
   void loaded(const LoadResult& result);
   void integrity_done(const QString& path, const QString& error);
   void remember(const QString& path);
@@ -93,6 +107,10 @@ class MainWindow : public QMainWindow {
   RacesView* races_;
   ScopeProfileView* scope_profile_;
   HistogramView* histogram_;
+  TimelineView* timeline_;
+  CompareView* compare_;
+  QTabWidget* lower_tabs_;
+  QSplitter* outer_;
   CategoryLegend* legend_;
   QTabWidget* tabs_;
   QSplitter* split_;

@@ -1,0 +1,406 @@
+#include "gui/timeline_view.hpp"
+
+#include <cmath>
+
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QPainter>
+#include <QPainterPath>
+#include <QPushButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "gui/models.hpp"
+
+namespace ncp2::gui {
+
+namespace {
+
+constexpr double kWheelZoom = 1.25;  // per wheel notch
+constexpr int kClickSlop = 3;        // px a press may move and still be a click
+
+// A tick step of 1, 2 or 5 times a power of ten, about `wanted` picoseconds.
+double tick_step(double wanted) {
+  const double power = std::pow(10.0, std::floor(std::log10(std::max(wanted, 1.0))));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= wanted) return m * power;
+  return 10 * power;
+}
+
+QColor color_of(const Analysis* a, carnival::Category c) {
+  return a ? category_color(*a, static_cast<std::size_t>(c)) : QColor(Qt::gray);
+}
+
+}  // namespace
+
+TimelineLoad load_timeline_file(const QString& path) {
+  TimelineLoad out;
+  out.path = path;
+  try {
+    out.data = std::make_shared<const TimelineData>(load_timeline(path.toStdString()));
+  } catch (const std::exception& e) {
+    out.error = QString::fromStdString(e.what());
+  }
+  return out;
+}
+
+// --- the canvas --------------------------------------------------------------------------------
+
+TimelineCanvas::TimelineCanvas(AnalysisContext* context, QWidget* parent)
+    : QWidget(parent), context_(context) {
+  setObjectName(QStringLiteral("timeline-canvas"));
+  setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(false);
+  setMinimumSize(200, 80);
+  connect(context_, &AnalysisContext::scope_changed, this, [this] { update(); });
+  connect(context_, &AnalysisContext::analysis_changed, this, [this] { update(); });
+}
+
+void TimelineCanvas::set_data(std::shared_ptr<const TimelineData> data) {
+  data_ = std::move(data);
+  fit();
+}
+
+void TimelineCanvas::set_window(const TimeWindow& w) {
+  window_ = w;
+  fitted_ = false;
+  update();
+  emit window_changed();
+}
+
+void TimelineCanvas::fit() {
+  window_ = TimeWindow::fit(data_ ? data_->end_ps : 1, lanes_width());
+  fitted_ = true;
+  update();
+  emit window_changed();
+}
+
+void TimelineCanvas::zoom(double factor, double x) { set_window(window_.zoomed(factor, x)); }
+
+int TimelineCanvas::lane_height() const {
+  const std::size_t lanes = data_ ? std::max<std::size_t>(data_->lanes.size(), 1) : 1;
+  const int room = (height() - kAxisHeight) / static_cast<int>(lanes);
+  return std::clamp(room, 4, 28);
+}
+
+int TimelineCanvas::lane_top(std::size_t lane) const {
+  return kAxisHeight + static_cast<int>(lane) * lane_height();
+}
+
+std::optional<std::size_t> TimelineCanvas::lane_at(int y) const {
+  if (!data_ || y < kAxisHeight) return std::nullopt;
+  const auto lane = static_cast<std::size_t>((y - kAxisHeight) / lane_height());
+  if (lane >= data_->lanes.size()) return std::nullopt;
+  return lane;
+}
+
+const TimelineSegment* TimelineCanvas::segment_at_point(QPoint p, std::size_t* lane_out) const {
+  const auto lane = lane_at(p.y());
+  if (!lane || p.x() < kLabelWidth) return nullptr;
+  if (lane_out) *lane_out = *lane;
+  const auto t = static_cast<std::int64_t>(window_.t_of(p.x() - kLabelWidth + 0.5));
+  return gui::segment_at(data_->lanes[*lane], t);
+}
+
+void TimelineCanvas::paintEvent(QPaintEvent* /*event*/) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().base());
+  if (!data_) return;
+  paint_lanes(p);
+  paint_flows(p);
+  paint_axis(p);
+}
+
+void TimelineCanvas::paint_axis(QPainter& p) const {
+  p.fillRect(QRect(0, 0, width(), kAxisHeight), palette().window());
+  p.setPen(palette().color(QPalette::WindowText));
+  const double step = tick_step(120 * window_.ps_per_pixel);
+  const double first = std::ceil(window_.start_ps / step) * step;
+  for (double t = first; t < window_.end_ps(lanes_width()); t += step) {
+    const int x = kLabelWidth + static_cast<int>(std::lround(window_.x_of(t)));
+    p.drawLine(x, kAxisHeight - 5, x, kAxisHeight);
+    p.drawText(QRect(x + 2, 0, 118, kAxisHeight - 3), Qt::AlignLeft | Qt::AlignBottom,
+               time_text(static_cast<std::int64_t>(std::llround(t))));
+  }
+  p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
+}
+
+void TimelineCanvas::paint_lanes(QPainter& p) const {
+  const auto analysis = context_->analysis();
+  const int h = lane_height();
+  const int width_px = lanes_width();
+  const QColor selected_mark = palette().color(QPalette::Text);
+  for (std::size_t i = 0; i < data_->lanes.size(); ++i) {
+    const auto& lane = data_->lanes[i];
+    const int top = lane_top(i);
+    const QRect label(0, top, kLabelWidth - 4, h);
+    if (context_->node_filter() == lane.node)
+      p.fillRect(QRect(0, top, width(), h), palette().color(QPalette::Highlight).lighter(185));
+    if (h >= 9) {
+      p.setPen(palette().color(QPalette::Text));
+      p.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
+                 tr("n%1 %2").arg(lane.node).arg(lane.cp ? QStringLiteral("CP") : QStringLiteral("PP")));
+    }
+    // One pixel of space between lanes; a node's CP lane sits right under its PP lane.
+    const int bar_top = top + (lane.cp ? 0 : 1);
+    const int bar_h = std::max(1, h - 1);
+    for (const auto& run : lane_runs(lane, window_, width_px, context_->scope())) {
+      const QRect r(kLabelWidth + run.x0, bar_top, run.x1 - run.x0, bar_h);
+      p.fillRect(r, color_of(analysis.get(), run.category));
+      if (run.selected)
+        p.fillRect(QRect(r.left(), r.bottom() - std::max(1, bar_h / 4), r.width(), std::max(2, bar_h / 4)),
+                   selected_mark);
+    }
+  }
+}
+
+void TimelineCanvas::paint_flows(QPainter& p) {
+  const auto from = static_cast<std::int64_t>(window_.start_ps);
+  const auto to = static_cast<std::int64_t>(window_.end_ps(lanes_width()));
+  std::size_t total = 0;
+  const auto flows = visible_flows(*data_, from, to, kMaxFlows + 1, &total);
+  flows_drawn_ = 0;
+  if (flows.size() > kMaxFlows) return;  // too many to read: the status line says to zoom in
+  const auto analysis = context_->analysis();
+  QColor color = analysis
+                     ? category_color(*analysis, carnival::kCategories +
+                                                     static_cast<std::size_t>(carnival::WaitPart::SyncDelay))
+                     : QColor(Qt::black);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.setClipRect(QRect(kLabelWidth, kAxisHeight, lanes_width(), height() - kAxisHeight));
+  const int h = lane_height();
+  for (const auto* f : flows) {
+    const auto from_lane = data_->lane_of(f->cause, false);
+    const auto to_lane = data_->lane_of(f->waiter, f->waiter_cp && data_->has_cp);
+    if (!from_lane || !to_lane) continue;
+    const QPointF a(kLabelWidth + window_.x_of(static_cast<double>(f->release_ps)),
+                    lane_top(*from_lane) + h / 2.0);
+    const QPointF b(kLabelWidth + window_.x_of(static_cast<double>(f->end_ps)), lane_top(*to_lane) + h / 2.0);
+    const bool selected = static_cast<std::int64_t>(f->scope) == context_->scope();
+    p.setPen(QPen(color, selected ? 2.0 : 1.0));
+    p.drawLine(a, b);
+    // The arrowhead at the waiter.
+    const double angle = std::atan2(b.y() - a.y(), b.x() - a.x());
+    const double size = 6;
+    QPainterPath head;
+    head.moveTo(b);
+    head.lineTo(b.x() - size * std::cos(angle - 0.4), b.y() - size * std::sin(angle - 0.4));
+    head.lineTo(b.x() - size * std::cos(angle + 0.4), b.y() - size * std::sin(angle + 0.4));
+    head.closeSubpath();
+    p.fillPath(head, color);
+    ++flows_drawn_;
+  }
+  p.setClipping(false);
+  p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+QString TimelineCanvas::tooltip_at(QPoint pos) const {
+  std::size_t lane = 0;
+  const auto* s = segment_at_point(pos, &lane);
+  if (!s) return {};
+  const auto analysis = context_->analysis();
+  const auto& l = data_->lanes[lane];
+  const QString scope = analysis ? QString::fromStdString(analysis->scope_name(s->scope))
+                                 : QStringLiteral("scope %1").arg(s->scope);
+  const QString op = s->operation < data_->operations.size()
+                         ? QString::fromStdString(data_->operations[s->operation])
+                         : QString();
+  return tr("<b>node %1 %2</b>: %3%4<br>in <i>%5</i><br>%6 from %7 to %8")
+      .arg(l.node)
+      .arg(l.cp ? QStringLiteral("CP") : QStringLiteral("PP"),
+           QString::fromStdString(std::string(carnival::to_string(s->category))),
+           op.isEmpty() || op == QLatin1String("none") ? QString()
+                                                       : QStringLiteral(" (%1)").arg(op.toHtmlEscaped()),
+           scope.toHtmlEscaped(), time_text(s->end_ps - s->start_ps), time_text(s->start_ps),
+           time_text(s->end_ps));
+}
+
+bool TimelineCanvas::event(QEvent* e) {
+  if (e->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(e);
+    const QString text = tooltip_at(help->pos());
+    if (text.isEmpty())
+      QToolTip::hideText();
+    else
+      QToolTip::showText(help->globalPos(), text, this);
+    return true;
+  }
+  return QWidget::event(e);
+}
+
+void TimelineCanvas::resizeEvent(QResizeEvent* /*event*/) {
+  if (fitted_) {
+    window_ = TimeWindow::fit(data_ ? data_->end_ps : 1, lanes_width());
+    emit window_changed();
+  }
+}
+
+void TimelineCanvas::wheelEvent(QWheelEvent* e) {
+  const QPoint delta = e->angleDelta();
+  const double x = e->position().x() - kLabelWidth;
+  if ((e->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
+    const int d = delta.x() != 0 ? delta.x() : delta.y();
+    set_window(window_.panned(d / 120.0 * lanes_width() / 10.0));
+  } else if (delta.y() != 0) {
+    zoom(std::pow(kWheelZoom, delta.y() / 120.0), x);
+  }
+  e->accept();
+}
+
+void TimelineCanvas::mousePressEvent(QMouseEvent* e) {
+  press_ = e->pos();
+  press_start_ps_ = window_.start_ps;
+  dragging_ = false;
+  setFocus();
+}
+
+void TimelineCanvas::mouseMoveEvent(QMouseEvent* e) {
+  if (!(e->buttons() & Qt::LeftButton)) return;
+  const int dx = e->pos().x() - press_.x();
+  if (!dragging_ && std::abs(dx) <= kClickSlop) return;
+  dragging_ = true;
+  set_window({press_start_ps_ - dx * window_.ps_per_pixel, window_.ps_per_pixel});
+}
+
+void TimelineCanvas::mouseReleaseEvent(QMouseEvent* e) {
+  if (dragging_ || e->button() != Qt::LeftButton) return;
+  if (const auto* s = segment_at_point(e->pos())) context_->select_scope(s->scope);
+}
+
+void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
+  const double middle = lanes_width() / 2.0;
+  switch (e->key()) {
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+      zoom(2.0, middle);
+      return;
+    case Qt::Key_Minus:
+      zoom(0.5, middle);
+      return;
+    case Qt::Key_0:
+    case Qt::Key_Home:
+      fit();
+      return;
+    case Qt::Key_Left:
+      set_window(window_.panned(lanes_width() / 8.0));
+      return;
+    case Qt::Key_Right:
+      set_window(window_.panned(-lanes_width() / 8.0));
+      return;
+    default:
+      QWidget::keyPressEvent(e);
+  }
+}
+
+// --- the view ------------------------------------------------------------------------------------
+
+TimelineView::TimelineView(AnalysisContext* context, QWidget* parent)
+    : QWidget(parent), context_(context), canvas_(new TimelineCanvas(context, this)) {
+  setObjectName(QStringLiteral("timeline"));
+  auto* column = new QVBoxLayout(this);
+  column->setContentsMargins(0, 0, 0, 0);
+  auto* tools = new QHBoxLayout;
+  auto button = [&](const QString& text, const QString& tip, auto&& action) {
+    auto* b = new QPushButton(text, this);
+    b->setToolTip(tip);
+    b->setFocusPolicy(Qt::NoFocus);
+    connect(b, &QPushButton::clicked, this, action);
+    tools->addWidget(b);
+  };
+  button(tr("Fit"), tr("Show the whole run (0)"), [this] { canvas_->fit(); });
+  button(tr("+"), tr("Zoom in (+, or the wheel)"),
+         [this] { canvas_->zoom(2.0, canvas_->lanes_width() / 2.0); });
+  button(tr("−"), tr("Zoom out (-, or the wheel)"),
+         [this] { canvas_->zoom(0.5, canvas_->lanes_width() / 2.0); });
+  status_ = new QLabel(this);
+  status_->setObjectName(QStringLiteral("timeline-status"));
+  status_->setWordWrap(true);
+  tools->addWidget(status_, 1);
+  column->addLayout(tools);
+  column->addWidget(canvas_, 1);
+  connect(canvas_, &TimelineCanvas::window_changed, this, &TimelineView::update_status);
+  connect(context_, &AnalysisContext::analysis_changed, this, &TimelineView::run_changed);
+  connect(&loader_, &QFutureWatcher<TimelineLoad>::finished, this, [this] { finished(loader_.result()); });
+}
+
+TimelineView::~TimelineView() { loader_.waitForFinished(); }
+
+void TimelineView::run_changed() {
+  const auto analysis = context_->analysis();
+  const QString path = analysis ? QString::fromStdString(analysis->summary().path) : QString();
+  if (path == path_) return;  // only the node filter changed
+  path_ = path;
+  if (isVisible()) start_loading();
+}
+
+void TimelineView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (path_ != loaded_ && !loader_.isRunning()) start_loading();
+}
+
+void TimelineView::start_loading() {
+  canvas_->set_data(nullptr);
+  error_.clear();
+  loaded_.clear();
+  if (path_.isEmpty()) {
+    update_status();
+    return;
+  }
+  status_->setText(tr("Loading the timeline…"));
+  loader_.setFuture(QtConcurrent::run(load_timeline_file, path_));
+}
+
+void TimelineView::load_and_wait() {
+  if (loader_.isRunning()) loader_.waitForFinished();
+  if (loaded_ == path_ && !path_.isEmpty()) return;
+  auto future = QtConcurrent::run(load_timeline_file, path_);
+  future.waitForFinished();
+  finished(future.result());
+}
+
+void TimelineView::finished(const TimelineLoad& result) {
+  if (result.path != path_) {  // another run was opened meanwhile
+    if (isVisible()) start_loading();
+    return;
+  }
+  loaded_ = result.path;
+  error_ = result.error;
+  canvas_->set_data(result.data);
+  update_status();
+  emit loaded();
+}
+
+QString TimelineView::status_text() const { return status_->text(); }
+
+void TimelineView::update_status() {
+  const auto* d = canvas_->data();
+  if (!error_.isEmpty()) {
+    status_->setText(tr("Cannot show the timeline: %1").arg(error_));
+    return;
+  }
+  if (!d) return;
+  if (d->segment_count == 0) {
+    status_->setText(tr("This run stored no timeline (it was not recorded, or capped at 0 segments)."));
+    return;
+  }
+  const auto& w = canvas_->window();
+  QString text = tr("%1 segments on %2 lanes · %3 to %4 · %5 per pixel")
+                     .arg(d->segment_count)
+                     .arg(d->lanes.size())
+                     .arg(time_text(static_cast<std::int64_t>(std::max(0.0, w.start_ps))),
+                          time_text(static_cast<std::int64_t>(w.end_ps(canvas_->lanes_width()))),
+                          time_text(static_cast<std::int64_t>(w.ps_per_pixel)));
+  std::size_t flows = 0;
+  visible_flows(*d, static_cast<std::int64_t>(w.start_ps),
+                static_cast<std::int64_t>(w.end_ps(canvas_->lanes_width())), 0, &flows);
+  if (flows > TimelineCanvas::kMaxFlows)
+    text += tr(" · %1 waits with a cause in view: zoom in to see their arrows").arg(flows);
+  if (d->dropped > 0) text += tr(" · %1 segments were not stored (capped)").arg(d->dropped);
+  status_->setText(text);
+}
+
+}  // namespace ncp2::gui
