@@ -103,6 +103,10 @@ void add_notes(Comparison& c, const ComparedRun& a, const ComparedRun& b) {
 
 }  // namespace
 
+std::string compare_scope_label(const Scope& s) {
+  return scope_label({s.name, s.file, s.begin_line, s.end_line});
+}
+
 std::string_view to_string(CompareSection s) {
   switch (s) {
     case CompareSection::Run:

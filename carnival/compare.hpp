@@ -25,6 +25,10 @@ struct ComparedRun {
 // Opens and reads a run file. Throws StoreError with the messages of docs/schema.md.
 ComparedRun read_compared_run(const std::string& path);
 
+// How a scope is named and matched across runs: "name (file:begin-end)", or the name alone when
+// it has no file. A scope row's key is this label.
+std::string compare_scope_label(const Scope& s);
+
 enum class CompareSection { Run, Scope, Category, Wait, Part };
 std::string_view to_string(CompareSection s);  // "run", "scope", "category", "wait", "part"
 

@@ -133,8 +133,11 @@ QVariant CompareModel::headerData(int section, Qt::Orientation o, int role) cons
 
 // --- the view ------------------------------------------------------------------------------------
 
-CompareView::CompareView(QWidget* parent)
-    : QWidget(parent), model_(new CompareModel(this)), proxy_(new QSortFilterProxyModel(this)) {
+CompareView::CompareView(AnalysisContext* context, QWidget* parent)
+    : QWidget(parent),
+      context_(context),
+      model_(new CompareModel(this)),
+      proxy_(new QSortFilterProxyModel(this)) {
   setObjectName(QStringLiteral("compare"));
   auto* column = new QVBoxLayout(this);
   title_ = new QLabel(this);
@@ -150,8 +153,10 @@ CompareView::CompareView(QWidget* parent)
   table_ = make_table(model_, proxy_, this);
   table_->setObjectName(QStringLiteral("compare-table"));
   table_->setTextElideMode(Qt::ElideMiddle);
+  table_->horizontalHeader()->setStretchLastSection(false);  // "What" takes the room, not B / A
   table_->horizontalHeader()->setSectionResizeMode(CompareModel::What, QHeaderView::Stretch);
   column->addWidget(table_, 1);
+  connect(table_, &QTableView::clicked, this, &CompareView::row_clicked);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(&watcher_, &QFutureWatcher<CompareResult>::finished, this,
           [this] { show_result(watcher_.result()); });
@@ -173,6 +178,17 @@ QString CompareView::compare_and_wait(const QString& a, const QString& b) {
   future.waitForFinished();
   show_result(future.result());
   return future.result().error;
+}
+
+void CompareView::row_clicked(const QModelIndex& proxy_index) {
+  const auto* row = model_->row_at(proxy_->mapToSource(proxy_index).row());
+  const auto analysis = context_->analysis();
+  if (!row || !row->a_ps || row->section != carnival::CompareSection::Scope || !analysis) return;
+  for (const auto& s : analysis->summary().scopes)
+    if (carnival::compare_scope_label(s) == row->key) {
+      context_->select_scope(s.id);
+      return;
+    }
 }
 
 void CompareView::show_result(const CompareResult& result) {

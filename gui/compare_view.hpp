@@ -3,6 +3,7 @@
 // run total, scope (matched by name, file and lines), category, wait kind and operation, wait
 // part, with A, B, B-A and B/A (carnival/compare.hpp, also `ncp2 compare`). What makes the runs
 // hard to compare (different programs, node counts, partial runs) is said above the table.
+// Clicking a scope row selects that scope of the open run (A), when A has it.
 #include <memory>
 
 #include <QAbstractTableModel>
@@ -10,6 +11,7 @@
 #include <QWidget>
 
 #include "carnival/compare.hpp"
+#include "gui/analysis_context.hpp"
 
 class QLabel;
 class QLineEdit;
@@ -45,7 +47,7 @@ class CompareModel : public QAbstractTableModel {
 class CompareView : public QWidget {
   Q_OBJECT
  public:
-  explicit CompareView(QWidget* parent = nullptr);
+  explicit CompareView(AnalysisContext* context, QWidget* parent = nullptr);
   ~CompareView() override;
 
   [[nodiscard]] CompareModel* model() const { return model_; }
@@ -63,7 +65,9 @@ class CompareView : public QWidget {
 
  private:
   void show_result(const CompareResult& result);
+  void row_clicked(const QModelIndex& proxy_index);
 
+  AnalysisContext* context_;
   CompareModel* model_;
   QSortFilterProxyModel* proxy_;
   QTableView* table_;

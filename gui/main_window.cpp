@@ -108,7 +108,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   lower_tabs_ = new QTabWidget(outer_);
   lower_tabs_->setObjectName(QStringLiteral("lower-tabs"));
   timeline_ = new TimelineView(context_, lower_tabs_);
-  compare_ = new CompareView(lower_tabs_);
+  compare_ = new CompareView(context_, lower_tabs_);
   lower_tabs_->addTab(timeline_, tr("Timeline"));
   lower_tabs_->addTab(compare_, tr("Compare"));
   lower_tabs_->setTabsClosable(true);

@@ -129,6 +129,26 @@ void TimelineCanvas::paint_axis(QPainter& p) const {
   p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
 }
 
+void TimelineCanvas::paint_label(QPainter& p, const TimelineLane& lane, QRect rect) const {
+  // "n3 PP" where a lane has room for a line of text; else "n3" over the node's lanes, on every
+  // node whose label does not run into the previous one.
+  const int text_height = fontMetrics().height();
+  p.setPen(palette().color(QPalette::Text));
+  if (rect.height() >= text_height) {
+    p.drawText(rect, Qt::AlignRight | Qt::AlignVCenter,
+               tr("n%1 %2").arg(lane.node).arg(lane.cp ? QStringLiteral("CP") : QStringLiteral("PP")));
+    return;
+  }
+  if (lane.cp) return;
+  const int lanes_per_node = data_->has_cp ? 2 : 1;
+  const int node_height = rect.height() * lanes_per_node;
+  const int every = std::max(1, (text_height + node_height - 1) / node_height);
+  if (lane.node % every != 0) return;
+  const QRect node_rect(rect.left(), rect.top() + node_height / 2 - text_height / 2, rect.width(),
+                        text_height);
+  p.drawText(node_rect, Qt::AlignRight | Qt::AlignVCenter, tr("n%1").arg(lane.node));
+}
+
 void TimelineCanvas::paint_lanes(QPainter& p) const {
   const auto analysis = context_->analysis();
   const int h = lane_height();
@@ -140,11 +160,7 @@ void TimelineCanvas::paint_lanes(QPainter& p) const {
     const QRect label(0, top, kLabelWidth - 4, h);
     if (context_->node_filter() == lane.node)
       p.fillRect(QRect(0, top, width(), h), palette().color(QPalette::Highlight).lighter(185));
-    if (h >= 9) {
-      p.setPen(palette().color(QPalette::Text));
-      p.drawText(label, Qt::AlignRight | Qt::AlignVCenter,
-                 tr("n%1 %2").arg(lane.node).arg(lane.cp ? QStringLiteral("CP") : QStringLiteral("PP")));
-    }
+    paint_label(p, lane, label);
     // One pixel of space between lanes; a node's CP lane sits right under its PP lane.
     const int bar_top = top + (lane.cp ? 0 : 1);
     const int bar_h = std::max(1, h - 1);

@@ -69,6 +69,7 @@ class TimelineCanvas : public QWidget {
  private:
   void paint_axis(QPainter& p) const;
   void paint_lanes(QPainter& p) const;
+  void paint_label(QPainter& p, const TimelineLane& lane, QRect rect) const;
   void paint_flows(QPainter& p);
   [[nodiscard]] QString tooltip_at(QPoint p) const;
 

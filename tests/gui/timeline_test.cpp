@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
@@ -291,6 +292,13 @@ class TimelineTest : public QObject {
     QVERIFY(update_row >= 0);
     QCOMPARE(model->row_at(update_row)->diff_ps(), us(100));
     QCOMPARE(model->index(update_row, CompareModel::Difference).data().toString(), QString("+100 us"));
+    // A scope row selects that scope of the open run (A).
+    QTableView* table = w.comparison()->table();
+    const QModelIndex cell =
+        static_cast<QSortFilterProxyModel*>(table->model())->mapFromSource(model->index(update_row, 1));
+    table->scrollTo(cell);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(cell).center());
+    QCOMPARE(w.context()->scope(), qint64{2});
     // Another program: said, and what matches is still compared.
     auto other = gui_fixture();
     other.run.workload = "water";
