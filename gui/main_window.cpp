@@ -103,17 +103,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   split_->setStretchFactor(0, 9);
   split_->setStretchFactor(1, 11);
   split_->setSizes({9 * 64, 11 * 64});  // proportions until the first layout
-  // The Timeline and the comparison need the window's whole width: a pane below, hidden until
-  // chosen, so that the five tabs above keep their room.
-  lower_tabs_ = new QTabWidget(outer_);
-  lower_tabs_->setObjectName(QStringLiteral("lower-tabs"));
-  timeline_ = new TimelineView(context_, lower_tabs_);
-  compare_ = new CompareView(context_, lower_tabs_);
-  lower_tabs_->addTab(timeline_, tr("Timeline"));
-  lower_tabs_->addTab(compare_, tr("Compare"));
-  lower_tabs_->setTabsClosable(true);
-  connect(lower_tabs_, &QTabWidget::tabCloseRequested, lower_tabs_, &QWidget::hide);
-  lower_tabs_->hide();
+  build_lower_pane();
   outer_->addWidget(split_);
   outer_->addWidget(lower_tabs_);
   outer_->setChildrenCollapsible(false);
@@ -155,6 +145,20 @@ MainWindow::~MainWindow() {
   // The workers hold nothing of the window, but wait for them so that none outlives the process.
   loader_.waitForFinished();
   checker_.waitForFinished();
+}
+
+void MainWindow::build_lower_pane() {
+  // The Timeline and the comparison need the window's whole width: a pane below, hidden until
+  // chosen, so that the five tabs above keep their room.
+  lower_tabs_ = new QTabWidget(outer_);
+  lower_tabs_->setObjectName(QStringLiteral("lower-tabs"));
+  timeline_ = new TimelineView(context_, lower_tabs_);
+  compare_ = new CompareView(context_, lower_tabs_);
+  lower_tabs_->addTab(timeline_, tr("Timeline"));
+  lower_tabs_->addTab(compare_, tr("Compare"));
+  lower_tabs_->setTabsClosable(true);
+  connect(lower_tabs_, &QTabWidget::tabCloseRequested, lower_tabs_, &QWidget::hide);
+  lower_tabs_->hide();
 }
 
 void MainWindow::build_menus() {

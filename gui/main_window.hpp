@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void build_menus();
+  void build_lower_pane();  // the Timeline and Compare tabs under the source and the tabs
   void choose_file();
   void choose_comparison();
   void show_lower(QWidget* view);
@@ -107,9 +108,9 @@ class MainWindow : public QMainWindow {
   RacesView* races_;
   ScopeProfileView* scope_profile_;
   HistogramView* histogram_;
-  TimelineView* timeline_;
-  CompareView* compare_;
-  QTabWidget* lower_tabs_;
+  TimelineView* timeline_ = nullptr;  // build_lower_pane()
+  CompareView* compare_ = nullptr;
+  QTabWidget* lower_tabs_ = nullptr;
   QSplitter* outer_;
   CategoryLegend* legend_;
   QTabWidget* tabs_;

@@ -231,7 +231,7 @@ class TimelineTest : public QObject {
     const auto window = TimeWindow::fit(data.end_ps, 1200);
     for (const auto& lane : data.lanes) runs += lane_runs(lane, window, 1200, 2).size();
     const auto draw_ms = timer.elapsed();
-    QVERIFY(runs <= 32 * 1200);
+    QVERIFY(runs <= std::size_t{32} * 1200);
     qInfo("300 000 segments: loaded in %lld ms, one frame's runs in %lld ms", static_cast<long long>(load_ms),
           static_cast<long long>(draw_ms));
     QVERIFY2(load_ms < 10000, "loading 300 000 segments took more than 10 s");
