@@ -49,6 +49,8 @@ class TimelineCanvas : public QWidget {
   [[nodiscard]] std::optional<std::size_t> lane_at(int y) const;
   // The segment under a point of the widget, if any.
   [[nodiscard]] const TimelineSegment* segment_at_point(QPoint p, std::size_t* lane = nullptr) const;
+  // The tooltip of a point: node and processor, category and operation, scope, times ("": none).
+  [[nodiscard]] QString tooltip_at(QPoint p) const;
   // Flows drawn by the last paint, and how many the view held (beyond kMaxFlows none are drawn).
   [[nodiscard]] std::size_t flows_drawn() const { return flows_drawn_; }
   static constexpr std::size_t kMaxFlows = 2000;
@@ -71,7 +73,6 @@ class TimelineCanvas : public QWidget {
   void paint_lanes(QPainter& p) const;
   void paint_label(QPainter& p, const TimelineLane& lane, QRect rect) const;
   void paint_flows(QPainter& p);
-  [[nodiscard]] QString tooltip_at(QPoint p) const;
 
   AnalysisContext* context_;
   std::shared_ptr<const TimelineData> data_;

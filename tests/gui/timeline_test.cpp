@@ -3,9 +3,12 @@
 // offscreen: the Timeline pane (a click selects the segment's scope, the colours are the file's),
 // the Compare pane (rows, notes, bad files) and `carnival --view timeline|compare`.
 #include <chrono>
+#include <cmath>
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -13,6 +16,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QWheelEvent>
 
 #include "gui/compare_view.hpp"
 #include "gui/main_window.hpp"
@@ -274,6 +278,65 @@ class TimelineTest : public QObject {
     QCOMPARE(canvas->window().t_of(x - TimelineCanvas::kLabelWidth), before);
     QTest::keyClick(canvas, Qt::Key_0);
     QCOMPARE(canvas->window().start_ps, 0.0);
+    // The tooltip names the segment.
+    const QString tip = canvas->tooltip_at({x, y});
+    QVERIFY2(
+        tip.contains("node 0 PP") && tip.contains("Comp") && tip.contains("update") && tip.contains("100 us"),
+        qPrintable(tip));
+    QVERIFY(canvas->tooltip_at({5, 5}).isEmpty());  // the axis
+  }
+
+  void the_wheel_zooms_around_the_pointer_and_a_drag_pans() {
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(open_and_wait(w, db_));
+    w.show_view(ViewId::Timeline);
+    w.timeline()->load_and_wait();
+    TimelineCanvas* canvas = w.timeline()->canvas();
+    const double fitted = canvas->window().ps_per_pixel;
+    const QPointF at(TimelineCanvas::kLabelWidth + 300, canvas->lane_top(0) + 2);
+    const double t = canvas->window().t_of(300);
+    QWheelEvent wheel(at, canvas->mapToGlobal(at), {}, {0, 120}, Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(canvas, &wheel);
+    QCOMPARE(canvas->window().ps_per_pixel, fitted / 1.25);
+    QVERIFY(std::abs(canvas->window().t_of(300) - t) < 1.0);
+    // Dragging 100 px to the right shows 100 px earlier; the drag selects nothing.
+    const qint64 scope = w.context()->scope();
+    const double start = canvas->window().start_ps;
+    const QPoint from = at.toPoint();
+    QTest::mousePress(canvas, Qt::LeftButton, {}, from);
+    QMouseEvent move(QEvent::MouseMove, QPointF(from + QPoint(100, 0)),
+                     canvas->mapToGlobal(QPointF(from + QPoint(100, 0))), Qt::NoButton, Qt::LeftButton,
+                     Qt::NoModifier);
+    QApplication::sendEvent(canvas, &move);
+    QTest::mouseRelease(canvas, Qt::LeftButton, {}, from + QPoint(100, 0));
+    QVERIFY(std::abs(canvas->window().start_ps - (start - 100 * canvas->window().ps_per_pixel)) < 1.0);
+    QCOMPARE(w.context()->scope(), scope);
+    // The node filter tints its lanes.
+    w.context()->set_node_filter(1);
+    const QImage image = canvas->grab().toImage();
+    const auto lane = *canvas->data()->lane_of(1, false);
+    QVERIFY(image.pixelColor(2, canvas->lane_top(lane) + canvas->lane_height() / 2) !=
+            canvas->palette().base().color());
+    QCOMPARE(image.pixelColor(2, canvas->lane_top(0) + canvas->lane_height() / 2),
+             canvas->palette().base().color());
+  }
+
+  void a_run_without_a_timeline_says_so() {
+    auto d = gui_fixture();
+    d.timeline.clear();
+    const auto path = write_db(dir_, "no-timeline.db", d);
+    MainWindow w;
+    w.set_interactive(false);
+    w.show();
+    QVERIFY(open_and_wait(w, path));
+    w.show_view(ViewId::Timeline);
+    w.timeline()->load_and_wait();
+    QVERIFY2(w.timeline()->status_text().contains("stored no timeline"),
+             qPrintable(w.timeline()->status_text()));
   }
 
   void the_compare_pane_lists_both_runs_and_says_what_differs() {
