@@ -35,7 +35,8 @@ class OperationNames {
   std::map<std::string, std::uint16_t> index_;
 };
 
-void read_segments(const sql::Db& db, std::int64_t run_id, TimelineData& d, OperationNames& ops) {
+// `nodes`: the run's node count; a segment of another node is damage, not a lane to add.
+void read_segments(const sql::Db& db, std::int64_t run_id, int nodes, TimelineData& d, OperationNames& ops) {
   // The index timeline_by_node(run_id, node, start_ps) gives the rows in this order.
   sql::Stmt s(db,
               "SELECT node, resource, category, operation, scope_id, start_ps, end_ps FROM timeline "
@@ -48,8 +49,9 @@ void read_segments(const sql::Db& db, std::int64_t run_id, TimelineData& d, Oper
     const auto category = carnival::category_from_string(name);
     if (!category)
       throw StoreError(fmt::format("{} is corrupt: unknown category '{}' in the timeline", d.path, name));
-    if (node < 0 || node >= 1 << 16)
-      throw StoreError(fmt::format("{} is corrupt: node {} in the timeline", d.path, node));
+    if (node < 0 || node >= nodes)
+      throw StoreError(fmt::format(
+          "{} is corrupt: the timeline has a segment of node {}, the run has {} nodes", d.path, node, nodes));
     d.has_cp = d.has_cp || cp;
     const auto lane_id = static_cast<std::size_t>(node) * 2 + (cp ? 1 : 0);
     if (lane_id >= d.lanes.size()) d.lanes.resize((lane_id / 2 + 1) * 2);  // both lanes of the node
@@ -107,10 +109,10 @@ TimelineData load_timeline(const std::string& path) {
     const auto run_id = run_and_id.first;
     const auto& run = run_and_id.second;
     OperationNames ops(d.operations);
-    read_segments(db, run_id, d, ops);
+    read_segments(db, run_id, run.nodes, d, ops);
     read_flows(db, run_id, d, ops);
     // Every node gets its lanes, with or without segments; CP lanes only on a machine with CPs.
-    const int nodes = std::max(run.nodes, static_cast<int>(d.lanes.size() / 2));
+    const int nodes = run.nodes;
     d.has_cp = d.has_cp || run.machine == "ncp2";
     std::vector<TimelineLane> lanes;
     for (int n = 0; n < nodes; ++n)

@@ -132,6 +132,13 @@ class TimelineTest : public QObject {
     } catch (const ncp2::carnival::StoreError& e) {
       QVERIFY(QString(e.what()).contains("is not an SQLite database"));
     }
+    // A segment of a node the run does not have: damage, said, not a lane.
+    const auto damaged = write_db(dir_, "damaged.db", gui_fixture());
+    QVERIFY(exec_sql(damaged, "UPDATE timeline SET node = 7 WHERE node = 1;"));
+    const auto bad = load_timeline_file(damaged);
+    QVERIFY(!bad.data);
+    QVERIFY2(bad.error.contains("is corrupt: the timeline has a segment of node 7, the run has 2 nodes"),
+             qPrintable(bad.error));
     const auto r = load_timeline_file(dir_.filePath("missing.db"));
     QVERIFY(!r.data);
     QVERIFY(r.error.contains("no such file"));
