@@ -164,12 +164,14 @@ void TimelineCanvas::paint_lanes(QPainter& p) const {
     // One pixel of space between lanes; a node's CP lane sits right under its PP lane.
     const int bar_top = top + (lane.cp ? 0 : 1);
     const int bar_h = std::max(1, h - 1);
+    // The selected scope's mark: a thin band at the bottom, thick enough to see, thin enough to
+    // leave the colour readable.
+    const int mark_h = std::clamp(bar_h / 5, 2, 4);
     for (const auto& run : lane_runs(lane, window_, width_px, context_->scope())) {
       const QRect r(kLabelWidth + run.x0, bar_top, run.x1 - run.x0, bar_h);
       p.fillRect(r, color_of(analysis.get(), run.category));
       if (run.selected)
-        p.fillRect(QRect(r.left(), r.bottom() - std::max(1, bar_h / 4), r.width(), std::max(2, bar_h / 4)),
-                   selected_mark);
+        p.fillRect(QRect(r.left(), r.bottom() - mark_h + 1, r.width(), mark_h), selected_mark);
     }
   }
 }
