@@ -97,7 +97,8 @@ std::string render_json(const Comparison& c) {
             {"same_program", c.same_program},
             {"notes", c.notes},
             {"rows", rows}};
-  return j.dump(2) + "\n";
+  // Names come from the file: invalid UTF-8 in a damaged one becomes U+FFFD, not an exception.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace

@@ -127,6 +127,13 @@ TEST_F(CompareTest, RendersTextCsvAndJson) {
   EXPECT_EQ(j["rows"][0]["section"], "run");
 }
 
+TEST_F(CompareTest, InvalidUtf8InANameStillGivesJson) {
+  RunData b = changed_copy();
+  b.scopes[2].name = "upd\xff\xfe";  // a damaged file's bytes
+  const auto j = nlohmann::json::parse(render_comparison(compare(make_fixture(), b), CompareFormat::Json));
+  EXPECT_GT(j["rows"].size(), 10u);
+}
+
 TEST_F(CompareTest, BadFilesGiveTheStoreMessages) {
   write_run(path("a.db"), make_fixture());
   spit(path("text.db"), "not a database\n");
