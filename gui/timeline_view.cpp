@@ -9,6 +9,8 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QSignalBlocker>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -62,7 +64,9 @@ TimelineCanvas::TimelineCanvas(AnalysisContext* context, QWidget* parent)
 
 void TimelineCanvas::set_data(std::shared_ptr<const TimelineData> data) {
   data_ = std::move(data);
+  scroll_y_ = 0;
   fit();
+  emit vertical_changed();
 }
 
 void TimelineCanvas::set_window(const TimeWindow& w) {
@@ -88,12 +92,25 @@ int TimelineCanvas::lane_height() const {
 }
 
 int TimelineCanvas::lane_top(std::size_t lane) const {
-  return kAxisHeight + static_cast<int>(lane) * lane_height();
+  return kAxisHeight + static_cast<int>(lane) * lane_height() - scroll_y_;
+}
+
+int TimelineCanvas::max_scroll_y() const {
+  if (!data_) return 0;
+  return std::max(0, static_cast<int>(data_->lanes.size()) * lane_height() - (height() - kAxisHeight));
+}
+
+void TimelineCanvas::set_scroll_y(int y) {
+  const int clamped = std::clamp(y, 0, max_scroll_y());
+  if (clamped == scroll_y_) return;
+  scroll_y_ = clamped;
+  update();
+  emit vertical_changed();
 }
 
 std::optional<std::size_t> TimelineCanvas::lane_at(int y) const {
   if (!data_ || y < kAxisHeight) return std::nullopt;
-  const auto lane = static_cast<std::size_t>((y - kAxisHeight) / lane_height());
+  const auto lane = static_cast<std::size_t>((y - kAxisHeight + scroll_y_) / lane_height());
   if (lane >= data_->lanes.size()) return std::nullopt;
   return lane;
 }
@@ -157,6 +174,7 @@ void TimelineCanvas::paint_lanes(QPainter& p) const {
   for (std::size_t i = 0; i < data_->lanes.size(); ++i) {
     const auto& lane = data_->lanes[i];
     const int top = lane_top(i);
+    if (top + h <= kAxisHeight || top >= height()) continue;  // scrolled out of view
     const QRect label(0, top, kLabelWidth - 4, h);
     if (context_->node_filter() == lane.node)
       p.fillRect(QRect(0, top, width(), h), palette().color(QPalette::Highlight).lighter(185));
@@ -255,11 +273,18 @@ void TimelineCanvas::resizeEvent(QResizeEvent* /*event*/) {
     window_ = TimeWindow::fit(data_ ? data_->end_ps : 1, lanes_width());
     emit window_changed();
   }
+  scroll_y_ = std::min(scroll_y_, max_scroll_y());
+  emit vertical_changed();
 }
 
 void TimelineCanvas::wheelEvent(QWheelEvent* e) {
   const QPoint delta = e->angleDelta();
   const double x = e->position().x() - kLabelWidth;
+  if (x < 0) {  // over the lanes' names: through the lanes
+    set_scroll_y(scroll_y_ - delta.y() / 120 * 3 * lane_height());
+    e->accept();
+    return;
+  }
   if ((e->modifiers() & Qt::ShiftModifier) || std::abs(delta.x()) > std::abs(delta.y())) {
     const int d = delta.x() != 0 ? delta.x() : delta.y();
     set_window(window_.panned(d / 120.0 * lanes_width() / 10.0));
@@ -309,6 +334,18 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_Right:
       set_window(window_.panned(-lanes_width() / 8.0));
       return;
+    case Qt::Key_Up:
+      set_scroll_y(scroll_y_ - lane_height());
+      return;
+    case Qt::Key_Down:
+      set_scroll_y(scroll_y_ + lane_height());
+      return;
+    case Qt::Key_PageUp:
+      set_scroll_y(scroll_y_ - (height() - kAxisHeight));
+      return;
+    case Qt::Key_PageDown:
+      set_scroll_y(scroll_y_ + (height() - kAxisHeight));
+      return;
     default:
       QWidget::keyPressEvent(e);
   }
@@ -339,7 +376,23 @@ TimelineView::TimelineView(AnalysisContext* context, QWidget* parent)
   status_->setWordWrap(true);
   tools->addWidget(status_, 1);
   column->addLayout(tools);
-  column->addWidget(canvas_, 1);
+  auto* row = new QHBoxLayout;
+  row->setSpacing(0);
+  row->addWidget(canvas_, 1);
+  // When the lanes do not fit even at their thinnest: a bar to scroll through them.
+  lanes_bar_ = new QScrollBar(Qt::Vertical, this);
+  lanes_bar_->hide();
+  row->addWidget(lanes_bar_);
+  column->addLayout(row, 1);
+  connect(lanes_bar_, &QScrollBar::valueChanged, canvas_, &TimelineCanvas::set_scroll_y);
+  connect(canvas_, &TimelineCanvas::vertical_changed, this, [this] {
+    const QSignalBlocker quiet(lanes_bar_);
+    lanes_bar_->setRange(0, canvas_->max_scroll_y());
+    lanes_bar_->setPageStep(std::max(1, canvas_->height() - TimelineCanvas::kAxisHeight));
+    lanes_bar_->setSingleStep(canvas_->lane_height());
+    lanes_bar_->setValue(canvas_->scroll_y());
+    lanes_bar_->setVisible(canvas_->max_scroll_y() > 0);
+  });
   connect(canvas_, &TimelineCanvas::window_changed, this, &TimelineView::update_status);
   connect(context_, &AnalysisContext::analysis_changed, this, &TimelineView::run_changed);
   connect(&loader_, &QFutureWatcher<TimelineLoad>::finished, this, [this] { finished(loader_.result()); });

@@ -2,7 +2,8 @@
 // The Timeline view: every processor's time along the run (the stored `timeline` table), one lane
 // per PP and CP (PP only without protocol controllers), segments in their categories' colours,
 // waits with synchronization delay drawn as arrows from the causing node to the waiter. Wheel or
-// +/- zooms (around the pointer), dragging or Shift+wheel pans, 0 or Fit shows the whole run.
+// +/- zooms (around the pointer), dragging or Shift+wheel pans, 0 or Fit shows the whole run;
+// lanes that do not fit scroll (the bar beside them, the wheel over their names, Up/Down).
 // Clicking a segment selects its scope; the selected scope's segments are underlined, the
 // selected node's lanes tinted. The file is read on a worker thread when the view is shown.
 #include <memory>
@@ -14,6 +15,7 @@
 #include "gui/timeline_model.hpp"
 
 class QLabel;
+class QScrollBar;
 class QPainter;
 
 namespace ncp2::gui {
@@ -44,7 +46,11 @@ class TimelineCanvas : public QWidget {
   static constexpr int kAxisHeight = 20;
   [[nodiscard]] int lanes_width() const { return std::max(1, width() - kLabelWidth); }
   [[nodiscard]] int lane_height() const;
-  [[nodiscard]] int lane_top(std::size_t lane) const;
+  [[nodiscard]] int lane_top(std::size_t lane) const;  // with the vertical scroll
+  // Lanes are at least 4 px high; when they do not fit, they scroll (pixels from the first lane).
+  [[nodiscard]] int scroll_y() const { return scroll_y_; }
+  [[nodiscard]] int max_scroll_y() const;
+  void set_scroll_y(int y);
   // The lane under y, if any.
   [[nodiscard]] std::optional<std::size_t> lane_at(int y) const;
   // The segment under a point of the widget, if any.
@@ -57,6 +63,7 @@ class TimelineCanvas : public QWidget {
 
  signals:
   void window_changed();
+  void vertical_changed();  // the scroll position or its range
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -77,6 +84,7 @@ class TimelineCanvas : public QWidget {
   AnalysisContext* context_;
   std::shared_ptr<const TimelineData> data_;
   TimeWindow window_;
+  int scroll_y_ = 0;
   bool fitted_ = false;  // until the user zooms, a resize keeps the whole run in view
   QPoint press_;
   double press_start_ps_ = 0;
@@ -112,6 +120,7 @@ class TimelineView : public QWidget {
   AnalysisContext* context_;
   TimelineCanvas* canvas_;
   QLabel* status_;
+  QScrollBar* lanes_bar_ = nullptr;
   QFutureWatcher<TimelineLoad> loader_;
   QString path_;    // the run whose timeline is wanted
   QString loaded_;  // the run whose timeline is shown (or failed)

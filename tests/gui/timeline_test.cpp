@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QMouseEvent>
 #include <QProcess>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QStandardPaths>
@@ -330,6 +331,47 @@ class TimelineTest : public QObject {
             canvas->palette().base().color());
     QCOMPARE(image.pixelColor(2, canvas->lane_top(0) + canvas->lane_height() / 2),
              canvas->palette().base().color());
+  }
+
+  void lanes_that_do_not_fit_scroll() {
+    // 64 nodes with CPs: 128 lanes of at least 4 px do not fit the pane.
+    auto d = gui_fixture();
+    d.run.nodes = 64;
+    d.timeline.clear();
+    for (int n = 0; n < 64; ++n) {
+      d.timeline.push_back({n, false, Category::Comp, "none", 1, 0, us(1000)});
+      d.timeline.push_back({n, true, Category::CPIdle, "none", 0, 0, us(1000)});
+    }
+    const auto path = write_db(dir_, "wide.db", d);
+    MainWindow w;
+    w.set_interactive(false);
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(open_and_wait(w, path));
+    w.show_view(ViewId::Timeline);
+    w.timeline()->load_and_wait();
+    QApplication::processEvents();
+    TimelineCanvas* canvas = w.timeline()->canvas();
+    QCOMPARE(canvas->data()->lanes.size(), std::size_t{128});
+    QCOMPARE(canvas->lane_height(), 4);
+    QVERIFY(canvas->max_scroll_y() > 0);
+    auto* bar = w.timeline()->findChild<QScrollBar*>();
+    QVERIFY(bar && bar->isVisible());
+    QCOMPARE(bar->maximum(), canvas->max_scroll_y());
+    QVERIFY(!canvas->lane_at(canvas->height() - 1).has_value() ||
+            *canvas->lane_at(canvas->height() - 1) < std::size_t{127});
+    // Scrolled to the end (the bar, as a user drags it): the last lane is in view.
+    bar->setValue(bar->maximum());
+    QCOMPARE(canvas->scroll_y(), canvas->max_scroll_y());
+    QCOMPARE(*canvas->lane_at(canvas->height() - 1), std::size_t{127});
+    QVERIFY(canvas->lane_top(127) + canvas->lane_height() <= canvas->height());
+    // The keys scroll back a lane at a time; never above the first.
+    QTest::keyClick(canvas, Qt::Key_Up);
+    QCOMPARE(canvas->scroll_y(), canvas->max_scroll_y() - 4);
+    QCOMPARE(bar->value(), canvas->scroll_y());
+    canvas->set_scroll_y(-100);
+    QCOMPARE(canvas->scroll_y(), 0);
+    QCOMPARE(*canvas->lane_at(TimelineCanvas::kAxisHeight), std::size_t{0});
   }
 
   void a_run_without_a_timeline_says_so() {
