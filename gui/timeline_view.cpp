@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QHelpEvent>
 #include <QKeyEvent>
@@ -426,7 +427,10 @@ void TimelineView::start_loading() {
 }
 
 void TimelineView::load_and_wait() {
-  if (loader_.isRunning()) loader_.waitForFinished();
+  // A load under way (the pane was just shown): its result, delivered now rather than later,
+  // when it would reset the zoom the caller may have set meanwhile.
+  loader_.waitForFinished();
+  QCoreApplication::sendPostedEvents(&loader_);
   if (loaded_ == path_ && !path_.isEmpty()) return;
   auto future = QtConcurrent::run(load_timeline_file, path_);
   future.waitForFinished();
