@@ -237,6 +237,14 @@ const TimelineSegment* segment_at(const TimelineLane& lane, std::int64_t t_ps) {
   return &*it;
 }
 
+const TimelineFlow* flow_at(const TimelineData& data, int node, bool cp, std::int64_t t_ps) {
+  auto it = std::lower_bound(data.flows.begin(), data.flows.end(), t_ps,
+                             [](const TimelineFlow& f, std::int64_t t) { return f.end_ps < t; });
+  for (std::size_t n = 0; it != data.flows.end() && n < kFlowScan; ++it, ++n)
+    if (it->waiter == node && it->waiter_cp == cp && it->start_ps <= t_ps) return &*it;
+  return nullptr;
+}
+
 std::vector<const TimelineFlow*> visible_flows(const TimelineData& data, std::int64_t from_ps,
                                                std::int64_t to_ps, std::size_t limit, std::size_t* total) {
   std::vector<const TimelineFlow*> out;

@@ -96,6 +96,11 @@ std::vector<PixelRun> lane_runs(const TimelineLane& lane, const TimeWindow& wind
 // The segment of `lane` holding time t, or null.
 const TimelineSegment* segment_at(const TimelineLane& lane, std::int64_t t_ps);
 
+// The wait with a cause that `node`'s PP (or CP) was in at time t, if any (for tooltips: who made
+// it wait). Looks at the flows ending from t on, at most kFlowScan of them.
+inline constexpr std::size_t kFlowScan = 4096;
+const TimelineFlow* flow_at(const TimelineData& data, int node, bool cp, std::int64_t t_ps);
+
 // The flows whose arrow crosses [from, to) in time, at most `limit` (the first ones by end);
 // `total` receives how many there are.
 std::vector<const TimelineFlow*> visible_flows(const TimelineData& data, std::int64_t from_ps,

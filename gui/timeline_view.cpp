@@ -246,14 +246,21 @@ QString TimelineCanvas::tooltip_at(QPoint pos) const {
   const QString op = s->operation < data_->operations.size()
                          ? QString::fromStdString(data_->operations[s->operation])
                          : QString();
-  return tr("<b>node %1 %2</b>: %3%4<br>in <i>%5</i><br>%6 from %7 to %8")
-      .arg(l.node)
-      .arg(l.cp ? QStringLiteral("CP") : QStringLiteral("PP"),
-           QString::fromStdString(std::string(carnival::to_string(s->category))),
-           op.isEmpty() || op == QLatin1String("none") ? QString()
-                                                       : QStringLiteral(" (%1)").arg(op.toHtmlEscaped()),
-           scope.toHtmlEscaped(), time_text(s->end_ps - s->start_ps), time_text(s->start_ps),
-           time_text(s->end_ps));
+  QString text =
+      tr("<b>node %1 %2</b>: %3%4<br>in <i>%5</i><br>%6 from %7 to %8")
+          .arg(l.node)
+          .arg(l.cp ? QStringLiteral("CP") : QStringLiteral("PP"),
+               QString::fromStdString(std::string(carnival::to_string(s->category))),
+               op.isEmpty() || op == QLatin1String("none") ? QString()
+                                                           : QStringLiteral(" (%1)").arg(op.toHtmlEscaped()),
+               scope.toHtmlEscaped(), time_text(s->end_ps - s->start_ps), time_text(s->start_ps),
+               time_text(s->end_ps));
+  if (s->category == carnival::Category::Wait || s->category == carnival::Category::CPWait)
+    if (const auto* f = flow_at(*data_, l.node, l.cp, (s->start_ps + s->end_ps) / 2))
+      text += tr("<br>made to wait by <b>node %1</b>: %2 of synchronization delay (the arrow)")
+                  .arg(f->cause)
+                  .arg(time_text(f->release_ps - f->start_ps));
+  return text;
 }
 
 bool TimelineCanvas::event(QEvent* e) {

@@ -214,6 +214,14 @@ class TimelineTest : public QObject {
     QCOMPARE(visible_flows(d, us(600), us(2000), 10, &total).size(), std::size_t{3});
     QCOMPARE(total, std::size_t{3});
     QCOMPARE(visible_flows(d, us(600), us(2000), 1, &total).size(), std::size_t{1});
+    // Who made a wait last: node 0 at 600 us waits for node 1 (wait 1); node 1 at 1500 us for
+    // node 0 (wait 2); node 0 at 900 us waits for a page, which has no cause.
+    const auto* f = flow_at(d, 0, false, us(600));
+    QVERIFY(f);
+    QCOMPARE(f->cause, 1);
+    QCOMPARE(flow_at(d, 1, false, us(1500))->cause, 0);
+    QCOMPARE(flow_at(d, 0, false, us(900)), nullptr);
+    QCOMPARE(flow_at(d, 0, true, us(600)), nullptr);  // the CP did not wait
     QCOMPARE(total, std::size_t{3});
   }
 
@@ -292,6 +300,13 @@ class TimelineTest : public QObject {
         tip.contains("node 0 PP") && tip.contains("Comp") && tip.contains("update") && tip.contains("100 us"),
         qPrintable(tip));
     QVERIFY(canvas->tooltip_at({5, 5}).isEmpty());  // the axis
+    // A wait with a cause names it: node 0's barrier wait from 500 us, 130 us for node 1.
+    const int wait_x =
+        TimelineCanvas::kLabelWidth + static_cast<int>(canvas->window().x_of(static_cast<double>(us(600))));
+    const QString wait_tip = canvas->tooltip_at({wait_x, y});
+    QVERIFY2(
+        wait_tip.contains("Wait (barrier)") && wait_tip.contains("made to wait by <b>node 1</b>: 130 us"),
+        qPrintable(wait_tip));
   }
 
   void the_wheel_zooms_around_the_pointer_and_a_drag_pans() {
