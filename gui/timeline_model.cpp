@@ -18,6 +18,8 @@ namespace sql = carnival::sql;
 
 namespace {
 
+constexpr int kMaxNodes = 4096;  // emulator/config.cpp
+
 // Operation names are few: each gets a small number once.
 class OperationNames {
  public:
@@ -58,11 +60,13 @@ void read_segments(const sql::Db& db, std::int64_t run_id, int nodes, TimelineDa
     auto& lane = d.lanes[lane_id];
     lane.node = node;
     lane.cp = cp;
+    // Lanes are searched by start and by end: a damaged file's overlap is cut off, not kept.
+    const std::int64_t previous_end = lane.segments.empty() ? 0 : lane.segments.back().end_ps;
     TimelineSegment seg;
     seg.category = *category;
     seg.operation = ops.index(s.str(3));
     seg.scope = static_cast<std::uint32_t>(s.i64(4));
-    seg.start_ps = s.i64(5);
+    seg.start_ps = std::max(s.i64(5), previous_end);
     seg.end_ps = std::max(seg.start_ps, s.i64(6));
     d.end_ps = std::max(d.end_ps, seg.end_ps);
     lane.segments.push_back(seg);
@@ -108,6 +112,10 @@ TimelineData load_timeline(const std::string& path) {
     auto run_and_id = carnival::read_run_info(db, path);
     const auto run_id = run_and_id.first;
     const auto& run = run_and_id.second;
+    // The emulator's own limit: more would be a damaged row, and lanes to match would not fit memory.
+    if (run.nodes < 0 || run.nodes > kMaxNodes)
+      throw StoreError(
+          fmt::format("{} is corrupt: the run has {} nodes (at most {})", path, run.nodes, kMaxNodes));
     OperationNames ops(d.operations);
     read_segments(db, run_id, run.nodes, d, ops);
     read_flows(db, run_id, d, ops);

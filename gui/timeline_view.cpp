@@ -57,7 +57,6 @@ TimelineCanvas::TimelineCanvas(AnalysisContext* context, QWidget* parent)
     : QWidget(parent), context_(context) {
   setObjectName(QStringLiteral("timeline-canvas"));
   setFocusPolicy(Qt::StrongFocus);
-  setMouseTracking(false);
   setMinimumSize(200, 80);
   connect(context_, &AnalysisContext::scope_changed, this, [this] { update(); });
   connect(context_, &AnalysisContext::analysis_changed, this, [this] { update(); });

@@ -2,7 +2,6 @@
 // store, its geometry at a zoom (placement, sub-pixel merging, hit tests), a large timeline, and
 // offscreen: the Timeline pane (a click selects the segment's scope, the colours are the file's),
 // the Compare pane (rows, notes, bad files) and `carnival --view timeline|compare`.
-#include <chrono>
 #include <cmath>
 
 #include <QApplication>
@@ -140,6 +139,19 @@ class TimelineTest : public QObject {
     QVERIFY(!bad.data);
     QVERIFY2(bad.error.contains("is corrupt: the timeline has a segment of node 7, the run has 2 nodes"),
              qPrintable(bad.error));
+    const auto huge = write_db(dir_, "huge.db", gui_fixture());
+    QVERIFY(exec_sql(huge, "UPDATE runs SET nodes = 1000000000;"));
+    QVERIFY(
+        load_timeline_file(huge).error.contains("is corrupt: the run has 1000000000 nodes (at most 4096)"));
+    // Overlapping segments (damage) are cut where the previous one ends: the lane stays searchable.
+    const auto overlap = write_db(dir_, "overlap.db", gui_fixture());
+    QVERIFY(exec_sql(overlap,
+                     "UPDATE timeline SET start_ps = 400000000 WHERE node = 0 AND resource = 'PP' AND "
+                     "start_ps = 700000000;"));
+    const auto cut = load_timeline(overlap.toStdString());
+    QCOMPARE(cut.lanes[0].segments[1].start_ps, us(500));  // was 400 us, inside the first
+    for (std::size_t i = 1; i < cut.lanes[0].segments.size(); ++i)
+      QVERIFY(cut.lanes[0].segments[i].start_ps >= cut.lanes[0].segments[i - 1].end_ps);
     const auto r = load_timeline_file(dir_.filePath("missing.db"));
     QVERIFY(!r.data);
     QVERIFY(r.error.contains("no such file"));
