@@ -20,6 +20,7 @@ Subcommand add_workloads_command(CLI::App& app);
 Subcommand add_run_command(CLI::App& app);
 Subcommand add_report_command(CLI::App& app);
 Subcommand add_export_trace_command(CLI::App& app);
+Subcommand add_compare_command(CLI::App& app);
 Subcommand add_counters_command(CLI::App& app);
 
 }  // namespace ncp2::cli

@@ -9,6 +9,7 @@
 
 #include "gui/main_window.hpp"
 #include "gui/models.hpp"
+#include "gui/timeline_view.hpp"
 #include "gui/views.hpp"
 
 namespace ncp2::gui {
@@ -23,14 +24,15 @@ CommandLine parse_command_line(const QStringList& arguments) {
   const QCommandLineOption screenshot(
       "screenshot", "Render a view into OUT.png (OUT.svg: as SVG) without a display, then exit.", "OUT.png");
   const QCommandLineOption view(
-      "view", "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races.", "VIEW",
-      "main");
+      "view", "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare.",
+      "VIEW", "main");
   const QCommandLineOption scope("scope", "Select the scope of this name first.", "NAME");
   const QCommandLineOption size("size", "The window's size for --screenshot (default 1280x800).", "WxH");
   const QCommandLineOption node("node", "Show only this node's times.", "N");
+  const QCommandLineOption compare("compare", "Compare the run with this one (the Compare view).", "B.db");
   const QCommandLineOption help({"h", "help"}, "Show this help.");
   const QCommandLineOption version("version", "Show the version.");
-  for (const auto& o : {screenshot, view, scope, size, node, help, version}) parser.addOption(o);
+  for (const auto& o : {screenshot, view, scope, size, node, compare, help, version}) parser.addOption(o);
   // Before any QCoreApplication the parser does not know the program's name.
   out.help_text = parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("carnival"));
   if (!parser.parse(arguments)) {
@@ -42,10 +44,16 @@ CommandLine parse_command_line(const QStringList& arguments) {
   out.screenshot = parser.value(screenshot);
   out.view = parser.value(view);
   out.scope = parser.value(scope);
+  out.compare = parser.value(compare);
   if (!view_from_name(out.view)) {
     out.error =
-        QStringLiteral("unknown view '%1' (main, scope, histogram, profile-map, matrix, cpwait, races)")
+        QStringLiteral(
+            "unknown view '%1' (main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare)")
             .arg(out.view);
+    return out;
+  }
+  if (out.view == QLatin1String("compare") && out.compare.isEmpty() && !out.screenshot.isEmpty()) {
+    out.error = QStringLiteral("--view compare needs the second run: --compare B.db");
     return out;
   }
   if (parser.isSet(size)) {
@@ -120,6 +128,14 @@ QImage render_view(MainWindow& window, const CommandLine& options, QString* erro
     context->select_scope(st->scope.id);
   } else if (context->scope() >= 0) {
     context->select_scope(context->scope());  // scroll to it at the final size
+  }
+  if (view == ViewId::Timeline) window.timeline()->load_and_wait();
+  if (!options.compare.isEmpty()) {
+    if (const QString e = window.compare_with_and_wait(options.compare); !e.isEmpty()) {
+      *error = e;
+      return {};
+    }
+    if (view != ViewId::Compare) window.show_view(view);
   }
   if (view == ViewId::Races && !analysis->summary().races.empty())
     context->select_race(analysis->summary().races.front().id);  // both of its lines marked

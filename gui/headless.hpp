@@ -1,5 +1,6 @@
 #pragma once
-// Headless use: `carnival --screenshot OUT.png [--view V] [--scope NAME] [--size WxH] FILE.db`
+// Headless use: `carnival --screenshot OUT.png [--view V] [--scope NAME] [--size WxH]
+// [--compare B.db] FILE.db`
 // renders one view of a database into a PNG without a display and exits. The command line is
 // parsed before any QApplication exists (so that the platform can still be chosen).
 #include <optional>
@@ -18,7 +19,8 @@ struct CommandLine {
   QString file;        // FILE.db, may be empty (interactive use)
   QString screenshot;  // OUT.png: headless
   QString view = QStringLiteral("main");
-  QString scope;  // a scope name to select
+  QString scope;    // a scope name to select
+  QString compare;  // --compare B.db: compare the run with B (the Compare view)
   QSize size{1280, 800};
   int node = -1;  // --node N: the node filter
   bool help = false;

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
     print_error(options.error);
     std::fprintf(stderr,
                  "usage: carnival [FILE.db] | carnival --screenshot OUT.png [--view V] [--scope NAME] "
-                 "[--size WxH] [--node N] FILE.db\n");
+                 "[--size WxH] [--node N] [--compare B.db] FILE.db\n");
     return 2;
   }
   const bool headless = !options.screenshot.isEmpty();
@@ -102,6 +102,14 @@ int main(int argc, char** argv) {
   if (options.node >= 0) {
     QObject::connect(&window, &ncp2::gui::MainWindow::run_opened, &window,
                      [&window, node = options.node] { window.context()->set_node_filter(node); });
+  }
+  if (!options.compare.isEmpty()) {
+    // Once A is open (only the first time: opening another run later does not compare again).
+    auto* once = new QObject(&window);
+    QObject::connect(&window, &ncp2::gui::MainWindow::run_opened, once, [&window, once, b = options.compare] {
+      window.compare_with(b);
+      once->deleteLater();
+    });
   }
   return QApplication::exec();
 }

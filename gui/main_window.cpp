@@ -19,12 +19,14 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "gui/compare_view.hpp"
 #include "gui/export.hpp"
 #include "gui/find_bar.hpp"
 #include "gui/models.hpp"
 #include "gui/races_view.hpp"
 #include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
+#include "gui/timeline_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
 
@@ -64,6 +66,8 @@ std::optional<ViewId> view_from_name(const QString& name) {
   if (name == QLatin1String("matrix")) return ViewId::Matrix;
   if (name == QLatin1String("cpwait")) return ViewId::CPWait;
   if (name == QLatin1String("races")) return ViewId::Races;
+  if (name == QLatin1String("timeline")) return ViewId::Timeline;
+  if (name == QLatin1String("compare")) return ViewId::Compare;
   return std::nullopt;
 }
 
@@ -81,7 +85,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   connect(banner_, &QLabel::linkActivated, this, [this] { show_view(ViewId::Races); });
   column->addWidget(banner_);
 
-  split_ = new QSplitter(Qt::Horizontal, central);
+  outer_ = new QSplitter(Qt::Vertical, central);
+  split_ = new QSplitter(Qt::Horizontal, outer_);
   source_ = new SourcePanel(context_, split_);
   tabs_ = new QTabWidget(split_);
   profile_map_ = new ProfileMapView(context_, tabs_);
@@ -103,7 +108,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
   split_->setStretchFactor(0, 9);
   split_->setStretchFactor(1, 11);
   split_->setSizes({9 * 64, 11 * 64});  // proportions until the first layout
-  column->addWidget(split_, 1);
+  build_lower_pane();
+  outer_->addWidget(split_);
+  outer_->addWidget(lower_tabs_);
+  outer_->setChildrenCollapsible(false);
+  column->addWidget(outer_, 1);
   legend_ = new CategoryLegend(central);
   legend_->setObjectName(QStringLiteral("legend"));
   column->addWidget(legend_);
@@ -143,12 +152,27 @@ MainWindow::~MainWindow() {
   checker_.wait();
 }
 
+void MainWindow::build_lower_pane() {
+  // The Timeline and the comparison need the window's whole width: a pane below, hidden until
+  // chosen, so that the five tabs above keep their room.
+  lower_tabs_ = new QTabWidget(outer_);
+  lower_tabs_->setObjectName(QStringLiteral("lower-tabs"));
+  timeline_ = new TimelineView(context_, lower_tabs_);
+  compare_ = new CompareView(context_, lower_tabs_);
+  lower_tabs_->addTab(timeline_, tr("Timeline"));
+  lower_tabs_->addTab(compare_, tr("Compare"));
+  lower_tabs_->setTabsClosable(true);
+  connect(lower_tabs_, &QTabWidget::tabCloseRequested, lower_tabs_, &QWidget::hide);
+  lower_tabs_->hide();
+}
+
 void MainWindow::build_menus() {
   auto* file = menuBar()->addMenu(tr("&File"));
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::choose_file);
   open->setShortcut(QKeySequence::Open);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   refill_recent_menu();
+  file->addAction(tr("&Compare with…"), this, &MainWindow::choose_comparison);
   build_export_menu(file);
   file->addSeparator();
   auto* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
@@ -167,6 +191,47 @@ void MainWindow::build_menus() {
   for (const auto& [name, id] : views) {
     auto* action = view->addAction(name, this, [this, v = id] { show_view(v); });
     action->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
+  }
+  view->addSeparator();
+  view->addAction(tr("Timeline"), this, [this] { show_view(ViewId::Timeline); })
+      ->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
+  view->addAction(tr("Comparison"), this, [this] { show_view(ViewId::Compare); })
+      ->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
+  view->addAction(tr("Hide the Timeline and Comparison pane"), lower_tabs_, &QWidget::hide);
+}
+
+void MainWindow::choose_comparison() {
+  if (path_.isEmpty()) {
+    const QString message = tr("Open a run first (File > Open), then compare it with another.");
+    statusBar()->showMessage(message, 10000);
+    if (interactive_) QMessageBox::information(this, tr("Compare with…"), message);
+    return;
+  }
+  const QString path = QFileDialog::getOpenFileName(
+      this, tr("Compare %1 with…").arg(QFileInfo(path_).fileName()), QFileInfo(path_).absolutePath(),
+      tr("CARNIVAL databases (*.db);;All files (*)"));
+  if (!path.isEmpty()) compare_with(path);
+}
+
+void MainWindow::compare_with(const QString& path) {
+  show_lower(compare_);
+  compare_->compare(path_, path);
+}
+
+QString MainWindow::compare_with_and_wait(const QString& path) {
+  if (path_.isEmpty()) return tr("no run is open to compare with %1").arg(path);
+  show_lower(compare_);
+  return compare_->compare_and_wait(path_, path);
+}
+
+void MainWindow::show_lower(QWidget* view) {
+  const bool was_hidden = lower_tabs_->isHidden();
+  lower_tabs_->show();
+  lower_tabs_->setCurrentWidget(view);
+  if (was_hidden) {
+    // The pane takes most of the height: a timeline of 32 lanes needs it.
+    const int total = std::max(outer_->height(), 2);
+    outer_->setSizes({total * 3 / 10, total * 7 / 10});
   }
 }
 
@@ -390,6 +455,12 @@ void MainWindow::show_view(ViewId view) {
     case ViewId::Histogram:
       tabs_->setCurrentWidget(histogram_);
       break;
+    case ViewId::Timeline:
+      show_lower(timeline_);
+      return;
+    case ViewId::Compare:
+      show_lower(compare_);
+      return;
   }
   // The table in front: 3/5 of the width (its times fit at 1024 px), the code stays readable.
   split_->setSizes({total * 2 / 5, total * 3 / 5});

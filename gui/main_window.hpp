@@ -1,8 +1,9 @@
 #pragma once
 // The CARNIVAL window: the source view beside the Profile Map, CPWait Map, data races, a scope's
-// profile per processor and its category histogram (tabs); a node filter; a banner for runs that need a
-// warning; the category legend always visible; File > Open and recent files (QSettings).
-// Files are read on worker threads; the window stays responsive while they load.
+// profile per processor and its category histogram (tabs); below them, shown on demand, the
+// Timeline and a comparison with another run (File > Compare with…); a node filter; a banner for runs that
+// need a warning; the category legend always visible; File > Open and recent files (QSettings). Files are
+// read on worker threads; the window stays responsive while they load.
 #include <QMainWindow>
 #include <QStringList>
 
@@ -19,12 +20,14 @@ class QTableView;
 namespace ncp2::gui {
 
 class CategoryLegend;
+class CompareView;
 class CPWaitView;
 class HistogramView;
 class ProfileMapView;
 class RacesView;
 class ScopeProfileView;
 class SourcePanel;
+class TimelineView;
 
 // What loading a file on a worker thread produced.
 struct LoadResult {
@@ -34,8 +37,8 @@ struct LoadResult {
 };
 LoadResult load_file(const QString& path);  // never throws
 
-enum class ViewId { Main, Scope, Histogram, ProfileMap, Matrix, CPWait, Races };
-// main|scope|histogram|profile-map|matrix|cpwait|races
+enum class ViewId { Main, Scope, Histogram, ProfileMap, Matrix, CPWait, Races, Timeline, Compare };
+// main|scope|histogram|profile-map|matrix|cpwait|races|timeline|compare
 std::optional<ViewId> view_from_name(const QString& name);
 // What File > Export draws: the whole window, the source view (with its choosers), or the
 // analysis tab in front.
@@ -54,6 +57,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] RacesView* races() const { return races_; }
   [[nodiscard]] ScopeProfileView* scope_profile() const { return scope_profile_; }
   [[nodiscard]] HistogramView* histogram() const { return histogram_; }
+  [[nodiscard]] TimelineView* timeline() const { return timeline_; }
+  [[nodiscard]] CompareView* comparison() const { return compare_; }
+  // The pane under the source and the tabs: the Timeline and the comparison (hidden until used).
+  [[nodiscard]] QTabWidget* lower_tabs() const { return lower_tabs_; }
   [[nodiscard]] CategoryLegend* legend() const { return legend_; }
   [[nodiscard]] QLabel* banner() const { return banner_; }
   [[nodiscard]] QComboBox* node_chooser() const { return nodes_; }
@@ -76,6 +83,10 @@ class MainWindow : public QMainWindow {
   QString export_image(ExportTarget target, const QString& path);
   QString export_table(const QString& path);
   [[nodiscard]] QTableView* current_table() const;  // the analysis tab's main table
+  // Compares the open run (A) with another file (B) in the Compare tab; compare_with_and_wait
+  // returns the error (or an empty string).
+  void compare_with(const QString& path);
+  QString compare_with_and_wait(const QString& path);
 
   [[nodiscard]] static QStringList recent_files();
   static constexpr int kMaxRecentFiles = 8;
@@ -90,7 +101,10 @@ class MainWindow : public QMainWindow {
   void build_export_menu(QMenu* file);
   void build_edit_menu();
   void report_export(const QString& path, const QString& error);
+  void build_lower_pane();  // the Timeline and Compare tabs under the source and the tabs
   void choose_file();
+  void choose_comparison();
+  void show_lower(QWidget* view);
   void loaded(const LoadResult& result);
   void integrity_done(const QString& path, const QString& error);
   void remember(const QString& path);
@@ -106,6 +120,10 @@ class MainWindow : public QMainWindow {
   RacesView* races_;
   ScopeProfileView* scope_profile_;
   HistogramView* histogram_;
+  TimelineView* timeline_ = nullptr;  // build_lower_pane()
+  CompareView* compare_ = nullptr;
+  QTabWidget* lower_tabs_ = nullptr;
+  QSplitter* outer_;
   CategoryLegend* legend_;
   QTabWidget* tabs_;
   QSplitter* split_;

@@ -167,6 +167,7 @@ def database_cases():
     for f, m in bad_files:
         cases.append(Case(f"report {f}", ["report", f"{{T}}/{f}"], 2, m))
         cases.append(Case(f"export-trace {f}", ["export-trace", f"{{T}}/{f}", "{T}/trace.json"], 2, m))
+        cases.append(Case(f"compare with {f}", ["compare", "{T}/good.db", f"{{T}}/{f}"], 2, m))
     run = ["run", "counter", "--nodes", "2"]
     cases += [
         Case("db exists", run + ["--db", "{T}/good.db"], 2, "already exists; use --force"),
@@ -255,6 +256,8 @@ def gui_cases():
                  ("missing.db", "no such file"), ("truncated.db", "truncated.db"), ("dir.db", "is a directory"),
                  ("empty.db", "is not an SQLite database")]:
         cases.append(Case(f"GUI opens {f}", shot + [f"{{T}}/{f}"], 2, m, program="carnival"))
+        cases.append(Case(f"GUI compares with {f}", shot + ["--view", "compare", "--compare", f"{{T}}/{f}", "{T}/good.db"],
+                          2, m, program="carnival"))
     cases += [
         Case("GUI unknown view", shot + ["--view", "nosuch", "{T}/good.db"], 2, "unknown view 'nosuch'",
              program="carnival"),
@@ -262,6 +265,8 @@ def gui_cases():
         Case("GUI two files", shot + ["{T}/good.db", "{T}/good.db"], 2, "one database at a time",
              program="carnival"),
         Case("GUI no such node", shot + ["--node", "9", "{T}/good.db"], 2, "has no node 9", program="carnival"),
+        Case("GUI compare without B", shot + ["--view", "compare", "{T}/good.db"], 2, "--compare B.db",
+             program="carnival"),
     ]
     return cases
 

@@ -135,7 +135,22 @@ if [ -n "$fixture" ]; then
   # A truncated database is recognised as such.
   head -c 4096 "$tmp/run.db" >"$tmp/truncated.db"
   expect 2 "$tmp/truncated.db is corrupt" -- report "$tmp/truncated.db"
+  # Two runs compared: the same run against itself, against an interrupted copy; bad files.
+  expect 0 "B/A" -- compare "$tmp/run.db" "$tmp/run.db"
+  expect 0 "1.00x" -- compare "$tmp/run.db" "$tmp/run.db"
+  expect 0 "B's run is incomplete" -- compare "$tmp/run.db" "$tmp/incomplete.db"
+  expect 0 "section,what,a_ps,b_ps,diff_ps,ratio" -- compare "$tmp/run.db" "$tmp/run.db" --csv
+  if "$ncp2" compare "$tmp/run.db" "$tmp/incomplete.db" --json |
+     python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["a"]["status"] == "complete" and j["b"]["status"] == "incomplete" and len(j["rows"]) > 10 and all("ratio" in r for r in j["rows"])'; then
+    echo "ok: compare --json parses, with a, b and rows"
+  else
+    echo "FAIL: compare --json"; failures=$((failures + 1))
+  fi
+  expect 2 "$tmp/none.db: no such file" -- compare "$tmp/run.db" "$tmp/none.db"
+  expect 2 "$tmp/truncated.db is corrupt" -- compare "$tmp/truncated.db" "$tmp/run.db"
+  expect 2 "choose one of --json and --csv" -- compare "$tmp/run.db" "$tmp/run.db" --json --csv
 fi
+expect 2 "b is missing" -- compare "$tmp/none.db"
 
 # Counters of a command (`ncp2 counters`): software events work on any Linux; hardware ones are
 # reported as not counted where the machine has no PMU (virtual machines).
