@@ -1,54 +1,118 @@
 #pragma once
-// Work on Qt's thread pool whose result reaches the GUI thread through a std::mutex.
+// Work on a thread of its own whose result reaches the GUI thread in a way ThreadSanitizer sees
+// whole.
 //
-// Why not QFutureWatcher<T>::result(): Debian's Qt is not built for ThreadSanitizer, and the
-// hand-off inside QFutureInterface (a futex) is invisible to it, so every read of a result looked
-// like a race in .ci/check-tsan. A std::mutex it sees; Qt's future here only says "finished".
+// Why not QtConcurrent and QFutureWatcher<T>: Debian's Qt is not built for ThreadSanitizer, and its
+// hand-offs (QThreadPool's queue, QFutureInterface's result store, both futexes) are invisible to
+// it, while the code on both sides of them — Qt's templates, our lambdas — is instrumented: every
+// task looked like a race in .ci/check-tsan. Here a std::thread starts the work (pthread_create is
+// seen), the result goes through a std::mutex (seen), and the worker only emits a signal with no
+// arguments (Qt's own queued delivery; nothing of ours crosses it), after which the GUI thread
+// takes the result under the mutex and calls `done`, a callable it stored itself.
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <utility>
+#include <vector>
 
-#include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
+#include <QObject>
 
 namespace ncp2::gui {
+
+// The worker's "finished" (a QObject: a class template cannot be one).
+class TaskSignal : public QObject {
+  Q_OBJECT
+ signals:
+  void finished();
+};
 
 template <class T>
 class BackgroundTask {
  public:
-  // Starts `work` (a callable returning T) on the thread pool; watcher() signals finished() when
-  // it is done. A task started before and not taken yet is dropped (its result with it).
+  BackgroundTask() {
+    QObject::connect(
+        &signal_, &TaskSignal::finished, &signal_, [this] { deliver(); }, Qt::QueuedConnection);
+  }
+  ~BackgroundTask() { wait(); }
+  BackgroundTask(const BackgroundTask&) = delete;
+  BackgroundTask& operator=(const BackgroundTask&) = delete;
+
+  // Runs `work` (a callable returning T) on a new thread; `done(T)` runs on the GUI thread when it
+  // has finished, unless another task was started since (the newest one's result wins).
   template <class F>
-  void start(F work) {
+  void start(F work, std::function<void(T)> done) {
+    reap();
     auto box = std::make_shared<Box>();
     box_ = box;
-    watcher_.setFuture(QtConcurrent::run([box, work = std::move(work)]() mutable { box->put(work()); }));
+    done_ = std::move(done);
+    workers_.push_back({std::thread([box, work = std::move(work), signal = &signal_]() mutable {
+                          box->put(work());
+                          emit signal->finished();
+                        }),
+                        box});
   }
-  // The last started task's result, once: after finished() (or wait()).
-  T take() { return box_ ? box_->take() : T{}; }
-  void wait() { watcher_.waitForFinished(); }
-  [[nodiscard]] bool running() const { return watcher_.isRunning(); }
-  [[nodiscard]] QFutureWatcher<void>& watcher() { return watcher_; }
+  // Waits for every started task; the newest one's `done` runs here if it has not run yet.
+  void finish_now() {
+    wait();
+    deliver();
+  }
+  // Waits for every started task's thread (their `done` still comes through the event loop).
+  void wait() {
+    for (auto& w : workers_)
+      if (w.thread.joinable()) w.thread.join();
+    workers_.clear();
+  }
+  // The newest task's `done` has not run yet.
+  [[nodiscard]] bool running() const { return box_ != nullptr; }
 
  private:
   struct Box {
     std::mutex mutex;
     std::optional<T> value;
+    bool finished = false;
     void put(T v) {
       const std::lock_guard lock(mutex);
       value = std::move(v);
+      finished = true;
     }
-    T take() {
+    [[nodiscard]] bool done() {
       const std::lock_guard lock(mutex);
-      if (!value) return T{};
-      T v = std::move(*value);
-      value.reset();
-      return v;
+      return finished;
+    }
+    std::optional<T> take() {
+      const std::lock_guard lock(mutex);
+      return std::exchange(value, std::nullopt);
     }
   };
-  std::shared_ptr<Box> box_;
-  QFutureWatcher<void> watcher_;
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<Box> box;
+  };
+
+  void deliver() {
+    reap();
+    if (!box_ || !box_->done()) return;  // an older task finished; the newest has not
+    std::optional<T> value = box_->take();
+    box_.reset();
+    // `done` may start the next task, which replaces done_: call it from here.
+    const std::function<void(T)> done = done_;
+    if (value && done) done(std::move(*value));
+  }
+  // Joins the threads that have finished their work (a moment before their signal).
+  void reap() {
+    std::erase_if(workers_, [](Worker& w) {
+      if (!w.box->done()) return false;
+      w.thread.join();
+      return true;
+    });
+  }
+
+  TaskSignal signal_;
+  std::shared_ptr<Box> box_;  // the newest task's
+  std::function<void(T)> done_;
+  std::vector<Worker> workers_;
 };
 
 }  // namespace ncp2::gui

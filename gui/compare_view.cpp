@@ -7,7 +7,6 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "carnival/report.hpp"
 #include "gui/models.hpp"
@@ -158,26 +157,23 @@ CompareView::CompareView(AnalysisContext* context, QWidget* parent)
   column->addWidget(table_, 1);
   connect(table_, &QTableView::clicked, this, &CompareView::row_clicked);
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
-  connect(&watcher_, &QFutureWatcher<CompareResult>::finished, this,
-          [this] { show_result(watcher_.result()); });
 }
 
-CompareView::~CompareView() { watcher_.waitForFinished(); }
+CompareView::~CompareView() { watcher_.wait(); }
 
 QString CompareView::title_text() const { return title_->text(); }
 
 void CompareView::compare(const QString& a, const QString& b) {
   title_->setText(
       tr("Comparing %1 with %2…").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()).toHtmlEscaped());
-  watcher_.setFuture(QtConcurrent::run(compare_files, a, b));
+  watcher_.start([a, b] { return compare_files(a, b); }, [this](CompareResult r) { show_result(r); });
 }
 
 QString CompareView::compare_and_wait(const QString& a, const QString& b) {
-  watcher_.waitForFinished();
-  auto future = QtConcurrent::run(compare_files, a, b);
-  future.waitForFinished();
-  show_result(future.result());
-  return future.result().error;
+  watcher_.finish_now();
+  const CompareResult result = compare_files(a, b);  // here: the caller waits anyway
+  show_result(result);
+  return result.error;
 }
 
 void CompareView::row_clicked(const QModelIndex& proxy_index) {

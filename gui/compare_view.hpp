@@ -7,11 +7,11 @@
 #include <memory>
 
 #include <QAbstractTableModel>
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include "carnival/compare.hpp"
 #include "gui/analysis_context.hpp"
+#include "gui/background_task.hpp"
 
 class QLabel;
 class QLineEdit;
@@ -53,7 +53,7 @@ class CompareView : public QWidget {
   [[nodiscard]] CompareModel* model() const { return model_; }
   [[nodiscard]] QTableView* table() const { return table_; }
   [[nodiscard]] QString title_text() const;
-  [[nodiscard]] bool is_loading() const { return watcher_.isRunning(); }
+  [[nodiscard]] bool is_loading() const { return watcher_.running(); }
 
   // Compares the two files on a worker thread; compared() follows.
   void compare(const QString& a, const QString& b);
@@ -73,7 +73,7 @@ class CompareView : public QWidget {
   QTableView* table_;
   QLabel* title_;
   QLineEdit* filter_;
-  QFutureWatcher<CompareResult> watcher_;
+  BackgroundTask<CompareResult> watcher_;
 };
 
 }  // namespace ncp2::gui

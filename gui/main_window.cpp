@@ -17,7 +17,6 @@
 #include <QTableView>
 #include <QToolBar>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/compare_view.hpp"
 #include "gui/export.hpp"
@@ -140,9 +139,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), context_(new Anal
           [this] { tabs_->setCurrentWidget(scope_profile_); });
   connect(source_->view(), &SourceView::category_bar_clicked, this,
           [this] { tabs_->setCurrentWidget(histogram_); });
-  connect(&loader_.watcher(), &QFutureWatcher<void>::finished, this, [this] { loaded(loader_.take()); });
-  connect(&checker_.watcher(), &QFutureWatcher<void>::finished, this,
-          [this] { integrity_done(checking_, checker_.take()); });
   resize(1280, 800);
 }
 
@@ -316,24 +312,18 @@ void MainWindow::choose_file() {
 void MainWindow::open_file(const QString& path) {
   statusBar()->showMessage(tr("Opening %1…").arg(path));
   QApplication::setOverrideCursor(Qt::BusyCursor);
-  loader_.start([path] { return load_file(path); });
+  loader_.start([path] { return load_file(path); }, [this](LoadResult r) { loaded(r); });
 }
 
 QString MainWindow::open_file_and_wait(const QString& path) {
-  BackgroundTask<LoadResult> load;
-  load.start([path] { return load_file(path); });
-  load.wait();
-  const LoadResult result = load.take();
+  const LoadResult result = load_file(path);  // here: the caller waits anyway
   if (!result.summary) {
     fail(path, result.error);
     return result.error;
   }
   loaded(result);
-  checker_.wait();
-  BackgroundTask<QString> check;
-  check.start([path] { return check_file(path); });
-  check.wait();
-  const QString error = check.take();
+  checker_.finish_now();  // the check loaded() started, its result shown
+  const QString error = check_file(path);
   integrity_done(path, error);
   return error;
 }
@@ -370,7 +360,8 @@ void MainWindow::loaded(const LoadResult& result) {
   emit run_opened(path_);
   // The whole-file check reads every page: after the first paint, on a worker thread.
   checking_ = path_;
-  checker_.start([path = path_] { return check_file(path); });
+  checker_.start([path = path_] { return check_file(path); },
+                 [this](QString error) { integrity_done(checking_, error); });
 }
 
 void MainWindow::integrity_done(const QString& path, const QString& error) {

@@ -15,7 +15,6 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/models.hpp"
 
@@ -402,10 +401,9 @@ TimelineView::TimelineView(AnalysisContext* context, QWidget* parent)
   });
   connect(canvas_, &TimelineCanvas::window_changed, this, &TimelineView::update_status);
   connect(context_, &AnalysisContext::analysis_changed, this, &TimelineView::run_changed);
-  connect(&loader_, &QFutureWatcher<TimelineLoad>::finished, this, [this] { finished(loader_.result()); });
 }
 
-TimelineView::~TimelineView() { loader_.waitForFinished(); }
+TimelineView::~TimelineView() { loader_.wait(); }
 
 void TimelineView::run_changed() {
   const auto analysis = context_->analysis();
@@ -417,7 +415,7 @@ void TimelineView::run_changed() {
 
 void TimelineView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (path_ != loaded_ && !loader_.isRunning()) start_loading();
+  if (path_ != loaded_ && !loader_.running()) start_loading();
 }
 
 void TimelineView::start_loading() {
@@ -429,18 +427,16 @@ void TimelineView::start_loading() {
     return;
   }
   status_->setText(tr("Loading the timeline…"));
-  loader_.setFuture(QtConcurrent::run(load_timeline_file, path_));
+  loader_.start([path = path_] { return load_timeline_file(path); },
+                [this](TimelineLoad result) { finished(result); });
 }
 
 void TimelineView::load_and_wait() {
   // A load under way (the pane was just shown): its result, delivered now rather than later,
   // when it would reset the zoom the caller may have set meanwhile.
-  loader_.waitForFinished();
-  QCoreApplication::sendPostedEvents(&loader_);
+  loader_.finish_now();
   if (loaded_ == path_ && !path_.isEmpty()) return;
-  auto future = QtConcurrent::run(load_timeline_file, path_);
-  future.waitForFinished();
-  finished(future.result());
+  finished(load_timeline_file(path_));  // here: the caller waits anyway
 }
 
 void TimelineView::finished(const TimelineLoad& result) {

@@ -8,10 +8,10 @@
 // selected node's lanes tinted. The file is read on a worker thread when the view is shown.
 #include <memory>
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include "gui/analysis_context.hpp"
+#include "gui/background_task.hpp"
 #include "gui/timeline_model.hpp"
 
 class QLabel;
@@ -100,7 +100,7 @@ class TimelineView : public QWidget {
   ~TimelineView() override;
 
   [[nodiscard]] TimelineCanvas* canvas() const { return canvas_; }
-  [[nodiscard]] bool is_loading() const { return loader_.isRunning(); }
+  [[nodiscard]] bool is_loading() const { return loader_.running(); }
   [[nodiscard]] QString status_text() const;
   // Loads the current run's timeline now (on a worker thread) and waits; for headless use.
   void load_and_wait();
@@ -121,7 +121,7 @@ class TimelineView : public QWidget {
   TimelineCanvas* canvas_;
   QLabel* status_;
   QScrollBar* lanes_bar_ = nullptr;
-  QFutureWatcher<TimelineLoad> loader_;
+  BackgroundTask<TimelineLoad> loader_;
   QString path_;    // the run whose timeline is wanted
   QString loaded_;  // the run whose timeline is shown (or failed)
   QString error_;

@@ -7,7 +7,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "gui/column_fit.hpp"
 #include "gui/widgets.hpp"
@@ -73,8 +72,6 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
     const auto scope = index.data(roles::ScopeId).toLongLong();
     if (scope >= 0) context_->select_scope(scope);
   });
-  connect(&watcher_.watcher(), &QFutureWatcher<void>::finished, this,
-          [this] { show_causes(watcher_.take()); });
 }
 
 QWidget* CPWaitView::build_map(QWidget* parent) {
@@ -190,17 +187,19 @@ void CPWaitView::query_causes(const CPWaitRow& row) {
   causes_note_->setText(tr("Reading the wait instances…"));
   const int generation = ++generation_;
   // A worker thread with its own read-only connection: a large file never freezes the window.
-  watcher_.start([path = a->summary().path, scope = row.scope, kind = row.kind, operation = row.operation,
-                  node = a->node_filter(), generation] {
-    CausesResult result;
-    result.generation = generation;
-    try {
-      result.causes = ncp2::gui::query_causes(path, scope, kind, operation, node);
-    } catch (const std::exception& e) {
-      result.error = QString::fromStdString(e.what());
-    }
-    return result;
-  });
+  watcher_.start(
+      [path = a->summary().path, scope = row.scope, kind = row.kind, operation = row.operation,
+       node = a->node_filter(), generation] {
+        CausesResult result;
+        result.generation = generation;
+        try {
+          result.causes = ncp2::gui::query_causes(path, scope, kind, operation, node);
+        } catch (const std::exception& e) {
+          result.error = QString::fromStdString(e.what());
+        }
+        return result;
+      },
+      [this](CausesResult r) { show_causes(r); });
 }
 
 // --- a scope's profile per processor ---------------------------------------------------------
