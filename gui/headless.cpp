@@ -24,7 +24,8 @@ CommandLine parse_command_line(const QStringList& arguments) {
   const QCommandLineOption screenshot(
       "screenshot", "Render a view into OUT.png (OUT.svg: as SVG) without a display, then exit.", "OUT.png");
   const QCommandLineOption view(
-      "view", "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare.",
+      "view",
+      "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare.",
       "VIEW", "main");
   const QCommandLineOption scope("scope", "Select the scope of this name first.", "NAME");
   const QCommandLineOption size("size", "The window's size for --screenshot (default 1280x800).", "WxH");
@@ -46,10 +47,10 @@ CommandLine parse_command_line(const QStringList& arguments) {
   out.scope = parser.value(scope);
   out.compare = parser.value(compare);
   if (!view_from_name(out.view)) {
-    out.error =
-        QStringLiteral(
-            "unknown view '%1' (main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare)")
-            .arg(out.view);
+    out.error = QStringLiteral(
+                    "unknown view '%1' (main, scope, histogram, profile-map, matrix, cpwait, races, "
+                    "timeline, compare)")
+                    .arg(out.view);
     return out;
   }
   if (out.view == QLatin1String("compare") && out.compare.isEmpty() && !out.screenshot.isEmpty()) {
