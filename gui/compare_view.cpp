@@ -166,7 +166,7 @@ QString CompareView::title_text() const { return title_->text(); }
 void CompareView::compare(const QString& a, const QString& b) {
   title_->setText(
       tr("Comparing %1 with %2…").arg(QFileInfo(a).fileName(), QFileInfo(b).fileName()).toHtmlEscaped());
-  watcher_.start([a, b] { return compare_files(a, b); }, [this](CompareResult r) { show_result(r); });
+  watcher_.start([a, b] { return compare_files(a, b); }, [this](const CompareResult& r) { show_result(r); });
 }
 
 QString CompareView::compare_and_wait(const QString& a, const QString& b) {

@@ -312,7 +312,7 @@ void MainWindow::choose_file() {
 void MainWindow::open_file(const QString& path) {
   statusBar()->showMessage(tr("Opening %1…").arg(path));
   QApplication::setOverrideCursor(Qt::BusyCursor);
-  loader_.start([path] { return load_file(path); }, [this](LoadResult r) { loaded(r); });
+  loader_.start([path] { return load_file(path); }, [this](const LoadResult& r) { loaded(r); });
 }
 
 QString MainWindow::open_file_and_wait(const QString& path) {
@@ -323,7 +323,7 @@ QString MainWindow::open_file_and_wait(const QString& path) {
   }
   loaded(result);
   checker_.finish_now();  // the check loaded() started, its result shown
-  const QString error = check_file(path);
+  QString error = check_file(path);
   integrity_done(path, error);
   return error;
 }
@@ -361,7 +361,7 @@ void MainWindow::loaded(const LoadResult& result) {
   // The whole-file check reads every page: after the first paint, on a worker thread.
   checking_ = path_;
   checker_.start([path = path_] { return check_file(path); },
-                 [this](QString error) { integrity_done(checking_, error); });
+                 [this](const QString& error) { integrity_done(checking_, error); });
 }
 
 void MainWindow::integrity_done(const QString& path, const QString& error) {

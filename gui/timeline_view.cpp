@@ -428,7 +428,7 @@ void TimelineView::start_loading() {
   }
   status_->setText(tr("Loading the timeline…"));
   loader_.start([path = path_] { return load_timeline_file(path); },
-                [this](TimelineLoad result) { finished(result); });
+                [this](const TimelineLoad& result) { finished(result); });
 }
 
 void TimelineView::load_and_wait() {

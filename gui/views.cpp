@@ -199,7 +199,7 @@ void CPWaitView::query_causes(const CPWaitRow& row) {
         }
         return result;
       },
-      [this](CausesResult r) { show_causes(r); });
+      [this](const CausesResult& r) { show_causes(r); });
 }
 
 // --- a scope's profile per processor ---------------------------------------------------------
