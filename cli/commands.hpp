@@ -21,5 +21,6 @@ Subcommand add_run_command(CLI::App& app);
 Subcommand add_report_command(CLI::App& app);
 Subcommand add_export_trace_command(CLI::App& app);
 Subcommand add_counters_command(CLI::App& app);
+Subcommand add_schedule_command(CLI::App& app);
 
 }  // namespace ncp2::cli
