@@ -20,6 +20,7 @@ constexpr double kRight = 190;  // the legend
 constexpr double kPanelHeight = 220;
 constexpr double kGap = 70;
 constexpr double kTop = 60;
+constexpr int kBusBuckets = 50;
 // Okabe-Ito, as the counters plot: distinguishable with the common colour-vision deficiencies.
 constexpr std::array<const char*, 7> kPalette = {"#000000", "#0072B2", "#D55E00", "#009E73",
                                                  "#CC79A7", "#E69F00", "#56B4E9"};
@@ -106,23 +107,29 @@ void add_bus_panel(Figure& f, const Experiment& e, const std::string& set, const
     if (b.set == set && b.application == applications.front() && !b.samples.empty())
       end = std::max(end, to_seconds(b.samples.back().start + b.samples.back().length));
   if (end <= 0) end = 1;
-  f.shapes.emplace_back(TextShape{
-      {a.left, a.top - 8},
-      fmt::format("set {}: bus utilization (served / capacity) over time, {}", set, applications.front()),
-      14,
-      Anchor::Start,
-      true});
+  f.shapes.emplace_back(
+      TextShape{{a.left, a.top - 8},
+                fmt::format("set {}: bus utilization (served / capacity, fiftieths of each run), {}", set,
+                            applications.front()),
+                14,
+                Anchor::Start,
+                true});
   add_frame(f, a, 0, 100, 25, "%");
   f.shapes.emplace_back(
       TextShape{{a.left + a.width, a.bottom() + 16}, fmt::format("{:.1f} s", end), 11, Anchor::End, false});
   for (std::size_t p = 0; p < policies.size(); ++p)
     for (const auto& b : e.bus) {
-      if (b.set != set || b.application != applications.front() || b.policy != policies[p]) continue;
-      LineShape line{{}, colour_of(p), 1.2};
-      for (const auto& s : b.samples) {
-        const double y = a.bottom() - std::min(s.served / b.capacity, 1.02) * a.height;
-        line.points.push_back({a.left + to_seconds(s.start) / end * a.width, y});
-        line.points.push_back({a.left + to_seconds(s.start + s.length) / end * a.width, y});
+      if (b.set != set || b.application != applications.front() || b.policy != policies[p] ||
+          b.samples.empty())
+        continue;
+      // Averaged over fiftieths of the run: per quantum the lines would hide one another.
+      LineShape line{{}, colour_of(p), 1.4};
+      const double run_end = to_seconds(b.samples.back().start + b.samples.back().length);
+      const auto profile = utilization_profile(b, kBusBuckets);
+      for (int k = 0; k < kBusBuckets; ++k) {
+        const double y = a.bottom() - std::min(profile[k], 1.02) * a.height;
+        line.points.push_back({a.left + run_end * k / kBusBuckets / end * a.width, y});
+        line.points.push_back({a.left + run_end * (k + 1) / kBusBuckets / end * a.width, y});
       }
       f.shapes.emplace_back(std::move(line));
     }

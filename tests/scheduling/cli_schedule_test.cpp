@@ -90,6 +90,32 @@ TEST(ScheduleCommand, ARecordedTraceIsASet) {
   EXPECT_EQ(j["rows"][0]["set"], trace);
 }
 
+// The path from a real command to the scheduler: `ncp2 counters --trace` writes what
+// `ncp2 schedule --set FILE` reads. task-clock stands in for a cache-miss event: it is counted
+// everywhere, VMs included.
+TEST(ScheduleCommand, CountersWriteATraceTheSchedulerReads) {
+  const TempDir dir;
+  const std::string trace = (dir.path / "sleep.trace").string();
+  const auto counted =
+      run_ncp2("counters --period 10ms --summary --trace " + trace +
+               " --trace-event task-clock --trace-scale 0.001 --trace-threads 2 -- sleep 0.2");
+  ASSERT_EQ(counted.status, 0);
+  std::ifstream in(trace);
+  std::string first;
+  std::getline(in, first);
+  EXPECT_EQ(first, "ncp2-bandwidth-trace 1");
+  const auto r = run_ncp2("schedule --set " + trace + " --policy latest-quantum --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 1U);
+  EXPECT_EQ(j["rows"][0]["application"], "sleep");
+  // An event that was not requested cannot make a trace: said, exit 1, no file.
+  const std::string other = (dir.path / "other.trace").string();
+  EXPECT_EQ(
+      run_ncp2("counters --summary --trace " + other + " --trace-event cycles-of-nothing -- true").status, 1);
+  EXPECT_FALSE(fs::exists(other));
+}
+
 TEST(ScheduleCommand, BadInputIsAUsageError) {
   const TempDir dir;
   const std::string bad = (dir.path / "bad.trace").string();
