@@ -163,7 +163,7 @@ Subcommand add_schedule_command(CLI::App& app) {
   auto o = std::make_shared<ScheduleCommand>();
   cmd->add_option(
          "--set", o->sets,
-         "A (2 instances of each program + 4 BBMA), B (A + 4 nBBMA), C (2 BBMA + 2 nBBMA), or FILE: a "
+         "A (2 instances of each program + 4 BBMA), B (+ 4 nBBMA), C (+ 2 BBMA + 2 nBBMA), or FILE: a "
          "bandwidth trace (ncp2 counters --trace) run as the application of --mix; repeatable. "
          "Default with --all: A, B and C")
       ->type_name("A|B|C|FILE");
@@ -178,7 +178,8 @@ Subcommand add_schedule_command(CLI::App& app) {
   cmd->add_flag("--json", o->json,
                 "print JSON: {rows: [{set, application, policy, turnaround_s, improvement_pct}], bus: [{set, "
                 "application, policy, capacity, target, ideal_average, t_s, served, demand}]}");
-  cmd->add_option("--quantum", o->quantum, "scheduler quantum, with its unit: 100ms, 1s, 500us")
+  cmd->add_option("--quantum", o->quantum,
+                  "scheduler quantum, with its unit: 100ms, 1s, 500us (100us to 1 hour)")
       ->type_name("DURATION")
       ->capture_default_str();
   cmd->add_option("--window", o->window, "quanta averaged by quanta-window and iabw (1..1000)")

@@ -48,7 +48,7 @@ std::vector<DemandTrace> workload_of(const DemandTrace& application, Mix mix) {
     instance.endless = false;  // the application of interest always ends
     jobs.push_back(std::move(instance));
   }
-  const int bbma = mix == Mix::C ? 2 : 4;
+  const int bbma = mix == Mix::A ? 4 : (mix == Mix::B ? 0 : 2);
   const int nbbma = mix == Mix::A ? 0 : (mix == Mix::B ? 4 : 2);
   for (int i = 0; i < bbma; ++i) jobs.push_back(bbma_trace());
   for (int i = 0; i < nbbma; ++i) jobs.push_back(nbbma_trace());

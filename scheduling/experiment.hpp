@@ -3,7 +3,7 @@
 // instances of 2 processors beside microbenchmarks, under each policy; its turnaround time is
 // compared with the native scheduler's.
 //   A: 2 instances + 4 BBMA            (a bus already saturated)
-//   B: 2 instances + 4 BBMA + 4 nBBMA  (low-demand jobs available too)
+//   B: 2 instances + 4 nBBMA           (low-demand jobs available)
 //   C: 2 instances + 2 BBMA + 2 nBBMA
 #include <optional>
 #include <string>

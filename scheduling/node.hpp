@@ -26,7 +26,7 @@ struct NodeOptions {
   std::uint64_t seed = 1;
 };
 
-// "100ms", "50 ms", "1s", "500us": a quantum. Throws std::invalid_argument with the reason.
+// "100ms", "50 ms", "1s", "500us": a quantum (100us to 1 hour). Throws std::invalid_argument with the reason.
 Duration parse_quantum(std::string_view text);
 
 // Throws std::invalid_argument with the reason when the options cannot describe a node.
