@@ -10,6 +10,7 @@ namespace ncp2::sched {
 namespace {
 
 constexpr int kInstances = 2;
+constexpr std::size_t kInstanceShiftSteps = 7;  // 35 ms of the synthetic traces: within a quantum
 
 double mean_turnaround_of_instances(const NodeRun& run) {
   double sum = 0;
@@ -46,6 +47,11 @@ std::vector<DemandTrace> workload_of(const DemandTrace& application, Mix mix) {
     DemandTrace instance = application;
     instance.name = application.name + "#" + std::to_string(i);
     instance.endless = false;  // the application of interest always ends
+    // Two runs of one program are not in lockstep to the step: the second starts its trace a
+    // little further on (the steps it skips come at its end), so the bursts of two instances
+    // run side by side do not coincide step for step.
+    const auto shift = static_cast<std::ptrdiff_t>((i - 1) * kInstanceShiftSteps % instance.demand.size());
+    std::rotate(instance.demand.begin(), instance.demand.begin() + shift, instance.demand.end());
     jobs.push_back(std::move(instance));
   }
   const int bbma = mix == Mix::A ? 4 : (mix == Mix::B ? 0 : 2);
