@@ -89,6 +89,33 @@ TEST(Node, TheBandwidthAwarePolicyKeepsHeavyJobsApart) {
   EXPECT_EQ(saturated(latest), 0);
 }
 
+// Set B's situation by hand: two 2-thread jobs asking 17 each (34 together: above B) and four
+// jobs that never touch the bus. The right choice is never to run the two heavy jobs together.
+// IABW (17.1 here, reference 15.2) keeps them apart; aimed at the peak, the same policy pairs them
+// (their served rates, B/2 each, fit what is left) and they take longer.
+TEST(Node, IabwKeepsTwoHeavyJobsApartWhereThePeakReferencePairsThem) {
+  std::vector<DemandTrace> workload = {steady("heavy1", 17, 400, 2), steady("heavy2", 17, 400, 2)};
+  for (int i = 0; i < 4; ++i) {
+    DemandTrace idle = steady("nbbma", 0.05, 1);
+    idle.endless = true;
+    workload.push_back(idle);
+  }
+  const auto together = [](const NodeRun& r) {
+    int n = 0;
+    for (std::size_t q = 5; q < r.bus.size(); ++q) n += r.bus[q].jobs_running == 2 ? 1 : 0;
+    return n;
+  };
+  const auto fitted = run_node(workload, {PolicyKind::Iabw, Reference::Fitted}, NodeOptions{});
+  const auto peak = run_node(workload, {PolicyKind::Iabw, Reference::Peak}, NodeOptions{});
+  // Transactions over ideal time: (2 x 17 + 4 x 0.05) /us over 4 s of each, 32 processor-seconds
+  // on 4 processors.
+  EXPECT_NEAR(fitted.ideal_average.per_us(), (2 * 17 + 4 * 0.05) * 4 / (32.0 / 4), 1e-9);
+  EXPECT_LT(fitted.target.per_us(), 16);
+  EXPECT_EQ(together(fitted), 0);
+  EXPECT_GT(together(peak), 0);
+  EXPECT_LT(fitted.jobs[0].turnaround, peak.jobs[0].turnaround);
+}
+
 TEST(Node, ImpossibleParametersAreRefused) {
   const std::vector<DemandTrace> one = {steady("a", 1, 10)};
   NodeOptions o;
