@@ -26,6 +26,8 @@ struct JobState {
 // Doubles of step fractions: a step whose remainder is below this is complete (the event time is
 // rounded up to a whole picosecond, so the fraction lands a hair short or past 1).
 constexpr double kStepEpsilon = 1e-9;
+// About a minute of a run; the sets need a few tens of thousands each.
+constexpr std::uint64_t kMaxEvents = 50'000'000;
 
 class NodeSimulation {
  public:
@@ -39,10 +41,12 @@ class NodeSimulation {
 
   void run() {
     kernel_.at(emu::kTimeZero, [this] { start_quantum(); });
-    // No run could last this long: every job progresses at a positive rate.
+    // Every job progresses at a positive rate, but a bus far too slow for the demands would take
+    // a very long virtual time: give up, and say so, rather than run for hours.
     const auto result = kernel_.run(emu::kTimeZero + limit());
-    if (result.status != emu::RunStatus::Completed)
-      throw std::runtime_error("the node did not finish the workload within its time limit");
+    if (result.status != emu::RunStatus::Completed || events_ > kMaxEvents)
+      throw std::runtime_error(
+          "the node did not finish the workload within its limits (a bus far too slow for the demands?)");
   }
 
   [[nodiscard]] std::vector<JobResult> results() const {
@@ -65,10 +69,11 @@ class NodeSimulation {
     for (const auto& t : workload) out.push_back(t.threads);
     return out;
   }
+  // 1000 times the solo times, in doubles: the sum of long traces must not overflow.
   [[nodiscard]] Duration limit() const {
-    Duration total{0};
-    for (const auto& t : workload_) total += t.solo_time();
-    return total * 1000 + options_.quantum * 1000;
+    double ps = static_cast<double>(options_.quantum.count()) * 1000;
+    for (const auto& t : workload_) ps += static_cast<double>(t.solo_time().count()) * 1000;
+    return Duration{static_cast<std::int64_t>(std::min(ps, 4e18))};
   }
   [[nodiscard]] Duration now() const { return kernel_.now().time_since_epoch(); }
   [[nodiscard]] bool all_ending_jobs_done() const {
@@ -107,13 +112,19 @@ class NodeSimulation {
     for (std::size_t k = 0; k < running_.size(); ++k) {
       const auto i = index_of(running_[k]);
       const double left_ps = (1 - jobs_[i].done) * static_cast<double>(workload_[i].step.count());
-      const auto to_boundary = Duration{static_cast<std::int64_t>(std::ceil(left_ps / shares_[k].rate))};
-      next = std::min(next, std::max(to_boundary, Duration{1}));
+      const double to_boundary_ps = std::ceil(left_ps / shares_[k].rate);
+      // Compared as doubles: a very slow job's boundary may lie beyond what an int64 holds.
+      if (to_boundary_ps < static_cast<double>(next.count()))
+        next = std::max(Duration{static_cast<std::int64_t>(to_boundary_ps)}, Duration{1});
     }
     kernel_.after(next, [this] { advance(); });
   }
 
   void advance() {
+    if (++events_ > kMaxEvents) {
+      kernel_.stop();
+      return;
+    }
     const Duration elapsed = now() - last_;
     last_ = now();
     bool someone_finished = false;
@@ -170,6 +181,7 @@ class NodeSimulation {
   Duration last_{0};
   Duration end_{0};
   double demand_time_ = 0;  // transactions the running jobs asked for in this quantum
+  std::uint64_t events_ = 0;
 };
 
 }  // namespace
@@ -199,10 +211,14 @@ Duration parse_quantum(std::string_view text) {
 
 void check_node_options(const NodeOptions& o) {
   if (o.processors < 1 || o.processors > 1024) throw std::invalid_argument("--processors must be 1..1024");
-  if (!(o.capacity.per_us() > 0) || !std::isfinite(o.capacity.per_us()))
-    throw std::invalid_argument("the bus capacity (--bus) must be a number more than 0");
-  if (!(o.peak_per_thread.per_us() > 0) || !std::isfinite(o.peak_per_thread.per_us()))
-    throw std::invalid_argument("the peak bandwidth of a thread must be a number more than 0");
+  // Bounds that keep a run of the sets to seconds: far below them the demands of the synthetic
+  // programs would stretch a run a thousandfold.
+  if (!(o.capacity.per_us() >= 0.1 && o.capacity.per_us() <= 1e6))
+    throw std::invalid_argument(
+        "the bus capacity (--bus) must be a number more than 0 (0.1 to 1e6 transactions/us)");
+  if (!(o.peak_per_thread.per_us() >= 0.01 && o.peak_per_thread.per_us() <= 1e6))
+    throw std::invalid_argument(
+        "the peak bandwidth of a thread (--thread-peak) must be 0.01 to 1e6 transactions/us");
   if (o.quantum <= Duration{0}) throw std::invalid_argument("the quantum must be longer than 0");
   if (o.window < 1 || o.window > 1000) throw std::invalid_argument("--window must be 1..1000 quanta");
 }

@@ -46,6 +46,7 @@ std::string set_table(const Experiment& e, const std::string& set, const std::ve
                                : fmt::format(" {:>12.2f} {:>+8.1f}%", r.turnaround_s, r.improvement_pct);
     out += "\n";
   }
+  if (policies.size() < 2) return out;  // native alone: nothing to compare
   const auto summaries = summarize(e);
   for (const auto& [label, pick] : {std::pair<const char*, int>{"mean", 0}, {"worst", 1}, {"best", 2}}) {
     out += fmt::format("{:<12}", label);

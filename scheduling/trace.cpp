@@ -87,8 +87,9 @@ void check_trace(const DemandTrace& trace, const std::string& where) {
   if (trace.step <= Duration{0}) throw TraceError(fmt::format("{}: no step_us (solo time per line)", where));
   if (trace.demand.empty()) throw TraceError(fmt::format("{}: the trace has no demand lines", where));
   for (const Bandwidth d : trace.demand)
-    if (!std::isfinite(d.per_us()) || d.per_us() < 0)
-      throw TraceError(fmt::format("{}: a demand must be a finite number >= 0", where));
+    if (!std::isfinite(d.per_us()) || d.per_us() < 0 || d.per_us() > kMaxDemand)
+      throw TraceError(
+          fmt::format("{}: a demand must be a number from 0 to {:g} transactions/us", where, kMaxDemand));
 }
 
 DemandTrace parse_trace(const std::string& text, const std::string& where) {
@@ -111,6 +112,8 @@ DemandTrace parse_trace(const std::string& text, const std::string& where) {
     } else if (in_data) {
       const double v = parse_number(line, at);
       if (v < 0) throw TraceError(fmt::format("{}: a demand cannot be negative", at));
+      if (v > kMaxDemand)
+        throw TraceError(fmt::format("{}: a demand above {:g} transactions/us", at, kMaxDemand));
       trace.demand.emplace_back(v);
     } else if (line == "data") {
       in_data = true;

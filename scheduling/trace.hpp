@@ -20,6 +20,9 @@
 
 namespace ncp2::sched {
 
+// More than any bus carries: beyond it a demand is a mistake (a count not divided by time).
+inline constexpr double kMaxDemand = 1e6;
+
 struct DemandTrace {
   std::string name;
   int threads = 1;

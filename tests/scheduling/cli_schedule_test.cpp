@@ -124,10 +124,10 @@ TEST(ScheduleCommand, BadInputIsAUsageError) {
            "schedule --set D --policy native", "schedule --set A --policy fastest", "schedule --set A",
            "schedule --policy native", "schedule --set A --policy native --quantum 0ms",
            "schedule --set A --policy native --quantum 100", "schedule --set A --policy native --bus 0",
-           "schedule --set A --policy native --bus -1", "schedule --set A --policy native --window 0",
-           "schedule --set A --policy native --processors 1", "schedule --set A --all --policy native",
-           "schedule --set A --policy native --mix Z", "schedule --set A --policy native --plot x.gif",
-           "schedule --set " + bad + " --policy native",
+           "schedule --set A --policy native --bus -1", "schedule --set A --policy native --bus 0.01",
+           "schedule --set A --policy native --window 0", "schedule --set A --policy native --processors 1",
+           "schedule --set A --all --policy native", "schedule --set A --policy native --mix Z",
+           "schedule --set A --policy native --plot x.gif", "schedule --set " + bad + " --policy native",
            "schedule --set /nonexistent/x.trace --policy native"})
     EXPECT_EQ(run_ncp2(args).status, 2) << args;
 }
