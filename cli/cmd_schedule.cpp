@@ -4,6 +4,7 @@
 // utilization over time; optionally SQLite (--db) and a plot (--plot .png/.svg).
 // Exit code: 0 done; 2 usage error (unknown set or policy, impossible parameters, bad trace
 // file); 1 an output could not be written.
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -66,6 +67,9 @@ std::vector<sched::WorkloadSet> chosen_sets(const ScheduleCommand& o) {
   if (names.empty()) throw UsageError("which set? --set A|B|C|FILE (a bandwidth trace file)");
   std::vector<sched::WorkloadSet> sets;
   for (const auto& name : names) {
+    // A set named twice runs once (its rows would be the same, and the database keys them by set).
+    if (std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.name == name; }) != sets.end())
+      continue;
     if (const auto standard = sched::parse_mix(name)) {
       sets.push_back(sched::standard_set(*standard));
       continue;
@@ -185,11 +189,11 @@ Subcommand add_schedule_command(CLI::App& app) {
   cmd->add_option("--window", o->window, "quanta averaged by quanta-window and iabw (1..1000)")
       ->capture_default_str();
   cmd->add_option("--processors", o->processors, "processors of the node (1..1024)")->capture_default_str();
-  cmd->add_option("--bus", o->bus, "bus capacity B in transactions/us (> 0)")->capture_default_str();
-  cmd->add_option(
-         "--thread-peak", o->thread_peak,
-         "the most bandwidth one thread can ask, transactions/us (> 0; sets how much a job stalls on the "
-         "bus)")
+  cmd->add_option("--bus", o->bus, "bus capacity B in transactions/us (0.1 to 1e6)")->capture_default_str();
+  cmd->add_option("--thread-peak", o->thread_peak,
+                  "the most bandwidth one thread can ask, transactions/us (0.01 to 1e6; sets how much a job "
+                  "stalls on the "
+                  "bus)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of native's tie order (same seed, same results)")
       ->capture_default_str();

@@ -74,6 +74,10 @@ TEST(ScheduleCommand, AllWritesTheDatabaseAndThePlots) {
   std::string first;
   std::getline(in, first);
   EXPECT_EQ(first.rfind("<svg", 0), 0U);
+  // A set named twice runs once.
+  const auto twice = run_ncp2("schedule --set C --set C --policy native --json");
+  ASSERT_EQ(twice.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(twice.out)["rows"].size(), 6U);
   // An existing database is kept without --force.
   EXPECT_EQ(run_ncp2("schedule --set A --policy native --db " + db).status, 2);
 }
