@@ -86,6 +86,12 @@ sql::Db open_store(const std::string& path) {
           fmt::format("{} holds samples of `ncp2 counters`, not an emulator run (tables counter_runs, "
                       "counter_events, counter_samples; see docs/schema.md, or query it with sqlite3)",
                       path));
+    if (!tables.contains("runs") && tables.contains("schedule_results"))
+      throw StoreError(
+          fmt::format("{} holds results of `ncp2 schedule`, not an emulator run (tables "
+                      "schedule_options, schedule_results, schedule_bus; see docs/schema.md, or "
+                      "query it with sqlite3)",
+                      path));
     for (const std::string_view t : kTables)
       if (!tables.contains(std::string(t)))
         throw StoreError(fmt::format("{} is not an NCP2-Carnival database (no table '{}')", path, t));

@@ -3,7 +3,10 @@
 // Exit code: the command's own (128 + N if killed by signal N); 127/126 if it cannot be executed;
 // 2 for a usage error; 1 if no event can be counted or an output cannot be written.
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -21,6 +24,8 @@
 #include "perf_counters/plot.hpp"
 #include "perf_counters/report.hpp"
 #include "perf_counters/sampler.hpp"
+#include "perf_counters/series.hpp"
+#include "scheduling/trace.hpp"
 
 namespace ncp2::cli {
 
@@ -37,6 +42,10 @@ struct CountersCommand {
   bool summary = false;
   bool no_inherit = false;
   bool list_events = false;
+  std::string trace;
+  std::string trace_event;
+  double trace_scale = 1;
+  int trace_threads = 1;
   std::vector<std::string> command;
 };
 
@@ -98,8 +107,60 @@ std::optional<counters::SamplerOptions> sampler_options(const CountersCommand& o
   return options;
 }
 
+// The events a bandwidth trace is made of by default: bus transactions are last-level cache misses.
+constexpr std::array<const char*, 3> kTraceEvents = {"LLC-load-misses", "cache-misses",
+                                                     "L1-dcache-load-misses"};
+
+// The event of --trace: --trace-event, or the first default one that was counted; null if none.
+const counters::EventStatus* trace_event(const CountersCommand& o, const counters::CounterRun& run) {
+  for (const auto& e : run.events)
+    if (e.available && e.group_index >= 0 &&
+        (o.trace_event.empty()
+             ? std::find(kTraceEvents.begin(), kTraceEvents.end(), e.name) != kTraceEvents.end()
+             : e.name == o.trace_event))
+      return &e;
+  return nullptr;
+}
+
+// The run as a bandwidth trace (scheduling/trace.hpp): per period, the event's count x --trace-scale
+// per microsecond, one step per sampling period. Throws sched::TraceError.
+sched::DemandTrace demand_trace(const CountersCommand& o, const counters::CounterRun& run) {
+  const counters::EventStatus* event = trace_event(o, run);
+  if (!event)
+    throw sched::TraceError(
+        o.trace_event.empty()
+            ? "no cache-miss event was counted here (LLC-load-misses, cache-misses, L1-dcache-load-misses); "
+              "name a counted one with --trace-event (and --events), e.g. --trace-event page-faults"
+            : fmt::format("--trace-event {} was not counted (is it in --events? see the report)",
+                          o.trace_event));
+  sched::DemandTrace trace;
+  trace.name = std::filesystem::path(o.command.front()).filename().string();
+  trace.threads = o.trace_threads;
+  trace.step = sched::Duration(std::chrono::duration_cast<sched::Duration>(run.period));
+  trace.source = fmt::format("ncp2 counters: {} x {:g} per us", event->name, o.trace_scale);
+  for (const auto& row : counters::sample_rows(run)) {
+    const auto& delta = row.points.at(static_cast<std::size_t>(event->group_index)).delta;
+    if (row.dt_ms <= 0) continue;
+    trace.demand.emplace_back(delta ? *delta * o.trace_scale / (row.dt_ms * 1000) : 0.0);
+  }
+  sched::check_trace(trace, o.trace);
+  return trace;
+}
+
 // Refuses outputs that cannot be written before running anything: false (and why, on stderr).
 bool outputs_writable(const CountersCommand& o) {
+  if (!o.trace.empty()) {
+    if (!(o.trace_scale > 0) || o.trace_threads < 1 || o.trace_threads > 1024) {
+      fmt::print(stderr, "ncp2: counters: --trace-scale must be more than 0 and --trace-threads 1..1024\n");
+      return false;
+    }
+    try {
+      carnival::check_output_file(o.trace, "--trace");
+    } catch (const carnival::OutputError& e) {
+      fmt::print(stderr, "ncp2: {}\n", e.what());
+      return false;
+    }
+  }
   if (!o.db.empty())
     if (const auto problem = counters::check_output_path(o.db, o.force); !problem.empty()) {
       fmt::print(stderr, "ncp2: {}\n", problem);
@@ -162,6 +223,14 @@ bool write_files(const CountersCommand& o, const counters::CounterRun& run) {
       counters::write_counter_run(o.db, run, o.force);
     } catch (const std::exception& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
+      ok = false;
+    }
+  }
+  if (!o.trace.empty()) {
+    try {
+      sched::write_trace_file(o.trace, demand_trace(o, run));
+    } catch (const sched::TraceError& e) {
+      fmt::print(stderr, "ncp2: counters: --trace {}: {}\n", o.trace, e.what());
       ok = false;
     }
   }
@@ -232,6 +301,19 @@ Subcommand add_counters_command(CLI::App& app) {
   cmd->add_flag("--no-inherit", o->no_inherit, "count the command alone, not the processes it starts");
   cmd->add_flag("--list-events", o->list_events,
                 "probe which events this machine can count (all generic ones, or --events) and exit");
+  cmd->add_option(
+         "--trace", o->trace,
+         "also write a bandwidth trace for `ncp2 schedule --set FILE` (docs/scheduling.md): per period, "
+         "--trace-event's count x --trace-scale per microsecond")
+      ->type_name("FILE");
+  cmd->add_option("--trace-event", o->trace_event,
+                  "the event of --trace (default: the first counted of LLC-load-misses, cache-misses, "
+                  "L1-dcache-load-misses; it must be among --events)")
+      ->type_name("EVENT");
+  cmd->add_option("--trace-scale", o->trace_scale, "bus transactions per count of --trace-event (> 0)")
+      ->capture_default_str();
+  cmd->add_option("--trace-threads", o->trace_threads, "processors the traced command needs (1..1024)")
+      ->capture_default_str();
   cmd->add_option("command", o->command, "the command and its arguments (after --)")
       ->type_name("COMMAND [ARGS...]");
   return {cmd, [o] { return run_counters(*o); }};

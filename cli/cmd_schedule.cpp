@@ -1,0 +1,210 @@
+// `ncp2 schedule`: bus-bandwidth-aware scheduling on an emulated SMP node (issue 22,
+// docs/scheduling.md). Runs the survey's sets (or a recorded trace) under native and the chosen
+// policies; prints each application's turnaround and improvement over native, and the bus
+// utilization over time; optionally SQLite (--db) and a plot (--plot .png/.svg).
+// Exit code: 0 done; 2 usage error (unknown set or policy, impossible parameters, bad trace
+// file); 1 an output could not be written.
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "carnival/store_error.hpp"
+#include "cli/commands.hpp"
+#include "cli/machine_options.hpp"
+#include "scheduling/figure.hpp"
+#include "scheduling/report.hpp"
+#include "scheduling/result_store.hpp"
+
+namespace ncp2::cli {
+
+namespace {
+
+struct ScheduleCommand {
+  std::vector<std::string> sets;
+  std::string mix = "A";
+  std::string policy;
+  bool all = false;
+  bool json = false;
+  std::string quantum = "100ms";
+  int window = 5;
+  int processors = 4;
+  double bus = 29.5;
+  double thread_peak = 14.75;
+  std::uint64_t seed = 1;
+  std::string db;
+  bool force = false;
+  std::string plot;
+};
+
+// A usage error: said on stderr by run_schedule, exit code 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::vector<sched::Policy> chosen_policies(const ScheduleCommand& o) {
+  if (o.all && !o.policy.empty())
+    throw UsageError("--all runs every policy: give --policy or --all, not both");
+  if (o.all) return sched::all_policies();
+  if (o.policy.empty())
+    throw UsageError(fmt::format("which policy? --policy {} (or --all)", sched::policy_names_list()));
+  const auto policy = sched::parse_policy(o.policy);
+  if (!policy)
+    throw UsageError(fmt::format("unknown policy '{}' (policies: {})", o.policy, sched::policy_names_list()));
+  return {*policy};
+}
+
+std::vector<sched::WorkloadSet> chosen_sets(const ScheduleCommand& o) {
+  const auto mix = sched::parse_mix(o.mix);
+  if (!mix) throw UsageError(fmt::format("unknown --mix '{}' (A, B or C)", o.mix));
+  std::vector<std::string> names = o.sets;
+  if (names.empty() && o.all) names = {"A", "B", "C"};
+  if (names.empty()) throw UsageError("which set? --set A|B|C|FILE (a bandwidth trace file)");
+  std::vector<sched::WorkloadSet> sets;
+  for (const auto& name : names) {
+    // A set named twice runs once (its rows would be the same, and the database keys them by set).
+    if (std::find_if(sets.begin(), sets.end(), [&](const auto& s) { return s.name == name; }) != sets.end())
+      continue;
+    if (const auto standard = sched::parse_mix(name)) {
+      sets.push_back(sched::standard_set(*standard));
+      continue;
+    }
+    if (!std::filesystem::exists(name))
+      throw UsageError(fmt::format("unknown set '{}': not A, B or C, and no such trace file", name));
+    try {
+      sets.push_back({name, *mix, {sched::read_trace_file(name)}});
+    } catch (const sched::TraceError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  return sets;
+}
+
+sched::NodeOptions node_options(const ScheduleCommand& o) {
+  sched::NodeOptions options;
+  try {
+    options.quantum = sched::parse_quantum(o.quantum);
+    options.processors = o.processors;
+    options.capacity = sched::Bandwidth(o.bus);
+    options.peak_per_thread = sched::Bandwidth(o.thread_peak);
+    options.window = o.window;
+    options.seed = o.seed;
+    sched::check_node_options(options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return options;
+}
+
+void check_outputs(const ScheduleCommand& o) {
+  if (!o.db.empty())
+    if (const auto problem = sched::check_experiment_output(o.db, o.force); !problem.empty())
+      throw UsageError(problem);
+  if (!o.plot.empty())
+    if (const auto problem = sched::check_plot_path(o.plot); !problem.empty()) throw UsageError(problem);
+}
+
+// --db and --plot; each failure said on stderr. Returns whether all were written.
+bool write_outputs(const ScheduleCommand& o, const sched::Experiment& experiment) {
+  bool ok = true;
+  if (!o.db.empty()) try {
+      sched::write_experiment(o.db, experiment, o.force);
+    } catch (const carnival::StoreError& e) {
+      fmt::print(stderr, "ncp2: schedule: {}\n", e.what());
+      ok = false;
+    }
+  if (!o.plot.empty()) try {
+      sched::write_figure(sched::experiment_figure(experiment), o.plot);
+    } catch (const sched::PlotError& e) {
+      fmt::print(stderr, "ncp2: schedule: {}\n", e.what());
+      ok = false;
+    }
+  return ok;
+}
+
+int run_schedule(const ScheduleCommand& o) {
+  std::vector<sched::Policy> policies;
+  std::vector<sched::WorkloadSet> sets;
+  sched::NodeOptions options;
+  try {
+    policies = chosen_policies(o);
+    sets = chosen_sets(o);
+    options = node_options(o);
+    check_outputs(o);
+    for (const auto& set : sets)
+      for (const auto& a : set.applications)
+        if (a.threads > options.processors)
+          throw UsageError(fmt::format("{} needs {} processors; the node has {} (--processors)", a.name,
+                                       a.threads, options.processors));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ncp2: schedule: {}\n", e.what());
+    return kExitUsage;
+  }
+  const sched::Experiment experiment = sched::run_experiment(sets, policies, options);
+  if (o.json)
+    fmt::print("{}\n", sched::experiment_json(experiment).dump(2));
+  else
+    fmt::print("{}", sched::experiment_text(experiment, policies));
+  return write_outputs(o, experiment) ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+
+Subcommand add_schedule_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("schedule",
+                                 "Bus-bandwidth-aware scheduling on an emulated SMP node (P processors "
+                                 "sharing one memory bus): run a set of "
+                                 "applications beside BBMA/nBBMA microbenchmarks under native time sharing "
+                                 "and a policy (Latest Quantum, "
+                                 "Quanta Window, IABW); print each application's turnaround time and "
+                                 "improvement over native, and the bus "
+                                 "utilization over time (docs/scheduling.md)");
+  auto o = std::make_shared<ScheduleCommand>();
+  cmd->add_option(
+         "--set", o->sets,
+         "A (2 instances of each program + 4 BBMA), B (+ 4 nBBMA), C (+ 2 BBMA + 2 nBBMA), or FILE: a "
+         "bandwidth trace (ncp2 counters --trace) run as the application of --mix; repeatable. "
+         "Default with --all: A, B and C")
+      ->type_name("A|B|C|FILE");
+  cmd->add_option("--mix", o->mix, "the microbenchmarks beside a trace FILE: those of set A, B or C")
+      ->type_name("A|B|C")
+      ->capture_default_str();
+  cmd->add_option("--policy", o->policy,
+                  "native | latest-quantum | quanta-window | iabw (Di Xu's fitted reference) | iabw-ideal "
+                  "(reference = IABW) | iabw-peak (reference = bus capacity, PBW)")
+      ->type_name("POLICY");
+  cmd->add_flag("--all", o->all, "run every policy and print them side by side");
+  cmd->add_flag("--json", o->json,
+                "print JSON: {rows: [{set, application, policy, turnaround_s, improvement_pct}], bus: [{set, "
+                "application, policy, capacity, target, ideal_average, t_s, served, demand}]}");
+  cmd->add_option("--quantum", o->quantum,
+                  "scheduler quantum, with its unit: 100ms, 1s, 500us (100us to 1 hour)")
+      ->type_name("DURATION")
+      ->capture_default_str();
+  cmd->add_option("--window", o->window, "quanta averaged by quanta-window and iabw (1..1000)")
+      ->capture_default_str();
+  cmd->add_option("--processors", o->processors, "processors of the node (1..1024)")->capture_default_str();
+  cmd->add_option("--bus", o->bus, "bus capacity B in transactions/us (0.1 to 1e6)")->capture_default_str();
+  cmd->add_option("--thread-peak", o->thread_peak,
+                  "the most bandwidth one thread can ask, transactions/us (0.01 to 1e6; sets how much a job "
+                  "stalls on the "
+                  "bus)")
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "seed of native's tie order (same seed, same results)")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db, "also store the results and bus series in this SQLite file (docs/schema.md)")
+      ->type_name("FILE");
+  cmd->add_flag("--force", o->force, "replace an existing --db file");
+  cmd->add_option(
+         "--plot", o->plot,
+         "also draw the improvements and the bus utilization over time (.png needs Qt 6, .svg always)")
+      ->type_name("OUT.png|OUT.svg");
+  return {cmd, [o] { return run_schedule(*o); }};
+}
+
+}  // namespace ncp2::cli

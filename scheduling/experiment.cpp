@@ -1,0 +1,109 @@
+#include "scheduling/experiment.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "scheduling/programs.hpp"
+
+namespace ncp2::sched {
+
+namespace {
+
+constexpr int kInstances = 2;
+constexpr std::size_t kInstanceShiftSteps = 7;  // 35 ms of the synthetic traces: within a quantum
+
+double mean_turnaround_of_instances(const NodeRun& run) {
+  double sum = 0;
+  for (int i = 0; i < kInstances; ++i) sum += to_seconds(run.jobs.at(i).turnaround);
+  return sum / kInstances;
+}
+
+}  // namespace
+
+std::optional<Mix> parse_mix(std::string_view name) {
+  if (name == "A") return Mix::A;
+  if (name == "B") return Mix::B;
+  if (name == "C") return Mix::C;
+  return std::nullopt;
+}
+
+std::string mix_name(Mix mix) {
+  switch (mix) {
+    case Mix::A:
+      return "A";
+    case Mix::B:
+      return "B";
+    case Mix::C:
+      return "C";
+  }
+  return "?";
+}
+
+WorkloadSet standard_set(Mix mix) { return {mix_name(mix), mix, characterized_programs()}; }
+
+std::vector<DemandTrace> workload_of(const DemandTrace& application, Mix mix) {
+  std::vector<DemandTrace> jobs;
+  for (int i = 1; i <= kInstances; ++i) {
+    DemandTrace instance = application;
+    instance.name = application.name + "#" + std::to_string(i);
+    instance.endless = false;  // the application of interest always ends
+    // Two runs of one program are not in lockstep to the step: the second starts its trace a
+    // little further on (the steps it skips come at its end), so the bursts of two instances
+    // run side by side do not coincide step for step.
+    const auto shift = static_cast<std::ptrdiff_t>((i - 1) * kInstanceShiftSteps % instance.demand.size());
+    std::rotate(instance.demand.begin(), instance.demand.begin() + shift, instance.demand.end());
+    jobs.push_back(std::move(instance));
+  }
+  const int bbma = mix == Mix::A ? 4 : (mix == Mix::B ? 0 : 2);
+  const int nbbma = mix == Mix::A ? 0 : (mix == Mix::B ? 4 : 2);
+  for (int i = 0; i < bbma; ++i) jobs.push_back(bbma_trace());
+  for (int i = 0; i < nbbma; ++i) jobs.push_back(nbbma_trace());
+  return jobs;
+}
+
+Experiment run_experiment(const std::vector<WorkloadSet>& sets, const std::vector<Policy>& policies,
+                          const NodeOptions& options) {
+  check_node_options(options);
+  Experiment out;
+  out.options = options;
+  const Policy native{PolicyKind::Native, Reference::Fitted};
+  for (const auto& set : sets)
+    for (const auto& application : set.applications) {
+      const auto workload = workload_of(application, set.mix);
+      const double native_s = mean_turnaround_of_instances(run_node(workload, native, options));
+      for (const auto& policy : policies) {
+        const NodeRun run = run_node(workload, policy, options);
+        const double turnaround = mean_turnaround_of_instances(run);
+        const std::string name = policy_name(policy);
+        out.rows.push_back(
+            {set.name, application.name, name, turnaround, (native_s - turnaround) / native_s * 100});
+        out.bus.push_back(
+            {set.name, application.name, name, options.capacity, run.target, run.ideal_average, run.bus});
+      }
+    }
+  return out;
+}
+
+std::vector<PolicySummary> summarize(const Experiment& experiment) {
+  std::vector<PolicySummary> out;
+  std::map<std::pair<std::string, std::string>, std::size_t> index;
+  std::vector<int> counts;
+  for (const auto& r : experiment.rows) {
+    const auto key = std::make_pair(r.set, r.policy);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, out.size()).first;
+      out.push_back({r.set, r.policy, 0, r.improvement_pct, r.improvement_pct});
+      counts.push_back(0);
+    }
+    PolicySummary& s = out[it->second];
+    s.mean_pct += r.improvement_pct;
+    s.worst_pct = std::min(s.worst_pct, r.improvement_pct);
+    s.best_pct = std::max(s.best_pct, r.improvement_pct);
+    ++counts[it->second];
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].mean_pct /= counts[i];
+  return out;
+}
+
+}  // namespace ncp2::sched

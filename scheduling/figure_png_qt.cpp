@@ -1,0 +1,94 @@
+// The PNG backend of the scheduling figure: QPainter on a QImage under the offscreen platform.
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+
+#include <fmt/format.h>
+#include <QFont>
+#include <QGuiApplication>
+#include <QImage>
+#include <QPainter>
+#include <QPainterPath>
+#include <QString>
+
+#include "scheduling/figure.hpp"
+
+namespace ncp2::sched {
+
+namespace {
+
+// Qt needs an application object for fonts; the CLI has none, so make one on the offscreen
+// platform (no display), once, for the process's lifetime (as perf_counters/plot_qt.cpp does).
+void ensure_gui_application() {
+  if (QGuiApplication::instance()) return;
+  static int argc = 3;
+  static auto arg0 = std::to_array("ncp2");
+  static auto arg1 = std::to_array("-platform");
+  static auto arg2 = std::to_array("offscreen");
+  static std::array<char*, 4> argv = {arg0.data(), arg1.data(), arg2.data(), nullptr};
+  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+    if (type == QtCriticalMsg || type == QtFatalMsg)
+      std::fprintf(stderr, "Qt: %s\n", message.toLocal8Bit().data());
+  });
+  static const auto app = std::make_unique<QGuiApplication>(argc, argv.data());
+}
+
+struct QtPainter {
+  QPainter& p;
+  void operator()(const LineShape& l) const {
+    if (l.points.empty()) return;
+    QPainterPath path;
+    path.moveTo(l.points.front().x, l.points.front().y);
+    for (const auto& pt : l.points) path.lineTo(pt.x, pt.y);
+    p.setPen(QPen(QColor(QString::fromStdString(l.colour)), l.width));
+    p.setBrush(Qt::NoBrush);
+    p.drawPath(path);
+  }
+  void operator()(const RectShape& r) const {
+    p.setPen(r.stroke.empty() ? QPen(Qt::NoPen) : QPen(QColor(QString::fromStdString(r.stroke)), 1));
+    p.setBrush(r.fill.empty() ? QBrush(Qt::NoBrush) : QBrush(QColor(QString::fromStdString(r.fill))));
+    p.drawRect(QRectF(r.corner.x, r.corner.y, r.width, r.height));
+  }
+  void operator()(const TextShape& t) const {
+    QFont font("DejaVu Sans");
+    font.setPixelSize(static_cast<int>(t.size));
+    font.setBold(t.bold);
+    p.setFont(font);
+    p.setPen(Qt::black);
+    const QString text = QString::fromStdString(t.text);
+    double x = t.at.x;
+    const double width = p.fontMetrics().horizontalAdvance(text);
+    if (t.anchor == Anchor::Middle) x -= width / 2;
+    if (t.anchor == Anchor::End) x -= width;
+    p.drawText(QPointF(x, t.at.y), text);
+  }
+};
+
+}  // namespace
+
+bool png_available() { return true; }
+
+void write_figure_png(const Figure& figure, const std::string& path) {
+  ensure_gui_application();
+  QImage image(figure.width, figure.height, QImage::Format_RGB32);
+  image.fill(Qt::white);
+  {
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    for (const auto& shape : figure.shapes) std::visit(QtPainter{p}, shape);
+  }
+  // A temporary file renamed over `path`: a reader never sees half a PNG.
+  const std::string temp = fmt::format("{}.tmp-{}.png", path, ::getpid());
+  if (!image.save(QString::fromStdString(temp), "PNG")) {
+    std::remove(temp.c_str());
+    throw PlotError(fmt::format("{}: cannot write the PNG", path));
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    throw PlotError(fmt::format("{}: cannot write the PNG (rename failed)", path));
+  }
+}
+
+}  // namespace ncp2::sched

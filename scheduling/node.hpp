@@ -1,0 +1,67 @@
+#pragma once
+// The emulated SMP node (docs/scheduling.md, "The node"): P processors sharing one memory bus of
+// capacity B, running a workload of demand traces under a policy, on the discrete-event kernel
+// (emulator/kernel.hpp). A quantum begins with the policy's choice; inside it the node moves from
+// one trace step of a running job to the next (the demands change there) and shares the bus by
+// the contention model; it ends after the quantum length, or early when a job finishes (its
+// processors would otherwise idle). All jobs arrive at time 0; the run ends when every job that
+// is not endless has finished.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduling/contention.hpp"
+#include "scheduling/policies.hpp"
+#include "scheduling/trace.hpp"
+
+namespace ncp2::sched {
+
+struct NodeOptions {
+  int processors = 4;
+  Bandwidth capacity{29.5};          // the survey's measured sustained maximum
+  Bandwidth peak_per_thread{14.75};  // the most one thread can ask (half the bus)
+  Duration quantum = emu::milliseconds(100);
+  int window = 5;
+  std::uint64_t seed = 1;
+};
+
+// "100ms", "50 ms", "1s", "500us": a quantum (100us to 1 hour). Throws std::invalid_argument with the reason.
+Duration parse_quantum(std::string_view text);
+
+// Throws std::invalid_argument with the reason when the options cannot describe a node.
+void check_node_options(const NodeOptions& options);
+
+struct JobResult {
+  std::string name;
+  bool endless = false;
+  Duration turnaround{0};  // finish time (all arrive at 0); for an endless job, the end of the run
+  Duration solo{0};        // one pass of its trace alone
+};
+
+// One quantum of the bus: the running jobs' solo demand and what the bus served, time-averaged.
+struct BusSample {
+  Duration start{0};
+  Duration length{0};
+  Bandwidth demand;
+  Bandwidth served;
+  int jobs_running = 0;
+};
+
+struct NodeRun {
+  std::vector<JobResult> jobs;  // in workload order
+  std::vector<BusSample> bus;
+  Bandwidth ideal_average;  // IABW of the workload
+  Bandwidth target;         // what the policy aimed at (capacity for native and Antonopoulos')
+};
+
+// The workload's ideal average bandwidth: all its bus transactions over its ideal completion time
+// (its work spread over the P processors without contention). Endless jobs count as running as
+// long as the longest job that ends.
+Bandwidth ideal_average_bandwidth(const std::vector<DemandTrace>& workload, int processors);
+
+// Runs the workload. Throws std::invalid_argument (bad options, a job wider than the node, no job
+// that ends) or TraceError (a malformed trace).
+NodeRun run_node(const std::vector<DemandTrace>& workload, const Policy& policy, const NodeOptions& options);
+
+}  // namespace ncp2::sched
