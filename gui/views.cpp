@@ -1,5 +1,7 @@
 #include "gui/views.hpp"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -17,7 +19,8 @@ namespace {
 
 constexpr ColumnFit kCPWaitFit{
     .bar = CPWaitMapModel::Profile, .flexible = CPWaitMapModel::Location, .flexible_min = kLocationMinWidth};
-constexpr ColumnFit kCausesFit{.flexible = CausesModel::ScopeColumn};
+// Who waited how long is the long text: it takes (or gives) what is left, elided at its end.
+constexpr ColumnFit kCausesFit{.flexible = CausesModel::WaitingNodes, .flexible_min = 100};
 constexpr ColumnFit kScopeProfileFit{.bar = ScopeProfileModel::Profile};
 // The meaning wraps (it is the histogram's explanation): the bars keep a readable length.
 constexpr ColumnFit kHistogramFit{.bar = CategoryHistogramModel::Bar,
@@ -58,6 +61,13 @@ CPWaitView::CPWaitView(AnalysisContext* context, QWidget* parent)
   connect(filter_, &QLineEdit::textChanged, proxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(context_, &AnalysisContext::analysis_changed, this, [this] {
     model_->set_analysis(context_->analysis());
+    // On this machine model every row is a PP's Wait (CPWait is zero by design, docs/schema.md):
+    // a column that says "Wait" on every row only takes the room of the cumulative %.
+    const auto analysis = context_->analysis();
+    const bool all_wait =
+        !analysis || std::all_of(analysis->cpwait_rows().begin(), analysis->cpwait_rows().end(),
+                                 [](const CPWaitRow& r) { return r.kind == "Wait"; });
+    table_->setColumnHidden(CPWaitMapModel::Kind, all_wait);
     causes_->set_causes(context_->analysis(), {});
     causes_title_->setText(tr("<b>Causes</b>: select a row."));
     causes_note_->clear();

@@ -263,6 +263,43 @@ class LayoutTest : public QObject {
     }
   }
 
+  // Every run of this machine model waits on PPs only (CPWait is zero by design): the Category
+  // column, "Wait" on every row, is hidden, and at 1024 x 640 the cumulative % then fits too.
+  void a_map_of_pp_waits_only_hides_its_category_and_keeps_every_column_in_sight() {
+    auto d = long_names_fixture();
+    std::erase_if(d.waits, [](const auto& w) { return w.kind == "CPWait"; });
+    d.wait_summary = ncp2::carnival::summarize(d.waits);
+    const QString path = write_db(dir_, "pp-waits.db", d);
+    for (const QSize size : {QSize(1280, 800), QSize(1024, 640)}) {
+      MainWindow w;
+      w.set_interactive(false);
+      w.resize(size);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      QCOMPARE(w.open_file_and_wait(path), QString());
+      w.show_view(ViewId::CPWait);
+      settle();
+      auto* table = w.cpwait()->findChild<QTableView*>(QStringLiteral("cpwait-map"));
+      QVERIFY(table);
+      QVERIFY(table->isColumnHidden(CPWaitMapModel::Kind));
+      const int right = table->horizontalHeader()->sectionViewportPosition(CPWaitMapModel::Cumulative) +
+                        table->horizontalHeader()->sectionSize(CPWaitMapModel::Cumulative);
+      QVERIFY2(right <= table->viewport()->width(),
+               qPrintable(QString("%1x%2: Cum. %% ends at %3, viewport %4")
+                              .arg(size.width())
+                              .arg(size.height())
+                              .arg(right)
+                              .arg(table->viewport()->width())));
+    }
+    // With a CPWait row the column is back (the fixture's run has one).
+    MainWindow w;
+    w.set_interactive(false);
+    QCOMPARE(w.open_file_and_wait(long_db_), QString());
+    QVERIFY(!w.cpwait()
+                 ->findChild<QTableView*>(QStringLiteral("cpwait-map"))
+                 ->isColumnHidden(CPWaitMapModel::Kind));
+  }
+
   void zero_times_carry_their_unit() {
     QCOMPARE(time_text(0), QString("0 s"));
     QCOMPARE(time_text(1500), QString("1.50 ns"));
