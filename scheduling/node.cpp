@@ -89,7 +89,7 @@ class NodeSimulation {
     }
     std::vector<bool> runnable(jobs_.size());
     for (std::size_t i = 0; i < jobs_.size(); ++i) runnable[i] = !jobs_[i].finished;
-    running_ = scheduler_.choose(runnable);
+    set_running(scheduler_.choose(runnable));
     quantum_start_ = now();
     last_ = now();
     demand_time_ = 0;
@@ -97,13 +97,30 @@ class NodeSimulation {
     schedule_next();
   }
 
+  // The chosen jobs, each once; a job chosen for fewer threads than it has (native-threads)
+  // runs partly.
+  void set_running(const std::vector<JobId>& chosen) {
+    running_.clear();
+    partial_.clear();
+    for (const JobId id : chosen) {
+      if (std::find(running_.begin(), running_.end(), id) != running_.end()) continue;
+      running_.push_back(id);
+      const auto given = scheduler_.schedules_threads() ? std::count(chosen.begin(), chosen.end(), id) : 0;
+      partial_.push_back(scheduler_.schedules_threads() && given < workload_[index_of(id)].threads);
+    }
+  }
+
   void compute_shares() {
     loads_.clear();
-    for (const JobId id : running_) {
-      const auto& trace = workload_[index_of(id)];
-      loads_.push_back({trace.demand[jobs_[index_of(id)].step], trace.threads});
+    for (std::size_t k = 0; k < running_.size(); ++k) {
+      const auto& trace = workload_[index_of(running_[k])];
+      // A partly running job's threads spin at their next synchronization: no bus traffic.
+      const Bandwidth demand = partial_[k] ? Bandwidth{} : trace.demand[jobs_[index_of(running_[k])].step];
+      loads_.push_back({demand, trace.threads});
     }
     shares_ = model_.shares(loads_);
+    for (std::size_t k = 0; k < running_.size(); ++k)
+      if (partial_[k]) shares_[k] = JobShare{0, Bandwidth{}};  // and no progress
   }
 
   void schedule_next() {
@@ -174,6 +191,7 @@ class NodeSimulation {
   emu::Kernel kernel_;
   std::vector<JobState> jobs_;
   std::vector<JobId> running_;
+  std::vector<bool> partial_;  // per running_: only some of its threads were given processors
   std::vector<BusLoad> loads_;
   std::vector<JobShare> shares_;
   std::vector<BusSample> bus_;

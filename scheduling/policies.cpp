@@ -17,8 +17,9 @@ struct NamedPolicy {
   Policy policy;
 };
 
-constexpr std::array<NamedPolicy, 6> kPolicies = {{
+constexpr std::array<NamedPolicy, 7> kPolicies = {{
     {"native", {PolicyKind::Native, Reference::Fitted}},
+    {"native-threads", {PolicyKind::NativeThreads, Reference::Fitted}},
     {"latest-quantum", {PolicyKind::LatestQuantum, Reference::Fitted}},
     {"quanta-window", {PolicyKind::QuantaWindow, Reference::Fitted}},
     {"iabw", {PolicyKind::Iabw, Reference::Fitted}},
@@ -51,7 +52,9 @@ std::optional<Policy> parse_policy(std::string_view name) {
 std::vector<Policy> all_policies() {
   std::vector<Policy> out;
   out.reserve(kPolicies.size());
-  for (const auto& p : kPolicies) out.push_back(p.policy);
+  // native-threads only on request: its −120 % would crowd every table and plot of --all.
+  for (const auto& p : kPolicies)
+    if (p.policy.kind != PolicyKind::NativeThreads) out.push_back(p.policy);
   return out;
 }
 
@@ -128,6 +131,7 @@ Scheduler::Scheduler(Policy policy, SchedulerOptions options, std::vector<int> t
       threads_(std::move(threads_per_job)),
       history_(threads_.size()),
       quanta_(threads_.size(), 0) {
+  for (const int t : threads_) thread_quanta_.emplace_back(static_cast<std::size_t>(std::max(t, 0)), 0);
   if (options_.processors < 1) throw std::invalid_argument("the node needs at least one processor");
   if (options_.window < 1) throw std::invalid_argument("the quanta window must hold at least one quantum");
   list_.reserve(threads_.size());
@@ -164,10 +168,37 @@ std::vector<Candidate> Scheduler::native_order(const std::vector<bool>& runnable
   return queue;
 }
 
+// Threads by their own quanta, fewest first, ties in the seeded order; the first P run.
+std::vector<JobId> Scheduler::choose_threads(const std::vector<bool>& runnable) {
+  struct Thread {
+    std::size_t job;
+    std::size_t index;
+  };
+  std::vector<Thread> all;
+  for (std::size_t i = 0; i < threads_.size(); ++i)
+    if (runnable[i])
+      for (std::size_t t = 0; t < thread_quanta_[i].size(); ++t) all.push_back({i, t});
+  const std::uint64_t round = mix(options_.seed ^ mix(decisions_));
+  std::stable_sort(all.begin(), all.end(), [&](const Thread& a, const Thread& b) {
+    const auto qa = thread_quanta_[a.job][a.index];
+    const auto qb = thread_quanta_[b.job][b.index];
+    if (qa != qb) return qa < qb;
+    return mix(round ^ (a.job * 64 + a.index)) < mix(round ^ (b.job * 64 + b.index));
+  });
+  std::vector<JobId> chosen;
+  for (std::size_t k = 0; k < all.size() && std::cmp_less(k, options_.processors); ++k) {
+    ++thread_quanta_[all[k].job][all[k].index];
+    chosen.push_back(JobId{static_cast<std::uint32_t>(all[k].job)});
+  }
+  return chosen;
+}
+
 std::vector<JobId> Scheduler::choose(const std::vector<bool>& runnable) {
   if (runnable.size() != threads_.size()) throw std::invalid_argument("one runnable flag per job");
   std::vector<JobId> chosen;
-  if (policy_.kind == PolicyKind::Native) {
+  if (policy_.kind == PolicyKind::NativeThreads) {
+    chosen = choose_threads(runnable);
+  } else if (policy_.kind == PolicyKind::Native) {
     chosen = select_first_fit(native_order(runnable), options_.processors);
   } else {
     std::int64_t least = std::numeric_limits<std::int64_t>::max();

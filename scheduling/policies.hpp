@@ -3,7 +3,11 @@
 //
 // native          time sharing like Linux 2.4's goodness(): the jobs that have had the fewest
 //                 quanta first (its per-epoch counters), ties in a seeded pseudo-random order,
-//                 first fit; no knowledge of the bus.
+//                 first fit; no knowledge of the bus. A job's threads run together (a gang).
+// native-threads  the same time sharing of threads, each on its own (as Linux 2.4 did): a
+//                 parallel application may get some of its threads only; it then makes no
+//                 progress (its threads synchronize often: the one that runs spins at the next
+//                 synchronization, holding its processor, without bus traffic).
 // latest-quantum  Antonopoulos et al.: jobs that ran go to the end of the list; the first job of
 //                 the list runs (no starvation); then, while processors are free, among the jobs
 //                 not ahead of their fair share (kFairShareSlack; our addition), the job whose
@@ -27,7 +31,7 @@
 
 namespace ncp2::sched {
 
-enum class PolicyKind { Native, LatestQuantum, QuantaWindow, Iabw };
+enum class PolicyKind { Native, NativeThreads, LatestQuantum, QuantaWindow, Iabw };
 enum class Reference { Fitted, Ideal, Peak };
 
 struct Policy {
@@ -39,7 +43,7 @@ struct Policy {
 // As on the command line: native, latest-quantum, quanta-window, iabw, iabw-ideal, iabw-peak.
 std::string policy_name(const Policy& policy);
 std::optional<Policy> parse_policy(std::string_view name);
-// Every policy, native first (the order of the tables).
+// The policies of --all, native first (the order of the tables); native-threads is run on request.
 std::vector<Policy> all_policies();
 std::string policy_names_list();  // "native|latest-quantum|..."
 
@@ -82,8 +86,10 @@ class Scheduler {
  public:
   Scheduler(Policy policy, SchedulerOptions options, std::vector<int> threads_per_job);
 
-  // The jobs to run in the next quantum, among those `runnable`.
+  // The jobs to run in the next quantum, among those `runnable`: each once, all its threads; for
+  // a policy that schedules_threads(), a job once per thread chosen.
   std::vector<JobId> choose(const std::vector<bool>& runnable);
+  [[nodiscard]] bool schedules_threads() const { return policy_.kind == PolicyKind::NativeThreads; }
   // After a quantum: what `job` (which ran in it) got of the bus.
   void record(JobId job, Bandwidth measured);
   // The bandwidth the policy expects of `job` now (0 before it ever ran).
@@ -95,9 +101,11 @@ class Scheduler {
   Policy policy_;
   SchedulerOptions options_;
   std::vector<int> threads_;
-  std::vector<JobId> list_;                     // the bandwidth-aware policies' list
-  std::vector<std::deque<Bandwidth>> history_;  // latest measurements, newest last
-  std::vector<std::int64_t> quanta_;            // quanta each job has run (native)
+  std::vector<JobId> list_;                               // the bandwidth-aware policies' list
+  std::vector<std::deque<Bandwidth>> history_;            // latest measurements, newest last
+  std::vector<std::int64_t> quanta_;                      // quanta each job has run (native)
+  std::vector<std::vector<std::int64_t>> thread_quanta_;  // quanta each thread has run (native-threads)
+  [[nodiscard]] std::vector<JobId> choose_threads(const std::vector<bool>& runnable);
   std::uint64_t decisions_ = 0;
 };
 

@@ -67,7 +67,7 @@ TEST(ScheduleCommand, AllWritesTheDatabaseAndThePlots) {
   sqlite3_stmt* s = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(handle, "SELECT count(*) FROM schedule_results", -1, &s, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(s, 0), 36);  // 6 programs x 6 policies
+  EXPECT_EQ(sqlite3_column_int(s, 0), 36);  // 6 programs x 6 policies (native-threads on request)
   sqlite3_finalize(s);
   sqlite3_close(handle);
   std::ifstream in(svg);

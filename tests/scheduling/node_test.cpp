@@ -48,6 +48,28 @@ TEST(Node, TimeSharingOneProcessorAddsTheSoloTimes) {
   EXPECT_EQ(last, emu::milliseconds(2000));
 }
 
+// native-threads: each thread is time-shared on its own, and a parallel job progresses only while
+// all its threads run. A 2-thread job beside an endless 1-thread job on 2 processors: as a gang it
+// runs every other quantum (about twice its solo time); thread by thread, fairly, its two threads
+// run together in one quantum of three (about three times). Alone it gets both processors.
+TEST(Node, NativeThreadsRunsAParallelJobOnlyWhenAllItsThreadsRun) {
+  const Policy threads{PolicyKind::NativeThreads, Reference::Fitted};
+  NodeOptions o;
+  o.processors = 2;
+  auto endless = steady("endless", 0, 10);
+  endless.endless = true;
+  const auto workload = std::vector<DemandTrace>{steady("parallel", 0, 100, 2), endless};
+  const auto gang = run_node(workload, kNative, o);
+  const auto split = run_node(workload, threads, o);
+  EXPECT_NEAR(to_seconds(gang.jobs[0].turnaround), 2.0, 0.11);
+  EXPECT_NEAR(to_seconds(split.jobs[0].turnaround), 3.0, 0.21);
+  const auto alone = run_node({steady("parallel", 0, 100, 2)}, threads, o);
+  EXPECT_EQ(alone.jobs[0].turnaround, emu::milliseconds(1000));
+  // A quantum where only one of its threads runs moves it no step and uses no bus.
+  const auto busy = run_node({steady("parallel", 20, 100, 2), endless}, threads, o);
+  for (const auto& q : busy.bus) EXPECT_LE(q.served.per_us(), 20 + 1e-9);
+}
+
 TEST(Node, SameInputsSameResults) {
   const auto set = standard_set(Mix::C);
   const auto workload = workload_of(set.applications.at(3), Mix::C);
