@@ -9,6 +9,7 @@
 #include "fuzz/fuzz_check.hpp"
 #include "scheduling/trace.hpp"
 
+// NOLINTNEXTLINE(readability-identifier-naming): libFuzzer's entry point
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
   ncp2::sched::DemandTrace trace;
