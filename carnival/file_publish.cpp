@@ -11,7 +11,10 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 
+#include "carnival/output_paths.hpp"
+#include "carnival/sqlite.hpp"
 #include "carnival/store_error.hpp"
+#include "carnival/store_schema.hpp"
 
 namespace ncp2::carnival {
 
@@ -65,6 +68,39 @@ void sync_file(const std::string& path) {
   const int e = errno;
   ::close(fd);
   if (rc != 0) throw StoreError(fmt::format("{}: cannot sync: {}", path, describe_errno(e)));
+}
+
+void write_database_atomically(const std::string& path, bool replace,
+                               const std::function<void(sql::Db&)>& fill) {
+  try {
+    check_database_output(path, replace);  // the same rules as a run's --db
+  } catch (const OutputError& e) {
+    throw StoreError(e.what());
+  }
+  const std::string temp = fmt::format("{}.tmp-{}", path, ::getpid());
+  std::error_code ec;
+  fs::remove(temp, ec);
+  try {
+    {
+      sql::Db db(temp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+      // The temporary is published only when complete (after an fsync): no journal on disk needed.
+      db.exec(
+          fmt::format("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA application_id = {}; "
+                      "PRAGMA user_version = {};",
+                      kApplicationId, kSchemaVersion));
+      db.exec("BEGIN");
+      fill(db);
+      db.exec("COMMIT");
+    }
+    sync_file(temp);
+    rename_into_place(temp, path, replace);
+  } catch (const sql::SqlError& e) {
+    fs::remove(temp, ec);
+    throw StoreError(fmt::format("{}: cannot write: {}", path, e.what()));
+  } catch (...) {
+    fs::remove(temp, ec);
+    throw;
+  }
 }
 
 }  // namespace ncp2::carnival

@@ -22,10 +22,8 @@ namespace ncp2::counters {
 
 namespace fs = std::filesystem;
 namespace sql = carnival::sql;
-using carnival::rename_into_place;
 using carnival::rethrow_as_store_error;
 using carnival::StoreError;
-using carnival::sync_file;
 
 namespace {
 
@@ -181,30 +179,7 @@ std::string check_output_path(const std::string& path, bool force) {
 }
 
 void write_counter_run(const std::string& path, const CounterRun& run, bool force) {
-  if (const std::string problem = check_output_path(path, force); !problem.empty()) throw StoreError(problem);
-  const std::string temp = fmt::format("{}.tmp-{}", path, ::getpid());
-  std::error_code ec;
-  fs::remove(temp, ec);
-  try {
-    {
-      sql::Db db(temp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-      db.exec(
-          fmt::format("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA application_id = {}; "
-                      "PRAGMA user_version = {};",
-                      carnival::kApplicationId, carnival::kSchemaVersion));
-      db.exec("BEGIN");
-      write_tables(db, run);
-      db.exec("COMMIT");
-    }
-    sync_file(temp);
-    rename_into_place(temp, path, force);
-  } catch (const sql::SqlError& e) {
-    fs::remove(temp, ec);
-    throw StoreError(fmt::format("{}: cannot write: {}", path, e.what()));
-  } catch (...) {
-    fs::remove(temp, ec);
-    throw;
-  }
+  carnival::write_database_atomically(path, force, [&](sql::Db& db) { write_tables(db, run); });
 }
 
 namespace {

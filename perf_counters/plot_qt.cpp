@@ -15,6 +15,8 @@
 #include <QPainterPath>
 #include <QString>
 
+#include "perf_counters/offscreen_qt.hpp"
+
 #include "perf_counters/plot.hpp"
 #include "perf_counters/series.hpp"
 
@@ -32,24 +34,6 @@ constexpr int kNoteLine = 18;
 // Okabe-Ito: distinguishable with the common colour-vision deficiencies.
 constexpr std::array<const char*, 7> kPalette = {"#0072B2", "#D55E00", "#009E73", "#CC79A7",
                                                  "#E69F00", "#56B4E9", "#000000"};
-
-// Qt needs an application object for fonts; the CLI has none, so make one on the offscreen
-// platform (no display), once, for the process's lifetime.
-void ensure_gui_application() {
-  if (QGuiApplication::instance()) return;
-  static int argc = 3;
-  // QGuiApplication keeps (and may edit) argc and argv: they live as long as it.
-  static auto arg0 = std::to_array("ncp2");
-  static auto arg1 = std::to_array("-platform");
-  static auto arg2 = std::to_array("offscreen");
-  static std::array<char*, 4> argv = {arg0.data(), arg1.data(), arg2.data(), nullptr};
-  // Silence Qt's chatter about XDG_RUNTIME_DIR and the like; real failures are reported by us.
-  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
-    if (type == QtCriticalMsg || type == QtFatalMsg)
-      std::fprintf(stderr, "Qt: %s\n", message.toLocal8Bit().data());
-  });
-  static const auto app = std::make_unique<QGuiApplication>(argc, argv.data());
-}
 
 // 1, 2, 5 x 10^k steps giving about `target` intervals over [0, top].
 double nice_step(double top, int target) {
@@ -255,7 +239,7 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
   for (const auto& e : run.events) (e.available ? counted : missing).push_back(&e);
   if (counted.empty()) throw PlotError(fmt::format("{}: nothing to plot: no event was counted", path));
 
-  ensure_gui_application();
+  counters::ensure_offscreen_gui_application();
   const auto rows = sample_rows(run);
   const TimeAxis x = time_axis(rows);
 

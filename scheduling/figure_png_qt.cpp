@@ -13,27 +13,13 @@
 #include <QPainterPath>
 #include <QString>
 
+#include "perf_counters/offscreen_qt.hpp"
+
 #include "scheduling/figure.hpp"
 
 namespace ncp2::sched {
 
 namespace {
-
-// Qt needs an application object for fonts; the CLI has none, so make one on the offscreen
-// platform (no display), once, for the process's lifetime (as perf_counters/plot_qt.cpp does).
-void ensure_gui_application() {
-  if (QGuiApplication::instance()) return;
-  static int argc = 3;
-  static auto arg0 = std::to_array("ncp2");
-  static auto arg1 = std::to_array("-platform");
-  static auto arg2 = std::to_array("offscreen");
-  static std::array<char*, 4> argv = {arg0.data(), arg1.data(), arg2.data(), nullptr};
-  qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
-    if (type == QtCriticalMsg || type == QtFatalMsg)
-      std::fprintf(stderr, "Qt: %s\n", message.toLocal8Bit().data());
-  });
-  static const auto app = std::make_unique<QGuiApplication>(argc, argv.data());
-}
 
 struct QtPainter {
   QPainter& p;
@@ -71,7 +57,7 @@ struct QtPainter {
 bool png_available() { return true; }
 
 void write_figure_png(const Figure& figure, const std::string& path) {
-  ensure_gui_application();
+  counters::ensure_offscreen_gui_application();
   QImage image(figure.width, figure.height, QImage::Format_RGB32);
   image.fill(Qt::white);
   {

@@ -109,32 +109,7 @@ std::string check_experiment_output(const std::string& path, bool force) {
 }
 
 void write_experiment(const std::string& path, const Experiment& experiment, bool force) {
-  namespace fs = std::filesystem;
-  if (const std::string problem = check_experiment_output(path, force); !problem.empty())
-    throw carnival::StoreError(problem);
-  const std::string temp = fmt::format("{}.tmp-{}", path, ::getpid());
-  std::error_code ec;
-  fs::remove(temp, ec);
-  try {
-    {
-      sql::Db db(temp, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-      db.exec(
-          fmt::format("PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; PRAGMA application_id = {}; "
-                      "PRAGMA user_version = {};",
-                      carnival::kApplicationId, carnival::kSchemaVersion));
-      db.exec("BEGIN");
-      write_tables(db, experiment);
-      db.exec("COMMIT");
-    }
-    carnival::sync_file(temp);
-    carnival::rename_into_place(temp, path, force);
-  } catch (const sql::SqlError& e) {
-    fs::remove(temp, ec);
-    throw carnival::StoreError(fmt::format("{}: cannot write: {}", path, e.what()));
-  } catch (...) {
-    fs::remove(temp, ec);
-    throw;
-  }
+  carnival::write_database_atomically(path, force, [&](sql::Db& db) { write_tables(db, experiment); });
 }
 
 }  // namespace ncp2::sched
