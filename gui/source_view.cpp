@@ -3,11 +3,9 @@
 #include <algorithm>
 
 #include <QFontDatabase>
-#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
-#include <QToolTip>
 
 #include "gui/models.hpp"
 #include "gui/races_view.hpp"
@@ -417,16 +415,8 @@ QString SourceView::tooltip_at(QPoint viewport_point) const {
 }
 
 bool SourceView::viewportEvent(QEvent* event) {
-  if (event->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, viewport());
-    return true;
-  }
-  return QAbstractScrollArea::viewportEvent(event);
+  return show_tooltip(event, viewport(), [this](QPoint p) { return tooltip_at(p); }) ||
+         QAbstractScrollArea::viewportEvent(event);
 }
 
 void SourceView::mousePressEvent(QMouseEvent* event) {

@@ -4,7 +4,6 @@
 
 #include <QCoreApplication>
 #include <QHBoxLayout>
-#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QPainter>
@@ -12,11 +11,11 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalBlocker>
-#include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include "gui/models.hpp"
+#include "gui/widgets.hpp"
 
 namespace ncp2::gui {
 
@@ -262,16 +261,7 @@ QString TimelineCanvas::tooltip_at(QPoint pos) const {
 }
 
 bool TimelineCanvas::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
-  return QWidget::event(e);
+  return show_tooltip(e, this, [this](QPoint p) { return tooltip_at(p); }) || QWidget::event(e);
 }
 
 void TimelineCanvas::resizeEvent(QResizeEvent* /*event*/) {

@@ -286,16 +286,18 @@ QString CategoryLegend::tooltip_at(QPoint point) const {
 }
 
 bool CategoryLegend::event(QEvent* e) {
-  if (e->type() == QEvent::ToolTip) {
-    auto* help = static_cast<QHelpEvent*>(e);
-    const QString text = tooltip_at(help->pos());
-    if (text.isEmpty())
-      QToolTip::hideText();
-    else
-      QToolTip::showText(help->globalPos(), text, this);
-    return true;
-  }
-  return QWidget::event(e);
+  return show_tooltip(e, this, [this](QPoint p) { return tooltip_at(p); }) || QWidget::event(e);
+}
+
+bool show_tooltip(QEvent* event, QWidget* widget, const std::function<QString(QPoint)>& text_at) {
+  if (event->type() != QEvent::ToolTip) return false;
+  auto* help = static_cast<QHelpEvent*>(event);
+  const QString text = text_at(help->pos());
+  if (text.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(help->globalPos(), text, widget);
+  return true;
 }
 
 ShadingLegend::ShadingLegend(QWidget* parent) : QWidget(parent) {

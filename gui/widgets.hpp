@@ -1,6 +1,8 @@
 #pragma once
 // Small shared widgets: the stacked-bar delegate every table uses, the always-visible category
 // legend, the gray-shading legend of the source view, the "N more rows" bar under long tables.
+#include <functional>
+
 #include <QLabel>
 #include <QStyledItemDelegate>
 #include <QWidget>
@@ -112,5 +114,8 @@ QTableView* location_table(QAbstractItemModel* model, QSortFilterProxyModel* pro
 void select_source_row(QTableView* table, QSortFilterProxyModel* proxy, int source_row);
 // A view's title: rich text, wrapped.
 QLabel* make_title(QWidget* parent);
+// For a custom-drawn widget's QEvent::ToolTip: shows the text `text_at` gives for the point in
+// `widget` (hides the tooltip when it is empty) and returns true; false for any other event.
+bool show_tooltip(QEvent* event, QWidget* widget, const std::function<QString(QPoint)>& text_at);
 
 }  // namespace ncp2::gui
