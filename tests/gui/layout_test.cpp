@@ -6,7 +6,6 @@
 #include <QHeaderView>
 #include <QRegularExpression>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QStyle>
 #include <QTabBar>
 #include <QTabWidget>
@@ -21,6 +20,7 @@
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
 #include "gui_fixture.hpp"
+#include "offscreen_test.hpp"
 
 using namespace ncp2::gui;
 using namespace ncp2::gui::testing;
@@ -186,15 +186,11 @@ class LayoutTest : public QObject {
   QString long_db_, races_db_;
 
  public:
-  static void initMain() {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QStandardPaths::setTestModeEnabled(true);
-  }
+  static void initMain() { ncp2::gui::testing::prepare_offscreen(); }
 
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
-    QCoreApplication::setApplicationName("carnival-layout-test");
+    ncp2::gui::testing::begin_gui_test("carnival-layout-test");
     long_db_ = write_db(dir_, "long.db", long_names_fixture());
     races_db_ = write_races_db(dir_, "races.db");
     QVERIFY(!races_db_.isEmpty());

@@ -7,7 +7,6 @@
 
 #include <QFile>
 #include <QSignalSpy>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -18,6 +17,7 @@
 #include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
 #include "gui_fixture.hpp"
+#include "offscreen_test.hpp"
 #include "tests/workloads/custom_workload.hpp"
 
 using namespace ncp2::gui;
@@ -93,15 +93,11 @@ class RacesRunTest : public QObject {
   QString db_;
 
  public:
-  static void initMain() {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QStandardPaths::setTestModeEnabled(true);
-  }
+  static void initMain() { ncp2::gui::testing::prepare_offscreen(); }
 
  private slots:
   void initTestCase() {
-    QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
-    QCoreApplication::setApplicationName("carnival-races-run-test");
+    ncp2::gui::testing::begin_gui_test("carnival-races-run-test");
     db_ = write_racy_run(dir_);
     QVERIFY(!db_.isEmpty());
   }

@@ -9,7 +9,6 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -21,6 +20,7 @@
 #include "gui/source_view.hpp"
 #include "gui/views.hpp"
 #include "gui_fixture.hpp"
+#include "offscreen_test.hpp"
 
 using namespace ncp2::gui;
 using namespace ncp2::gui::testing;
@@ -54,12 +54,6 @@ bool shows_line(const SourceView* view, int line) {
   return view->first_visible_line() <= line && line <= view->last_visible_line();
 }
 
-QtMessageHandler default_handler = nullptr;
-void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg && message.contains(QLatin1String("propagateSizeHints"))) return;
-  default_handler(type, context, message);
-}
-
 }  // namespace
 
 class RacesTest : public QObject {
@@ -69,16 +63,11 @@ class RacesTest : public QObject {
   QString races_db_, clean_db_, off_db_, v3_db_;
 
  public:
-  static void initMain() {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QStandardPaths::setTestModeEnabled(true);
-  }
+  static void initMain() { ncp2::gui::testing::prepare_offscreen(); }
 
  private slots:
   void initTestCase() {
-    default_handler = qInstallMessageHandler(quiet_offscreen_notes);
-    QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
-    QCoreApplication::setApplicationName("carnival-races-test");
+    ncp2::gui::testing::begin_gui_test("carnival-races-test");
     races_db_ = write_races_db(dir_, "races.db");
     QVERIFY(!races_db_.isEmpty());
     clean_db_ =

@@ -12,7 +12,6 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -22,6 +21,7 @@
 #include "gui/main_window.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui_fixture.hpp"
+#include "offscreen_test.hpp"
 
 using namespace ncp2::gui;
 using namespace ncp2::gui::testing;
@@ -46,12 +46,6 @@ TimelineLane lane_of(std::size_t n, std::int64_t width_ps, Pick pick) {
   return lane;
 }
 
-QtMessageHandler default_handler = nullptr;
-void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg && message.contains(QLatin1String("propagateSizeHints"))) return;
-  default_handler(type, context, message);
-}
-
 bool open_and_wait(MainWindow& w, const QString& path) {
   QSignalSpy opened(&w, &MainWindow::run_opened);
   w.open_file(path);
@@ -68,16 +62,11 @@ class TimelineTest : public QObject {
   QString treadmarks_;  // the same on treadmarks, without CP segments, 100 us more Comp in update
 
  public:
-  static void initMain() {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QStandardPaths::setTestModeEnabled(true);
-  }
+  static void initMain() { ncp2::gui::testing::prepare_offscreen(); }
 
  private slots:
   void initTestCase() {
-    default_handler = qInstallMessageHandler(quiet_offscreen_notes);
-    QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
-    QCoreApplication::setApplicationName("carnival-timeline-test");
+    ncp2::gui::testing::begin_gui_test("carnival-timeline-test");
     db_ = write_db(dir_, "fixture.db", gui_fixture());
     auto tm = gui_fixture();
     tm.run.machine = "treadmarks";

@@ -12,7 +12,6 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTabWidget>
 #include <QTableView>
@@ -26,17 +25,12 @@
 #include "gui/source_view.hpp"
 #include "gui/widgets.hpp"
 #include "gui_fixture.hpp"
+#include "offscreen_test.hpp"
 
 using namespace ncp2::gui;
 using namespace ncp2::gui::testing;
 
 namespace {
-
-QtMessageHandler default_handler = nullptr;
-void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg && message.contains(QLatin1String("propagateSizeHints"))) return;
-  default_handler(type, context, message);
-}
 
 void settle() {
   for (int i = 0; i < 3; ++i) QCoreApplication::processEvents();
@@ -80,16 +74,11 @@ class ViewsTest : public QObject {
   }
 
  public:
-  static void initMain() {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QStandardPaths::setTestModeEnabled(true);
-  }
+  static void initMain() { ncp2::gui::testing::prepare_offscreen(); }
 
  private slots:
   void initTestCase() {
-    default_handler = qInstallMessageHandler(quiet_offscreen_notes);
-    QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
-    QCoreApplication::setApplicationName("carnival-views-test");
+    ncp2::gui::testing::begin_gui_test("carnival-views-test");
     db_ = write_db(dir_, "fixture.db", gui_fixture());
   }
 

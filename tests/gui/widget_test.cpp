@@ -13,7 +13,6 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
-#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -26,6 +25,7 @@
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
 #include "gui_fixture.hpp"
+#include "offscreen_test.hpp"
 
 using namespace ncp2::gui;
 using namespace ncp2::gui::testing;
@@ -54,13 +54,6 @@ void click_row(QTableView* table, int source_row, int column = 0) {
 
 int gray_at(const QImage& image, QPoint p) { return qGray(image.pixel(p)); }
 
-// The offscreen platform's notes about what it cannot do would bury the test's own output.
-QtMessageHandler default_handler = nullptr;
-void quiet_offscreen_notes(QtMsgType type, const QMessageLogContext& context, const QString& message) {
-  if (type == QtWarningMsg && message.contains(QLatin1String("propagateSizeHints"))) return;
-  default_handler(type, context, message);
-}
-
 }  // namespace
 
 class WidgetTest : public QObject {
@@ -71,16 +64,11 @@ class WidgetTest : public QObject {
   BadFiles bad_;
 
  public:
-  static void initMain() {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QStandardPaths::setTestModeEnabled(true);  // QSettings away from the user's own
-  }
+  static void initMain() { ncp2::gui::testing::prepare_offscreen(); }
 
  private slots:
   void initTestCase() {
-    default_handler = qInstallMessageHandler(quiet_offscreen_notes);  // over QtTest's own
-    QCoreApplication::setOrganizationName("NCP2-Carnival-tests");
-    QCoreApplication::setApplicationName("carnival-widget-test");
+    ncp2::gui::testing::begin_gui_test("carnival-widget-test");
     QSettings().clear();
     db_ = write_db(dir_, "fixture.db", gui_fixture());
     bad_ = write_bad_files(dir_);
