@@ -183,6 +183,15 @@ class LayoutTest : public QObject {
   Q_OBJECT
 
   QTemporaryDir dir_;
+
+  // The window at `size`, shown, with `path` open.
+  static void show_at(MainWindow& w, QSize size, const QString& path) {
+    w.set_interactive(false);
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.open_file_and_wait(path), QString());
+  }
   QString long_db_, races_db_;
 
  public:
@@ -205,11 +214,8 @@ class LayoutTest : public QObject {
   void every_view_reads_whole_at_both_sizes() {
     QFETCH(QSize, size);
     MainWindow w;
-    w.set_interactive(false);
-    w.resize(size);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QCOMPARE(w.open_file_and_wait(long_db_), QString());
+    show_at(w, size, long_db_);
+    if (QTest::currentTestFailed()) return;
     settle();
     // The default split, before any view is chosen: the analysis pane gets more than half.
     QVERIFY2(w.tabs()->width() * 2 > w.width(), qPrintable(QString::number(w.tabs()->width())));
@@ -246,11 +252,8 @@ class LayoutTest : public QObject {
   void the_races_view_reads_whole_at_both_sizes() {
     for (const QSize size : {QSize(1280, 800), QSize(1024, 640)}) {
       MainWindow w;
-      w.set_interactive(false);
-      w.resize(size);
-      w.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&w));
-      QCOMPARE(w.open_file_and_wait(races_db_), QString());
+      show_at(w, size, races_db_);
+      if (QTest::currentTestFailed()) return;
       w.show_view(ViewId::Races);
       settle();
       check_tabs(w.tabs(), "races");
@@ -268,11 +271,8 @@ class LayoutTest : public QObject {
     const QString path = write_db(dir_, "pp-waits.db", d);
     for (const QSize size : {QSize(1280, 800), QSize(1024, 640)}) {
       MainWindow w;
-      w.set_interactive(false);
-      w.resize(size);
-      w.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&w));
-      QCOMPARE(w.open_file_and_wait(path), QString());
+      show_at(w, size, path);
+      if (QTest::currentTestFailed()) return;
       w.show_view(ViewId::CPWait);
       settle();
       auto* table = w.cpwait()->findChild<QTableView*>(QStringLiteral("cpwait-map"));
