@@ -136,14 +136,7 @@ ComparedRun read_compared_run(const std::string& path) {
     auto run_and_id = read_run_info(db, path);
     const auto run_id = run_and_id.first;
     r.run = std::move(run_and_id.second);
-    sql::Stmt scopes(
-        db,
-        "SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes WHERE run_id = ?1 "
-        "ORDER BY id");
-    scopes.bind(1, run_id);
-    while (scopes.step())
-      r.scopes.push_back({static_cast<std::uint32_t>(scopes.i64(0)), scopes.optional(1), scopes.str(2),
-                          scopes.str(3), scopes.str(4), scopes.i32(5), scopes.i32(6)});
+    r.scopes = read_scopes(db, run_id);
     sql::Stmt profile(
         db,
         "SELECT node, scope_id, category, sum(time_ps), sum(count) FROM profile WHERE run_id = ?1 "

@@ -48,6 +48,8 @@ RunData read_run(const std::string& path);
 
 // The wait_summary rows of run `run_id`, in file order (read_run and the GUI).
 std::vector<WaitSummary> read_wait_summary(const sql::Db& db, std::int64_t run_id);
+// The scopes of run `run_id`, by id (read_run, the GUI, ncp2 compare).
+std::vector<Scope> read_scopes(const sql::Db& db, std::int64_t run_id);
 
 // Streaming writer for long runs: rows go to the temporary file in batches while the run goes
 // on; finish() renames the file into place, abort() too (with status 'incomplete', keeping the

@@ -32,12 +32,7 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
     d.nodes.push_back({s->i32(0), s->i64(1)});
   for (auto s = query("SELECT file, text FROM sources WHERE run_id = ?1 ORDER BY rowid"); s->step();)
     d.sources.push_back({s->str(0), s->str(1)});
-  for (auto s =
-           query("SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes WHERE run_id = ?1 "
-                 "ORDER BY rowid");
-       s->step();)
-    d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3),
-                        s->str(4), s->i32(5), s->i32(6)});
+  d.scopes = read_scopes(db, run_id);
   for (auto s =
            query("SELECT node, scope_id, category, operation, time_ps, count FROM profile WHERE run_id = ?1 "
                  "ORDER BY rowid");
@@ -88,6 +83,18 @@ RunData read_tables(const sql::Db& db, const std::string& path) {
 }
 
 }  // namespace
+
+std::vector<Scope> read_scopes(const sql::Db& db, std::int64_t run_id) {
+  sql::Stmt s(db,
+              "SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes WHERE run_id = ?1 "
+              "ORDER BY id");
+  s.bind(1, run_id);
+  std::vector<Scope> out;
+  while (s.step())
+    out.push_back({static_cast<std::uint32_t>(s.i64(0)), s.optional(1), s.str(2), s.str(3), s.str(4),
+                   s.i32(5), s.i32(6)});
+  return out;
+}
 
 std::vector<WaitSummary> read_wait_summary(const sql::Db& db, std::int64_t run_id) {
   std::vector<WaitSummary> rows;

@@ -85,11 +85,7 @@ RunSummary load_run_summary(const std::string& path) {
     }
     for (auto s = query("SELECT file, text FROM sources WHERE run_id = ?1 ORDER BY file"); s->step();)
       d.sources.push_back({s->str(0), s->str(1)});
-    for (auto s = query("SELECT id, parent_id, name, kind, file, begin_line, end_line FROM scopes "
-                        "WHERE run_id = ?1 ORDER BY id");
-         s->step();)
-      d.scopes.push_back({static_cast<std::uint32_t>(s->i64(0)), s->optional(1), s->str(2), s->str(3),
-                          s->str(4), s->i32(5), s->i32(6)});
+    d.scopes = carnival::read_scopes(db, run_id);
     for (auto s =
              query("SELECT node, scope_id, category, sum(time_ps), sum(count) FROM profile WHERE run_id = ?1 "
                    "GROUP BY node, scope_id, category");

@@ -1,13 +1,20 @@
 #pragma once
 // A QGuiApplication for drawing images from the command line (`ncp2 counters --plot`,
 // `ncp2 schedule --plot`): Qt needs an application object for fonts, the CLI has none, so one is
-// made on the offscreen platform (no display), once, for the process's lifetime. Include only
+// made on the offscreen platform (no display), once, for the process's lifetime; and the PNG
+// written whole. Include only
 // from sources built with Qt 6 Gui.
+#include <unistd.h>
+
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <string>
+
+#include <fmt/format.h>
 
 #include <QGuiApplication>
+#include <QImage>
 #include <QString>
 
 namespace ncp2::counters {
@@ -26,6 +33,21 @@ inline void ensure_offscreen_gui_application() {
       std::fprintf(stderr, "Qt: %s\n", message.toLocal8Bit().data());
   });
   static const auto app = std::make_unique<QGuiApplication>(argc, argv.data());
+}
+
+// Writes `image` as a PNG through a temporary file renamed over `path`, so that a reader never
+// sees half a PNG. Returns what went wrong ("PATH: cannot write the PNG"), or "" when written.
+inline std::string save_png_atomically(const QImage& image, const std::string& path) {
+  const std::string temp = fmt::format("{}.tmp-{}.png", path, ::getpid());
+  if (!image.save(QString::fromStdString(temp), "PNG")) {
+    std::remove(temp.c_str());
+    return fmt::format("{}: cannot write the PNG", path);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return fmt::format("{}: cannot write the PNG (rename failed)", path);
+  }
+  return "";
 }
 
 }  // namespace ncp2::counters

@@ -216,19 +216,6 @@ void draw_missing(QPainter& p, std::size_t panels, const std::vector<const Event
   }
 }
 
-// Written to a temporary file renamed over `path`: a reader never sees half a PNG.
-void save_png(const QImage& image, const std::string& path) {
-  const std::string temp = fmt::format("{}.tmp-{}.png", path, ::getpid());
-  if (!image.save(QString::fromStdString(temp), "PNG")) {
-    std::remove(temp.c_str());
-    throw PlotError(fmt::format("{}: cannot write the PNG", path));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw PlotError(fmt::format("{}: cannot write the PNG (rename failed)", path));
-  }
-}
-
 }  // namespace
 
 bool plot_available() { return true; }
@@ -257,7 +244,8 @@ void plot_rates_png(const CounterRun& run, const std::string& path) {
   for (std::size_t k = 0; k < counted.size(); ++k) draw_panel(p, rows, x, *counted[k], k);
   draw_missing(p, counted.size(), missing);
   p.end();
-  save_png(image, path);
+  if (const std::string problem = save_png_atomically(image, path); !problem.empty())
+    throw PlotError(problem);
 }
 
 }  // namespace ncp2::counters

@@ -65,16 +65,8 @@ void write_figure_png(const Figure& figure, const std::string& path) {
     p.setRenderHint(QPainter::Antialiasing);
     for (const auto& shape : figure.shapes) std::visit(QtPainter{p}, shape);
   }
-  // A temporary file renamed over `path`: a reader never sees half a PNG.
-  const std::string temp = fmt::format("{}.tmp-{}.png", path, ::getpid());
-  if (!image.save(QString::fromStdString(temp), "PNG")) {
-    std::remove(temp.c_str());
-    throw PlotError(fmt::format("{}: cannot write the PNG", path));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    throw PlotError(fmt::format("{}: cannot write the PNG (rename failed)", path));
-  }
+  if (const std::string problem = counters::save_png_atomically(image, path); !problem.empty())
+    throw PlotError(problem);
 }
 
 }  // namespace ncp2::sched
