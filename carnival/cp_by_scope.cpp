@@ -4,7 +4,7 @@
 
 namespace ncp2::carnival {
 
-void CpByScope::pp(std::int64_t from, std::int64_t to, std::uint32_t scope, const Sink& sink) {
+void CpByScope::pp(std::int64_t from, std::int64_t to, std::uint32_t scope) {
   if (to <= from) return;
   // Contiguous stretches of one scope are one: the queue then holds only scope changes.
   if (!pp_.empty() && pp_.back().scope == scope && pp_.back().to == from) {
@@ -12,31 +12,31 @@ void CpByScope::pp(std::int64_t from, std::int64_t to, std::uint32_t scope, cons
   } else {
     pp_.push_back({from, to, scope});
   }
-  settle(sink);
+  settle();
 }
 
-void CpByScope::cp(std::int64_t from, std::int64_t to, Category category, const Sink& sink) {
+void CpByScope::cp(std::int64_t from, std::int64_t to, Category category) {
   if (to <= from) return;
   if (!cp_.empty() && cp_.back().category == category && cp_.back().to == from) {
     cp_.back().to = to;
   } else {
     cp_.push_back({from, to, category});
   }
-  settle(sink);
+  settle();
 }
 
-void CpByScope::settle(const Sink& sink) {
+void CpByScope::settle() {
   while (!pp_.empty() && !cp_.empty()) {
     PpStretch& p = pp_.front();
     CpStretch& c = cp_.front();
     if (c.from < p.from) {
       // CP time in a gap of the PP's (before this PP stretch): the scope the PP was last in.
       const std::int64_t end = std::min(c.to, p.from);
-      sink(last_scope_, c.category, end - c.from);
+      sink_(last_scope_, c.category, end - c.from);
       c.from = end;
     } else if (c.from < p.to) {
       const std::int64_t end = std::min(c.to, p.to);
-      sink(p.scope, c.category, end - c.from);
+      sink_(p.scope, c.category, end - c.from);
       c.from = end;
       last_scope_ = p.scope;
     }
@@ -48,8 +48,8 @@ void CpByScope::settle(const Sink& sink) {
   }
 }
 
-void CpByScope::finish(const Sink& sink) {
-  for (const CpStretch& c : cp_) sink(0, c.category, c.to - c.from);
+void CpByScope::finish() {
+  for (const CpStretch& c : cp_) sink_(0, c.category, c.to - c.from);
   cp_.clear();
   pp_.clear();
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <utility>
 
 #include "carnival/model.hpp"
 
@@ -20,14 +21,17 @@ class CpByScope {
   // Receives each attributed piece: (scope, CP category, picoseconds).
   using Sink = std::function<void(std::uint32_t scope, Category category, std::int64_t ps)>;
 
+  CpByScope() = default;
+  explicit CpByScope(Sink sink) : sink_(std::move(sink)) {}
+
   // A stretch of PP time [from, to) counted in `scope` (the PP's categories of the profile).
-  void pp(std::int64_t from, std::int64_t to, std::uint32_t scope, const Sink& sink);
+  void pp(std::int64_t from, std::int64_t to, std::uint32_t scope);
   // A stretch of CP time [from, to) in `category` (CPComp, CPWait or CPIdle).
-  void cp(std::int64_t from, std::int64_t to, Category category, const Sink& sink);
+  void cp(std::int64_t from, std::int64_t to, Category category);
   // The run ended: CP time no PP stretch covers went on after the node's last counted PP activity
   // and goes to scope 0, the whole program. (CP time in a gap between two PP stretches goes to
   // the scope of the first.)
-  void finish(const Sink& sink);
+  void finish();
 
   // Stretches held back (for tests of the bound: same-scope PP stretches merge).
   [[nodiscard]] std::size_t pending() const { return pp_.size() + cp_.size(); }
@@ -43,7 +47,9 @@ class CpByScope {
     std::int64_t to;
     Category category;
   };
-  void settle(const Sink& sink);
+  void settle();
+
+  Sink sink_;
 
   std::deque<PpStretch> pp_;
   std::deque<CpStretch> cp_;

@@ -28,6 +28,10 @@ std::string operation_name(std::uint8_t op) {
 Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions options)
     : runtime_(runtime), cluster_(cluster), options_(options), has_cp_(cluster.has_cp()) {
   nodes_.resize(static_cast<std::size_t>(cluster.size()));
+  for (std::size_t n = 0; n < nodes_.size(); ++n)  // each CP's time by scope, into its node's cells
+    nodes_[n].cp_scopes =
+        CpByScope([this, node = static_cast<int>(n)](std::uint32_t scope, Category category,
+                                                     std::int64_t ps) { add(node, scope, category, 0, ps); });
   pending_pp_.resize(nodes_.size());
   pending_cp_.resize(nodes_.size());
   exited_.assign(nodes_.size(), false);
@@ -271,18 +275,12 @@ void Profiler::account_cp(std::size_t n, const PendingSpan& s) {
   NodeTrack& track = nodes_[n];
   if (s.from > track.cp_last_end) {
     add_segment(node, true, Category::CPIdle, 0, 0, track.cp_last_end, s.from);
-    track.cp_scopes.cp(track.cp_last_end, s.from, Category::CPIdle, cp_sink(node));
+    track.cp_scopes.cp(track.cp_last_end, s.from, Category::CPIdle);
   }
   track.cp_last_end = std::max(track.cp_last_end, to);
   track.cp_busy_ps += to - s.from;
-  track.cp_scopes.cp(s.from, to, Category::CPComp, cp_sink(node));
+  track.cp_scopes.cp(s.from, to, Category::CPComp);
   add_segment(node, true, Category::CPComp, 0, s.attribution.scope, s.from, to);
-}
-
-CpByScope::Sink Profiler::cp_sink(int node) {
-  return [this, node](std::uint32_t scope, Category category, std::int64_t ps) {
-    add(node, scope, category, 0, ps);
-  };
 }
 
 // The CPs' time up to `end_ps` is all attributed (the idle stretch since each CP's last command
@@ -291,12 +289,11 @@ void Profiler::close_cp_scopes(std::int64_t end_ps) {
   if (!has_cp_) return;
   for (std::size_t n = 0; n < nodes_.size(); ++n) {
     NodeTrack& track = nodes_[n];
-    const auto sink = cp_sink(static_cast<int>(n));
     if (end_ps > track.cp_last_end) {
-      track.cp_scopes.cp(track.cp_last_end, end_ps, Category::CPIdle, sink);
+      track.cp_scopes.cp(track.cp_last_end, end_ps, Category::CPIdle);
       track.cp_last_end = end_ps;
     }
-    track.cp_scopes.finish(sink);
+    track.cp_scopes.finish();
   }
 }
 
@@ -338,7 +335,7 @@ void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
   }
   add(node, a.scope, category, operation, to - s.from);
   add_segment(node, false, category, operation, a.scope, s.from, to);
-  if (has_cp_) track.cp_scopes.pp(s.from, to, a.scope, cp_sink(node));
+  if (has_cp_) track.cp_scopes.pp(s.from, to, a.scope);
   track.finish_ps = std::max(track.finish_ps, to);
 }
 
@@ -351,7 +348,7 @@ void Profiler::flush_exit(std::size_t n, std::uint32_t scope) {
   const auto op = static_cast<std::uint8_t>(dsm::Operation::Exit);
   add(static_cast<int>(n), scope, Category::Wait, op, to - from);
   add_segment(static_cast<int>(n), false, Category::Wait, op, scope, from, to);
-  if (has_cp_) track.cp_scopes.pp(from, to, scope, cp_sink(static_cast<int>(n)));
+  if (has_cp_) track.cp_scopes.pp(from, to, scope);
   track.finish_ps = std::max(track.finish_ps, to);
   CompactWait row{};
   row.node = static_cast<std::uint16_t>(n);

@@ -167,7 +167,6 @@ class Profiler final : public emu::ActivityProbe {
   void add_wait(const CompactWait& row);
   void flush_exit(std::size_t node, std::uint32_t scope);
   void move_profile(RunData& d, std::set<std::uint32_t>& used) const;
-  CpByScope::Sink cp_sink(int node);
   void close_cp_scopes(std::int64_t end_ps);
   void move_waits(RunData& d, std::set<std::uint32_t>& used) const;
 
