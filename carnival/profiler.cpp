@@ -28,10 +28,11 @@ std::string operation_name(std::uint8_t op) {
 Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions options)
     : runtime_(runtime), cluster_(cluster), options_(options), has_cp_(cluster.has_cp()) {
   nodes_.resize(static_cast<std::size_t>(cluster.size()));
-  for (std::size_t n = 0; n < nodes_.size(); ++n)  // each CP's time by scope, into its node's cells
-    nodes_[n].cp_scopes =
-        CpByScope([this, node = static_cast<int>(n)](std::uint32_t scope, Category category,
-                                                     std::int64_t ps) { add(node, scope, category, 0, ps); });
+  int node = 0;
+  for (NodeTrack& track : nodes_)  // each CP's time by scope, into its node's cells
+    track.cp_scopes = CpByScope([this, n = node++](std::uint32_t scope, Category category, std::int64_t ps) {
+      add(n, scope, category, 0, ps);
+    });
   pending_pp_.resize(nodes_.size());
   pending_cp_.resize(nodes_.size());
   exited_.assign(nodes_.size(), false);
@@ -287,8 +288,7 @@ void Profiler::account_cp(std::size_t n, const PendingSpan& s) {
 // included).
 void Profiler::close_cp_scopes(std::int64_t end_ps) {
   if (!has_cp_) return;
-  for (std::size_t n = 0; n < nodes_.size(); ++n) {
-    NodeTrack& track = nodes_[n];
+  for (NodeTrack& track : nodes_) {
     if (end_ps > track.cp_last_end) {
       track.cp_scopes.cp(track.cp_last_end, end_ps, Category::CPIdle);
       track.cp_last_end = end_ps;
