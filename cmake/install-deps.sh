@@ -8,6 +8,7 @@ core=(cmake ninja-build g++ pkg-config ccache
       libtomlplusplus-dev libcli11-dev libfmt-dev nlohmann-json3-dev libgtest-dev libgmock-dev
       libpfm4-dev
       libdw-dev clang-14 llvm-14-dev
+      openmpi-bin libopenmpi-dev  # ncp2 run --machine real (docs/real-machine.md)
       python3)  # tests/cli/bad_input_test.py (its sqlite3 module is in the standard library)
 bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev qt6-svg-dev libgl-dev)  # qt6-svg-dev: the GUI's SVG export
