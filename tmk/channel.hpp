@@ -14,7 +14,7 @@
 namespace ncp2::tmk {
 
 inline constexpr std::uint32_t kChannelMagic = 0x4e435032;  // "NCP2"
-inline constexpr std::uint32_t kChannelVersion = 3;
+inline constexpr std::uint32_t kChannelVersion = 4;
 // Shared memory is mapped at this address in every node process (the same address is the same
 // datum on every node). High enough to stay clear of the program, its heap and its libraries.
 inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
@@ -89,11 +89,12 @@ struct Channel {
   std::uint32_t sequence;
   std::uint64_t arg0;
   std::uint64_t arg1;
-  std::uint64_t pc;          // where: the call's return address or the faulting instruction
-  std::uint64_t icount;      // instructions executed so far (ncp2-cc's instrumentation)
-  std::uint64_t ticks;       // TSC ticks of native execution since the last request (measured model)
-  std::uint64_t load_base;   // the executable's load address (set at startup)
-  std::uint64_t frames[16];  // Crash: the return addresses of the crashed thread's stack
+  std::uint64_t pc;           // where: the call's return address or the faulting instruction
+  std::uint64_t icount;       // instructions executed so far (ncp2-cc's instrumentation)
+  std::uint64_t ticks;        // TSC ticks of native execution since the last request (measured model)
+  std::uint64_t resumed_tsc;  // the TSC when that execution began (real runs: the wait's last part)
+  std::uint64_t load_base;    // the executable's load address (set at startup)
+  std::uint64_t frames[16];   // Crash: the return addresses of the crashed thread's stack
   std::uint32_t frame_count;
   std::uint32_t samples;  // samples since the last request
   std::uint32_t marks;    // scope marks since the last request

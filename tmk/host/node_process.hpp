@@ -50,6 +50,8 @@ class NodeProcess {
   [[nodiscard]] int wait_status() const { return status_; }
   // Ends the process if it still runs (a failed run).
   void kill();
+  // Whether it still runs (reaps it when it ended).
+  [[nodiscard]] bool running() { return still_running(); }
 
  private:
   bool still_running();

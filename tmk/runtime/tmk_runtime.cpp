@@ -118,6 +118,7 @@ void apply_distributed(Channel& c) {
 // Hands the turn to the emulator.
 void post(Channel& c) {
   c.icount = __ncp2_tmk_icount;
+  c.resumed_tsc = g.resumed_at;
   c.ticks = __rdtsc() - g.resumed_at;
   c.turn.store(static_cast<std::uint32_t>(Turn::Emulator), std::memory_order_release);
   futex(&c.turn, FUTEX_WAKE, 1);

@@ -1,0 +1,160 @@
+#pragma once
+// One node of a real run (ncp2-node, started by mpirun): the node's protocol agent. It starts one
+// process of the program and serves it through tmk/'s channel exactly as the emulator does, but
+// runs every request with a real lazy-release-consistency runtime (lrc_node.hpp) whose transport
+// is MPI. Two threads: the local one serves the program's requests (faults, locks, barriers) and
+// waits for their replies; the service thread takes every message from the other nodes, answers
+// their requests (diffs, lock forwarding, the managers of locks and barriers, node 0's heap) and
+// hands replies to the local thread. Like NCP2's protocol controller, the agent answers the other
+// nodes without interrupting the program, which keeps running on its own core.
+#include <sys/types.h>
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "host_timing/tick_clock.hpp"
+#include "real_machine/lrc_node.hpp"
+#include "real_machine/node_record.hpp"
+#include "real_machine/transport.hpp"
+#include "tmk/channel.hpp"
+
+namespace ncp2::tmk {
+class NodeProcess;
+class SharedHeap;
+class OutputRelay;
+}  // namespace ncp2::tmk
+namespace ncp2::carnival {
+struct ScopeSite;
+}
+namespace ncp2::debug_info {
+class SourceLines;
+}
+
+namespace ncp2::real {
+
+struct AgentOptions {
+  std::string program;
+  std::vector<std::string> args;
+  std::size_t heap_bytes = std::size_t{64} << 20;
+  std::size_t page_bytes = 4096;
+  std::uint64_t sample_instructions = 0;  // 0: no samples
+  std::string output_dir;                 // empty: the program's lines on ours, prefixed "[node N] "
+};
+
+inline constexpr std::uint32_t kExitBarrier = 0xffffffffU;
+
+class NodeAgent {
+ public:
+  NodeAgent(Transport& transport, const AgentOptions& options, const timing::TickClock& clock);
+  ~NodeAgent();
+  NodeAgent(const NodeAgent&) = delete;
+  NodeAgent& operator=(const NodeAgent&) = delete;
+
+  // Starts the service thread and the program, serves the program until it exits and every node
+  // passed the exit barrier (or some node failed). Never throws for the program's failures: the
+  // record says what happened.
+  void run();
+  // Ends the service thread (after every node finished run(): a collective's job).
+  void stop_service();
+  [[nodiscard]] NodeRecord& record() { return record_; }
+  [[nodiscard]] bool failed() const { return aborted_.load(); }
+  [[nodiscard]] const std::string& failure() const { return abort_text_; }
+
+ private:
+  struct Lock;         // per lock: token, holder, the next requester (agent_locks.cpp)
+  struct BarrierSlot;  // node 0: the arrivals of one barrier
+  struct Pending;      // the request being served, until the program resumes (its time)
+
+  // Local thread (agent_program.cpp).
+  void serve_program();
+  bool handle_request();  // false once the program has exited
+  void startup();
+  void fault(std::uint64_t address, bool write);
+  void lock_acquire(std::uint32_t lock);
+  void lock_release(std::uint32_t lock);
+  void barrier(std::uint32_t id);
+  void malloc_request();
+  void free_request();
+  void distribute();
+  void reply_protections();
+  Message await_reply(Tag tag, const std::function<bool(const Message&)>& matches = {});
+  [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
+  void broadcast_failure(const std::string& text);  // the same, without unwinding (either thread)
+  void serve(tmk::Channel& c);
+  void account_computation(double resumed_ns, double posted_ns);
+  void apply_mark(const tmk::ScopeMark& m);
+  [[nodiscard]] std::string resolve_file(const std::string& file);
+  const debug_info::SourceLines* source_lines();
+  void close_pending(double resumed_ns);
+  std::uint32_t site_of(std::uint64_t pc, bool return_address, bool function);
+  [[nodiscard]] std::string where(std::uint64_t pc, bool return_address);
+
+  // Service thread (agent_service.cpp).
+  void service_loop();
+  void dispatch(Message m);
+  void on_diff_request(const Message& m);
+  void on_lock_request(const Message& m);
+  void on_lock_forward(const Message& m);
+  void on_barrier_arrive(const Message& m);
+  void on_malloc(const Message& m);
+  void on_free(const Message& m);
+  void on_abort(const Message& m);
+  void release_barrier(std::uint32_t id, const BarrierSlot& b);  // with mutex_ held
+  void check_barrier_deadlock();                                 // with mutex_ held
+  void stop_program(const std::string& text);
+  void grant(std::uint32_t lock, int to, const VectorTime& known, double delay_ns);  // with mutex_ held
+  Lock& lock_state(std::uint32_t lock);                                              // with mutex_ held
+
+  [[nodiscard]] double now_ns() const { return clock_.to_ns(static_cast<double>(clock_.now())); }
+  [[nodiscard]] int self() const { return transport_.rank(); }
+  [[nodiscard]] int nodes() const { return transport_.size(); }
+
+  Transport& transport_;
+  AgentOptions options_;
+  const timing::TickClock& clock_;
+  std::unique_ptr<tmk::OutputRelay> relay_;
+  std::unique_ptr<tmk::NodeProcess> process_;
+  std::atomic<pid_t> program_pid_{-1};
+  std::unique_ptr<LrcNode> lrc_;
+  std::unique_ptr<debug_info::SourceLines> lines_;
+  std::map<std::uint64_t, std::uint32_t> sites_by_pc_;
+
+  // Shared by the two threads.
+  std::mutex mutex_;
+  std::condition_variable replies_cv_;
+  std::deque<Message> replies_;
+  std::map<std::uint32_t, std::unique_ptr<Lock>> locks_;
+  std::map<std::uint32_t, std::unique_ptr<BarrierSlot>> barriers_;             // node 0
+  std::unique_ptr<tmk::SharedHeap> heap_;                                      // node 0
+  std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed_;  // node 0: records, count
+  std::atomic<bool> aborted_{false};
+  std::string abort_text_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> cp_busy_ns_{0};  // the service thread's time serving messages
+  std::thread service_;
+
+  // Local thread only.
+  std::uint32_t reported_seq_ = 0;  // own intervals already sent to the barrier manager
+  std::vector<std::byte> distribute_in_;
+  std::uint64_t distribute_records_ = 0;
+  std::vector<carnival::ScopeSite*> annotations_;  // open TMK_SCOPE blocks
+  std::uint64_t last_icount_ = 0;
+  std::unique_ptr<Pending> pending_;
+  std::vector<std::uint32_t> faulted_;              // the fault's page: its protection is sent again
+  std::vector<std::array<std::uint32_t, 4>> runs_;  // protections not yet sent (first, pages, access, 0)
+  bool exited_ = false;
+  NodeRecord record_;
+};
+
+}  // namespace ncp2::real

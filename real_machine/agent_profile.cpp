@@ -1,0 +1,156 @@
+// The agent's local thread: where the node's time went. The program's native execution between
+// two requests is Comp, spread over the scopes its scope marks and samples name in proportion to
+// the instructions counted between them (ncp2-cc's pass; without it, all to the last scope). A
+// request's time, from the moment the program posted it to the moment it resumed, is Wait when it
+// waited for another node (a wait row, cut into parts), else Extra. The same scope sites as an
+// emulated run of the program (tmk/host/program.cpp), so the two compare scope by scope.
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "carnival/scope.hpp"
+#include "debug_info/source_lines.hpp"
+#include "real_machine/agent.hpp"
+#include "real_machine/agent_internal.hpp"
+#include "tmk/host/node_process.hpp"
+
+namespace ncp2::real {
+
+using carnival::Category;
+using carnival::WaitPart;
+
+namespace {
+double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
+}  // namespace
+
+void NodeAgent::close_pending(double resumed_ns) {
+  if (!pending_) return;
+  Pending& p = *pending_;
+  const double total = std::max(0.0, resumed_ns - p.posted_ns);
+  if (!p.waited) {
+    record_.add(p.scope, Category::Extra, p.operation, total);
+    pending_.reset();
+    return;
+  }
+  WaitRecord& w = p.wait;
+  w.scope = p.scope;
+  w.operation = p.operation;
+  w.start_ns = p.posted_ns;
+  w.duration_ns = total;
+  // The parts that can be observed; what is left of the agent's handling is its own work.
+  part(w, WaitPart::CPLWait) = std::max(0.0, p.picked_ns - p.posted_ns);
+  part(w, WaitPart::PPLWait) = p.replied_ns > 0 ? std::max(0.0, resumed_ns - p.replied_ns) : 0;
+  const double remote = p.remote_ns;
+  const double sync = std::min(part(w, WaitPart::SyncDelay), remote);
+  const double service = std::min(part(w, WaitPart::CPRComp), remote - sync);
+  part(w, WaitPart::SyncDelay) = sync;
+  part(w, WaitPart::CPRComp) = service;
+  part(w, WaitPart::CPComm) = remote - sync - service;
+  double others = 0;
+  for (std::size_t i = 0; i < w.parts.size(); ++i)
+    if (i != static_cast<std::size_t>(WaitPart::CPLComp)) others += w.parts[i];
+  part(w, WaitPart::CPLComp) = std::max(0.0, total - others);
+  w.duration_ns = std::max(total, others);
+  record_.add(p.scope, Category::Wait, p.operation, w.duration_ns);
+  record_.note_site(p.scope);
+  record_.waits.push_back(std::move(w));
+  pending_.reset();
+}
+
+void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
+  const tmk::Channel& c = process_->channel();
+  const double comp = std::max(0.0, posted_ns - resumed_ns);
+  const std::uint64_t counted = c.icount > last_icount_ ? c.icount - last_icount_ : 0;
+  std::uint64_t at = last_icount_;
+  double given = 0;
+  std::uint32_t scope = annotations_.empty() ? 0 : annotations_.back()->id;
+  const auto give = [&](std::uint64_t upto) {
+    if (counted == 0 || upto <= at) return;
+    const double ns =
+        comp * static_cast<double>(std::min(upto, c.icount) - at) / static_cast<double>(counted);
+    record_.add(scope, Category::Comp, "none", ns);
+    given += ns;
+    at = std::min(upto, c.icount);
+  };
+  const std::uint32_t marks = std::min<std::uint32_t>(c.marks, tmk::kMaxScopeMarks);
+  const std::uint32_t samples = std::min<std::uint32_t>(c.samples, tmk::kMaxSamples);
+  for (std::uint32_t i = 0, j = 0; i < marks || j < samples;) {
+    if (j < samples && (i >= marks || c.sample[j].icount <= c.mark[i].icount)) {
+      const tmk::Sample& s = c.sample[j++];
+      if (const std::uint32_t line = site_of(s.pc, true, false); line != 0) scope = line;
+      give(s.icount);
+    } else {
+      const tmk::ScopeMark& m = c.mark[i++];
+      give(m.icount);
+      apply_mark(m);
+      scope = annotations_.empty() ? 0 : annotations_.back()->id;
+    }
+  }
+  // Without blocks, the computation before a request is the requesting function's.
+  if (annotations_.empty() && c.pc != 0)
+    if (const std::uint32_t f = site_of(c.pc, c.request != tmk::Request::Fault, true); f != 0) scope = f;
+  record_.add(scope, Category::Comp, "none", comp - given);
+}
+
+void NodeAgent::apply_mark(const tmk::ScopeMark& m) {
+  const tmk::Channel& c = process_->channel();
+  const auto text = [&c](std::uint32_t at) {
+    return at < tmk::kMarksTextBytes
+               ? std::string(c.marks_text + at, strnlen(c.marks_text + at, tmk::kMarksTextBytes - at))
+               : std::string();
+  };
+  if (m.begin) {
+    annotations_.push_back(&carnival::site_for(text(m.name_at), "block", resolve_file(text(m.file_at)),
+                                               static_cast<int>(m.line), 0));
+  } else if (!annotations_.empty()) {
+    carnival::ScopeSite* site = annotations_.back();
+    if (m.line > 0) site->end_line = std::max(site->end_line, static_cast<int>(m.line));
+    annotations_.pop_back();
+  }
+}
+
+// __FILE__ as the compiler saw it: the line tables' absolute name of the same file when known.
+std::string NodeAgent::resolve_file(const std::string& file) {
+  namespace fs = std::filesystem;
+  if (file.empty() || fs::path(file).is_absolute()) return file;
+  if (const auto* lines = source_lines())
+    for (const auto& known : lines->files())
+      if (known.ends_with("/" + file) || fs::path(known).filename() == fs::path(file).filename())
+        return known;
+  return (fs::absolute(options_.program).parent_path() / file).lexically_normal().string();
+}
+
+const debug_info::SourceLines* NodeAgent::source_lines() {
+  const std::uint64_t base = process_ ? process_->channel().load_base : 0;
+  if (!lines_ && base != 0) lines_ = std::make_unique<debug_info::SourceLines>(options_.program, base);
+  return lines_.get();
+}
+
+// The scope site of an instruction: its line, or its function (0: unknown).
+std::uint32_t NodeAgent::site_of(std::uint64_t pc, bool return_address, bool function) {
+  const std::uint64_t at = return_address && pc != 0 ? pc - 1 : pc;
+  const std::uint64_t key = at * 2 + (function ? 1 : 0);
+  if (const auto it = sites_by_pc_.find(key); it != sites_by_pc_.end()) return it->second;
+  std::uint32_t id = 0;
+  if (const auto* lines = source_lines()) {
+    const debug_info::SourceLine l = lines->at(at);
+    if (l.known() && function && l.function_begin > 0 && l.function_end >= l.function_begin)
+      id = carnival::site_for(l.function, "function", l.file, l.function_begin, l.function_end).id;
+    else if (l.known() && !function)
+      id = carnival::site_for(fmt::format("line {}", l.line), "line", l.file, l.line, l.line).id;
+  }
+  record_.note_site(id);
+  sites_by_pc_.emplace(key, id);
+  return id;
+}
+
+std::string NodeAgent::where(std::uint64_t pc, bool return_address) {
+  const auto* lines = source_lines();
+  if (!lines || pc == 0) return {};
+  const debug_info::SourceLine l = return_address ? lines->before_return(pc) : lines->at(pc);
+  return l.known() ? " at " + l.describe(pc) : std::string();
+}
+
+}  // namespace ncp2::real

@@ -1,0 +1,281 @@
+// The agent's local thread: starts the program's process and serves its requests.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "carnival/scope.hpp"
+#include "debug_info/source_lines.hpp"
+#include "dsm/types.hpp"
+#include "real_machine/agent.hpp"
+#include "real_machine/agent_internal.hpp"
+#include "tmk/host/node_process.hpp"
+#include "tmk/host/output_relay.hpp"
+#include "tmk/host/shared_heap.hpp"
+
+namespace ncp2::real {
+
+using carnival::Category;
+using tmk::Channel;
+using tmk::Request;
+
+NodeAgent::NodeAgent(Transport& transport, const AgentOptions& options, const timing::TickClock& clock)
+    : transport_(transport), options_(options), clock_(clock) {
+  record_.node = self();
+  if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
+}
+
+NodeAgent::~NodeAgent() {
+  stop_service();
+  if (process_) process_->kill();
+  if (relay_) relay_->finish();
+}
+
+void NodeAgent::stop_service() {
+  stop_.store(true, std::memory_order_release);
+  if (service_.joinable()) service_.join();
+}
+
+void NodeAgent::run() {
+  service_ = std::thread([this] { service_loop(); });
+  try {
+    serve_program();
+  } catch (const RunAborted&) {
+    // Another node (or this one) failed: the record carries the message.
+  } catch (const std::exception& e) {
+    broadcast_failure(fmt::format("node {}: {}", self(), e.what()));
+  }
+  if (process_) {
+    // After its exit request the program is still ending (atexit handlers, stdio): give it time.
+    constexpr int kExitGraceMs = 10'000;
+    for (int waited = 0; !aborted_.load() && waited < kExitGraceMs && process_->running(); ++waited) {
+      const timespec millisecond{0, 1'000'000};
+      nanosleep(&millisecond, nullptr);
+    }
+    process_->kill();
+    record_.exit_status = process_->reap();
+  }
+  if (relay_) relay_->finish();
+  record_.failure = abort_text_;
+  record_.add(0, Category::CPComp, "none", static_cast<double>(cp_busy_ns_.load()));
+}
+
+namespace {
+int open_output(const std::string& dir, int node, const char* suffix) {
+  const std::string path = fmt::format("{}/node-{}.{}", dir, node, suffix);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot create {}: {}", path, std::strerror(errno)));
+  return fd;
+}
+}  // namespace
+
+void NodeAgent::serve_program() {
+  tmk::LaunchSpec spec;
+  spec.program = options_.program;
+  spec.args = options_.args;
+  spec.node = self();
+  spec.heap_bytes = options_.heap_bytes;
+  relay_ = std::make_unique<tmk::OutputRelay>();
+  if (options_.output_dir.empty()) {
+    spec.stdout_fd = relay_->add(self(), false);
+    spec.stderr_fd = relay_->add(self(), true);
+  } else {
+    spec.stdout_fd = open_output(options_.output_dir, self(), "stdout");
+    spec.stderr_fd = open_output(options_.output_dir, self(), "stderr");
+  }
+  try {
+    process_ = std::make_unique<tmk::NodeProcess>(spec);
+  } catch (const std::exception& e) {
+    fail(fmt::format("node {}: {}", self(), e.what()));
+  }
+  ::close(spec.stdout_fd);
+  ::close(spec.stderr_fd);
+  relay_->start();
+  program_pid_.store(process_->pid());
+  if (aborted_.load()) ::kill(process_->pid(), SIGKILL);  // a failure came in while it started
+  {
+    const std::lock_guard guard(mutex_);
+    lrc_ = std::make_unique<LrcNode>(static_cast<std::uint32_t>(self()), static_cast<std::uint32_t>(nodes()),
+                                     std::span(process_->heap(), options_.heap_bytes), options_.page_bytes);
+  }
+  record_.start_ns = now_ns();
+  if (process_->wait_for_request() == tmk::WaitResult::Exited) {
+    if (aborted_.load()) throw RunAborted(abort_text_);
+    fail(fmt::format(
+        "node {}: the program {} before Tmk_startup (is it a TreadMarks program built with ncp2-cc?)", self(),
+        tmk::describe_wait_status(process_->wait_status())));
+  }
+  while (handle_request()) {
+    if (process_->resume() == tmk::WaitResult::Exited) {
+      if (aborted_.load()) throw RunAborted(abort_text_);
+      fail(fmt::format("node {}: the program {} without Tmk_exit", self(),
+                       tmk::describe_wait_status(process_->wait_status())));
+    }
+  }
+  barrier(kExitBarrier);
+  pending_.reset();
+}
+
+bool NodeAgent::handle_request() {
+  Channel& c = process_->channel();
+  const double picked = now_ns();
+  const double resumed =
+      c.resumed_tsc != 0 ? clock_.to_ns(static_cast<double>(c.resumed_tsc)) : record_.start_ns;
+  const double posted =
+      c.resumed_tsc != 0 ? clock_.to_ns(static_cast<double>(c.resumed_tsc + c.ticks)) : picked;
+  close_pending(resumed);
+  if (c.request != Request::Startup) account_computation(resumed, posted);
+  last_icount_ = c.icount;
+  pending_ = std::make_unique<Pending>();
+  pending_->posted_ns = std::min(posted, picked);
+  pending_->picked_ns = picked;
+  c.result = 0;
+  switch (c.request) {
+    case Request::Exit:
+      exited_ = true;
+      record_.finish_ns = pending_->posted_ns;
+      if (c.arg0 != 0 && c.pc == 0)
+        fmt::print(stderr, "ncp2: node {} exits with status {}\n", self(), c.arg0);
+      return false;
+    case Request::Crash:
+      fail(fmt::format("node {} crashed: {}{}", self(), std::string(c.text, strnlen(c.text, tmk::kTextBytes)),
+                       where(c.pc, false)));
+    case Request::Misuse:
+      fail(fmt::format("node {}: {}{}", self(), std::string(c.text, strnlen(c.text, tmk::kTextBytes)),
+                       where(c.pc, true)));
+    default:
+      break;
+  }
+  pending_->scope = c.pc != 0 ? site_of(c.pc, c.request != Request::Fault, false) : 0;
+  if (pending_->scope == 0 && !annotations_.empty()) pending_->scope = annotations_.back()->id;
+  serve(c);
+  reply_protections();
+  pending_->replied_ns = now_ns();
+  return true;
+}
+
+void NodeAgent::serve(Channel& c) {
+  switch (c.request) {
+    case Request::Startup:
+      return startup();
+    case Request::None:
+    case Request::MoreProtections:
+      return;
+    case Request::Malloc:
+      return malloc_request();
+    case Request::Free:
+      return free_request();
+    case Request::Distribute:
+      return distribute();
+    case Request::Barrier:
+      if (c.arg0 >= dsm::kMaxBarriers)
+        fail(fmt::format("node {}: Tmk_barrier({}): barrier ids go from 0 to {}{}", self(), c.arg0,
+                         dsm::kMaxBarriers - 1, where(c.pc, true)));
+      return barrier(static_cast<std::uint32_t>(c.arg0));
+    case Request::LockAcquire:
+    case Request::LockRelease: {
+      const bool acquire = c.request == Request::LockAcquire;
+      if (c.arg0 >= dsm::kMaxLocks)
+        fail(fmt::format("node {}: Tmk_lock_{}({}): lock ids go from 0 to {}{}", self(),
+                         acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1, where(c.pc, true)));
+      const auto lock = static_cast<std::uint32_t>(c.arg0);
+      return acquire ? lock_acquire(lock) : lock_release(lock);
+    }
+    case Request::Fault:
+      return fault(c.arg0, c.arg1 != 0);
+    default:
+      fail(fmt::format(
+          "node {}: the program sent an unknown request ({}): is it built with this version's ncp2-cc?",
+          self(), static_cast<unsigned>(c.request)));
+  }
+}
+
+void NodeAgent::startup() {
+  Channel& c = process_->channel();
+  c.node = static_cast<std::uint32_t>(self());
+  c.nodes = static_cast<std::uint32_t>(nodes());
+  c.heap_base = tmk::kHeapBase;
+  c.heap_bytes = options_.heap_bytes;
+  c.page_bytes = options_.page_bytes;
+  c.sample_period = options_.sample_instructions;
+  // Every page starts valid (zero on every node) and read-only: the first write makes a twin.
+  runs_.push_back({0, static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
+                   static_cast<std::uint32_t>(PageAccess::Read), 0});
+}
+
+void NodeAgent::reply_protections() {
+  Channel& c = process_->channel();
+  std::vector<std::uint32_t> pages;
+  {
+    const std::lock_guard guard(mutex_);
+    pages = lrc_->take_access_changes();
+    pages.insert(pages.end(), faulted_.begin(), faulted_.end());
+    std::sort(pages.begin(), pages.end());
+    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+    for (std::size_t i = 0; i < pages.size();) {
+      const auto access = static_cast<std::uint32_t>(lrc_->access(pages[i]));
+      std::size_t j = i + 1;
+      while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
+             static_cast<std::uint32_t>(lrc_->access(pages[j])) == access)
+        ++j;
+      runs_.push_back({pages[i], static_cast<std::uint32_t>(j - i), access, 0});
+      i = j;
+    }
+  }
+  faulted_.clear();
+  const std::size_t n = std::min(runs_.size(), tmk::kMaxProtectionRuns);
+  for (std::size_t i = 0; i < n; ++i)
+    c.run[i] = tmk::ProtectionRun{runs_[i][0], runs_[i][1], static_cast<tmk::Protection>(runs_[i][2]), 0};
+  runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(n));
+  c.protection_runs = static_cast<std::uint32_t>(n);
+  c.more_protections = runs_.empty() ? 0 : 1;
+  if (distribute_records_ > 0 && distribute_in_.size() <= tmk::kBulkBytes) {
+    std::memcpy(process_->bulk(), distribute_in_.data(), distribute_in_.size());
+    c.distributed = distribute_records_;
+    distribute_in_.clear();
+    distribute_records_ = 0;
+  }
+}
+
+Message NodeAgent::await_reply(Tag tag, const std::function<bool(const Message&)>& matches) {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    if (aborted_.load()) throw RunAborted(abort_text_);
+    const auto it = std::find_if(replies_.begin(), replies_.end(),
+                                 [&](const Message& m) { return m.tag == tag && (!matches || matches(m)); });
+    if (it != replies_.end()) {
+      Message m = std::move(*it);
+      replies_.erase(it);
+      return m;
+    }
+    replies_cv_.wait(lock);
+  }
+}
+
+void NodeAgent::broadcast_failure(const std::string& text) {
+  if (aborted_.load()) return;
+  stop_program(text);
+  for (int k = 0; k < nodes(); ++k) {
+    if (k == self()) continue;
+    WireWriter w;
+    w.text(text);
+    try {
+      transport_.send(k, Tag::Abort, std::move(w).take());
+    } catch (const std::exception&) {
+      // The peer is gone; mpirun ends the run.
+    }
+  }
+}
+
+void NodeAgent::fail(const std::string& text) {
+  broadcast_failure(text);
+  throw RunAborted(text);
+}
+
+}  // namespace ncp2::real

@@ -1,0 +1,58 @@
+#pragma once
+// What one node of a real run measured, in its own clock: the profile (scope x category x
+// operation), its waits cut into the parts that can be observed, and the scopes it used by their
+// source place (scope ids are per process, so they travel by place and node 0 renumbers them).
+// Node 0 gathers every node's record and writes the run's database (results.hpp).
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "carnival/model.hpp"
+#include "real_machine/wire.hpp"
+
+namespace ncp2::real {
+
+struct SiteKey {
+  std::string name;
+  std::string kind;
+  std::string file;
+  int line = 0;
+  int end_line = 0;
+};
+
+// One wait as the node measured it (ns of the node's clock).
+struct WaitRecord {
+  std::uint32_t scope = 0;
+  std::string operation;
+  double start_ns = 0;  // the node's clock
+  double duration_ns = 0;
+  std::array<double, carnival::kWaitParts> parts{};
+  int cause_node = -1;
+  std::uint64_t object = 0;
+  int remote_node = -1;
+};
+
+class NodeRecord {
+ public:
+  int node = 0;
+  double start_ns = 0;   // the node's clock when its program started
+  double finish_ns = 0;  // ... when its program posted its exit
+  int exit_status = -1;  // the program's wait status (-1: unknown)
+  std::string failure;   // why the node failed, if it did
+  std::map<std::uint32_t, SiteKey> sites;
+  std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>
+      profile;
+  std::vector<WaitRecord> waits;
+
+  void add(std::uint32_t scope, carnival::Category category, const std::string& operation, double ns);
+  // Keeps the site's place so that node 0 can renumber the scope.
+  void note_site(std::uint32_t id);
+
+  [[nodiscard]] std::vector<std::byte> encode() const;
+  static NodeRecord decode(std::span<const std::byte> bytes);
+};
+
+}  // namespace ncp2::real
