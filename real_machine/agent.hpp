@@ -69,6 +69,7 @@ class NodeAgent {
   void stop_service();
   [[nodiscard]] NodeRecord& record() { return record_; }
   [[nodiscard]] bool failed() const { return aborted_.load(); }
+  [[nodiscard]] bool deadlocked() const { return deadlock_.load(); }
   [[nodiscard]] const std::string& failure() const { return abort_text_; }
 
  private:
@@ -90,7 +91,8 @@ class NodeAgent {
   void reply_protections();
   Message await_reply(Tag tag, const std::function<bool(const Message&)>& matches = {});
   [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
-  void broadcast_failure(const std::string& text);  // the same, without unwinding (either thread)
+  // The same, without unwinding (either thread); `deadlock`: node 0 found one.
+  void broadcast_failure(const std::string& text, bool deadlock = false);
   void serve(tmk::Channel& c);
   void account_computation(double resumed_ns, double posted_ns);
   void apply_mark(const tmk::ScopeMark& m);
@@ -112,7 +114,14 @@ class NodeAgent {
   void on_abort(const Message& m);
   void release_barrier(std::uint32_t id, const BarrierSlot& b);  // with mutex_ held
   void check_barrier_deadlock();                                 // with mutex_ held
-  void stop_program(const std::string& text);
+  void stop_program(const std::string& text, bool deadlock = false);
+  // Deadlock detection (agent_deadlock.cpp): every node tells node 0 what it waits for; when all
+  // wait and nothing changed for a while, node 0 asks who holds which lock and stops the run.
+  void report_blocked(std::uint32_t kind, std::uint32_t object, const std::string& where);
+  void on_blocked(const Message& m);
+  void on_held_query(const Message& m);
+  void on_held_reply(const Message& m);
+  void look_for_deadlock();  // node 0's service thread, when idle
   void grant(std::uint32_t lock, int to, const VectorTime& known, double delay_ns);  // with mutex_ held
   Lock& lock_state(std::uint32_t lock);                                              // with mutex_ held
 
@@ -140,7 +149,17 @@ class NodeAgent {
   std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed_;  // node 0: records, count
   std::atomic<bool> aborted_{false};
   std::string abort_text_;
+  std::atomic<bool> deadlock_{false};
   std::atomic<bool> stop_{false};
+  struct Waiting {
+    std::uint32_t kind = 0;  // 0: running, 1: a lock, 2: a barrier
+    std::uint32_t object = 0;
+    std::string where;
+  };
+  std::vector<Waiting> waiting_;  // node 0: what each node waits for
+  std::uint64_t waiting_epoch_ = 0;
+  double all_waiting_since_ = 0;
+  std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::string>>>> held_;  // node 0: replies
   std::atomic<std::uint64_t> cp_busy_ns_{0};  // the service thread's time serving messages
   std::thread service_;
 

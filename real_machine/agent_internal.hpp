@@ -21,6 +21,7 @@ struct NodeAgent::Lock {
   };
   bool token = false;
   bool held = false;
+  std::string held_where;   // where this node acquired it (a deadlock's explanation)
   int last_requester = -1;  // the manager only
   std::optional<Waiter> next;
 };

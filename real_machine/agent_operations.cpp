@@ -84,6 +84,7 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
                       self(), lock, where(process_->channel().pc, true)));
     if (l.token) {  // released here and nobody asked since: no message at all
       l.held = true;
+      l.held_where = where(process_->channel().pc, true);
       return;
     }
     lrc_->close_interval();
@@ -94,13 +95,16 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
   const int manager = static_cast<int>(lock % static_cast<std::uint32_t>(nodes()));
   WireWriter w;
   w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(known);
+  const std::string here = where(process_->channel().pc, true);
   const double start = now_ns();
+  report_blocked(1, lock, here);
   transport_.send(manager, Tag::LockRequest, std::move(w).take());
   const Message m = await_reply(Tag::LockGrant, [lock](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == lock;
   });
   pending_->remote_ns = now_ns() - start;
+  report_blocked(0, 0, {});
   WireReader r(m.body);
   r.u32();
   const std::vector<IntervalRecord> intervals = read_intervals(r);
@@ -113,6 +117,7 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
   Lock& l = lock_state(lock);
   l.token = true;
   l.held = true;
+  l.held_where = here;
 }
 
 void NodeAgent::lock_release(std::uint32_t lock) {
@@ -147,11 +152,14 @@ void NodeAgent::barrier(std::uint32_t id) {
     reported_seq_ = lrc_->vector_time()[static_cast<std::size_t>(self())];
   }
   const double start = now_ns();
+  report_blocked(2, id,
+                 id == kExitBarrier || !process_ ? std::string() : where(process_->channel().pc, true));
   transport_.send(0, Tag::BarrierArrive, std::move(w).take());
   const Message m = await_reply(Tag::BarrierRelease, [id](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == id;
   });
+  if (id != kExitBarrier) report_blocked(0, 0, {});
   WireReader r(m.body);
   r.u32();
   const std::vector<IntervalRecord> intervals = read_intervals(r);

@@ -62,7 +62,9 @@ void NodeAgent::run() {
     record_.exit_status = process_->reap();
   }
   if (relay_) relay_->finish();
+  if (record_.finish_ns == 0) record_.finish_ns = now_ns();  // it stopped without exiting
   record_.failure = abort_text_;
+  record_.deadlock = deadlock_.load();
   record_.add(0, Category::CPComp, "none", static_cast<double>(cp_busy_ns_.load()));
 }
 
@@ -258,13 +260,13 @@ Message NodeAgent::await_reply(Tag tag, const std::function<bool(const Message&)
   }
 }
 
-void NodeAgent::broadcast_failure(const std::string& text) {
+void NodeAgent::broadcast_failure(const std::string& text, bool deadlock) {
   if (aborted_.load()) return;
-  stop_program(text);
+  stop_program(text, deadlock);
   for (int k = 0; k < nodes(); ++k) {
     if (k == self()) continue;
     WireWriter w;
-    w.text(text);
+    w.u32(deadlock ? 1 : 0).text(text);
     try {
       transport_.send(k, Tag::Abort, std::move(w).take());
     } catch (const std::exception&) {

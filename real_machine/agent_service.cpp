@@ -32,6 +32,7 @@ void NodeAgent::service_loop() {
     } catch (const std::exception& e) {
       if (!aborted_.load()) fail(fmt::format("node {}: {}", self(), e.what()));
     }
+    if (self() == 0 && !aborted_.load()) look_for_deadlock();
     idle_ns = idle_ns == 0 ? 1'000 : std::min<long>(idle_ns * 2, 50'000);
     const timespec pause{0, idle_ns};
     nanosleep(&pause, nullptr);
@@ -54,6 +55,12 @@ void NodeAgent::dispatch(Message m) {
       return on_free(m);
     case Tag::Abort:
       return on_abort(m);
+    case Tag::Blocked:
+      return on_blocked(m);
+    case Tag::HeldQuery:
+      return on_held_query(m);
+    case Tag::HeldReply:
+      return on_held_reply(m);
     case Tag::DiffReply:
     case Tag::LockGrant:
     case Tag::BarrierRelease:
@@ -186,6 +193,11 @@ void NodeAgent::release_barrier(std::uint32_t id, const BarrierSlot& b) {
     transport_.send(static_cast<int>(k), Tag::BarrierRelease, std::move(w).take());
   }
   distributed_.clear();
+  // Every node goes on now: none waits any more (their own "no longer waiting" comes later).
+  for (Waiting& w : waiting_) w.kind = 0;
+  ++waiting_epoch_;
+  all_waiting_since_ = 0;
+  held_.clear();
 }
 
 // Every node waits at some barrier but not all at the same one: none can ever go on.
@@ -239,14 +251,18 @@ void NodeAgent::on_free(const Message& m) {
 
 void NodeAgent::on_abort(const Message& m) {
   WireReader r(m.body);
-  stop_program(r.text());
+  const bool deadlock = r.u32() != 0;
+  stop_program(r.text(), deadlock);
 }
 
 // Records the first failure, ends the program and wakes the local thread.
-void NodeAgent::stop_program(const std::string& text) {
+void NodeAgent::stop_program(const std::string& text, bool deadlock) {
   {
     const std::lock_guard guard(mutex_);
-    if (abort_text_.empty()) abort_text_ = text;
+    if (abort_text_.empty()) {
+      abort_text_ = text;
+      deadlock_.store(deadlock);
+    }
     aborted_.store(true);
     replies_cv_.notify_all();
   }

@@ -1,7 +1,8 @@
 // ncp2-node: one node of a real run, started by mpirun on every rank (`ncp2 run ./prog --machine
 // real` builds the command; docs/real-machine.md). Runs the node's agent, then node 0 gathers the
 // records and writes the database. Exit status (node 0's; the others exit 0): 0 verified, 1 the
-// program did not verify (a node exited non-zero), 3 the run failed (a crash, a misuse, a lost node).
+// run failed or did not verify (a crash, a misuse, a node exiting non-zero), 3 it deadlocked (the
+// codes of `ncp2 run`).
 #include <mpi.h>
 
 #include <chrono>
@@ -105,13 +106,13 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   meta.wall_seconds = wall_s;
   meta.clock_source = clock_source;
   const carnival::RunData d = real::assemble_run(records, clocks, meta);
-  int code = d.run.status != "complete" ? 3 : d.run.verified ? 0 : 1;
+  int code = d.run.status == "deadlock" ? 3 : d.run.status == "complete" && d.run.verified ? 0 : 1;
   if (!o.db.empty()) {
     try {
       real::write_real_run(o.db, o.force, d, clocks, clock_source);
     } catch (const carnival::StoreError& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
-      code = 3;
+      code = 1;
     }
   }
   print_summary(d, clocks, o);
@@ -136,7 +137,7 @@ int main(int argc, char** argv) {
                  "ncp2-node: this MPI library does not support MPI_THREAD_MULTIPLE, which the node's "
                  "service thread needs\n");
     MPI_Finalize();
-    return 3;
+    return 1;
   }
   const auto wall_start = std::chrono::steady_clock::now();
   int code = 0;
@@ -163,7 +164,7 @@ int main(int argc, char** argv) {
     if (rank == 0) code = finish_on_node0(std::move(records), maps, o, wall_s, clocks.source());
   } catch (const std::exception& e) {
     fmt::print(stderr, "ncp2-node {}: {}\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();
   return code;

@@ -87,6 +87,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
     t0 = std::min(t0, clocks.at(static_cast<std::size_t>(r.node)).to_master_ns(r.start_ns));
   std::set<std::uint32_t> used{0};
   std::string failure;
+  bool deadlock = false;
   for (const NodeRecord& r : records) {
     const ClockMap& clock = clocks.at(static_cast<std::size_t>(r.node));
     const auto ids = renumber(r);
@@ -110,6 +111,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
     }
     d.nodes.push_back({r.node, ps(clock.to_master_ns(finish) - t0)});
     if (failure.empty()) failure = r.failure;
+    deadlock = deadlock || r.deadlock;
   }
   std::uint64_t id = 0;
   std::sort(d.waits.begin(), d.waits.end(),
@@ -130,7 +132,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
   bool verified = false;
   run.message = verdict(records, verified);
   run.verified = verified && failure.empty();
-  run.status = failure.empty() ? "complete" : "failed";
+  run.status = failure.empty() ? "complete" : deadlock ? "deadlock" : "failed";
   if (!failure.empty()) run.message = failure;
   return d;
 }
