@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,9 +51,12 @@ struct AgentOptions {
   std::size_t page_bytes = 4096;
   std::uint64_t sample_instructions = 0;  // 0: no samples
   std::string output_dir;                 // empty: the program's lines on ours, prefixed "[node N] "
+  std::size_t gc_threshold_bytes = std::size_t{1} << 20;  // a node's diffs that make a barrier collect
 };
 
+// Barriers of the agents themselves, outside the program's ids (0 .. dsm::kMaxBarriers-1).
 inline constexpr std::uint32_t kExitBarrier = 0xffffffffU;
+inline constexpr std::uint32_t kGcBarrier = 0xfffffffeU;
 
 class NodeAgent {
  public:
@@ -82,6 +86,20 @@ class NodeAgent {
   bool handle_request();  // false once the program has exited
   void startup();
   void fault(std::uint64_t address, bool write);
+  struct Fetched {
+    int messages = 0;
+    double remote_ns = 0;
+    double longest_service_ns = 0;
+    int slowest_server = -1;
+  };
+  Fetched validate(std::span<const std::uint32_t> pages);
+  void collect_garbage();
+  struct BarrierRelease {
+    double delay_ns = 0;   // since this node arrived, on node 0's clock
+    int last = -1;         // the last node to arrive
+    bool collect = false;  // collect garbage now
+  };
+  BarrierRelease barrier_exchange(std::uint32_t id);
   void lock_acquire(std::uint32_t lock);
   void lock_release(std::uint32_t lock);
   void barrier(std::uint32_t id);

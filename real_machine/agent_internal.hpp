@@ -35,6 +35,7 @@ struct NodeAgent::BarrierSlot {
   std::size_t count = 0;
   int last = -1;
   double last_ns = 0;
+  bool collect = false;  // some node's diffs outgrew the threshold: collect garbage
 };
 
 // The request being served: its time is known once the program resumes.

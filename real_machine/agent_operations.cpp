@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "dsm/types.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
@@ -25,50 +26,67 @@ void NodeAgent::fault(std::uint64_t address, bool write) {
                      where(c.pc, false)));
   const auto page = static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes);
   faulted_.push_back(page);
-  std::vector<DiffNeed> needs;
-  {
-    const std::lock_guard guard(mutex_);
-    needs = lrc_->missing_diffs(page);
-  }
   pending_->operation = write ? "write fault" : "none";
-  if (!needs.empty()) {
+  const std::uint32_t pages[] = {page};
+  const Fetched fetched = validate(pages);
+  if (fetched.messages > 0) {
     pending_->operation = "diff fetch";
     pending_->waited = true;
     pending_->wait.object = page;
-    const double start = now_ns();
-    for (const DiffNeed& need : needs) {
-      WireWriter w;
-      w.u32(page).u32s(need.seqs);
-      transport_.send(static_cast<int>(need.creator), Tag::DiffRequest, std::move(w).take());
-    }
-    std::vector<ReceivedDiff> diffs;
-    double longest_service = 0;
-    for (const DiffNeed& need : needs) {
-      const Message m = await_reply(
-          Tag::DiffReply, [&need](const Message& r) { return r.from == static_cast<int>(need.creator); });
-      WireReader r(m.body);
-      if (r.u32() != page) throw std::runtime_error("a diff reply for another page");
-      for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
-        ReceivedDiff d;
-        d.creator = need.creator;
-        d.seq = r.u32();
-        const auto bytes = r.bytes();
-        d.encoded.assign(bytes.begin(), bytes.end());
-        diffs.push_back(std::move(d));
-      }
-      const auto service = static_cast<double>(r.i64());
-      if (service >= longest_service) {
-        longest_service = service;
-        pending_->wait.remote_node = m.from;
-      }
-    }
-    pending_->remote_ns = now_ns() - start;
-    part(pending_->wait, WaitPart::CPRComp) = std::min(longest_service, pending_->remote_ns);
-    const std::lock_guard guard(mutex_);
-    lrc_->apply_diffs(page, std::move(diffs));
+    pending_->wait.remote_node = fetched.slowest_server;
+    pending_->remote_ns = fetched.remote_ns;
+    part(pending_->wait, WaitPart::CPRComp) = std::min(fetched.longest_service_ns, fetched.remote_ns);
   }
   const std::lock_guard guard(mutex_);
   if (write) lrc_->write_fault(page);
+}
+
+// Brings every listed invalid page up to date: one request per writer for all of its diffs of
+// these pages, sent at once, then each page's diffs applied in happens-before order.
+NodeAgent::Fetched NodeAgent::validate(std::span<const std::uint32_t> pages) {
+  std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>>> by_writer;
+  {
+    const std::lock_guard guard(mutex_);
+    for (std::uint32_t page : pages)
+      for (DiffNeed& need : lrc_->missing_diffs(page))
+        by_writer[need.creator].emplace_back(page, std::move(need.seqs));
+  }
+  Fetched f;
+  if (by_writer.empty()) return f;
+  const double start = now_ns();
+  for (const auto& [writer, wanted] : by_writer) {
+    WireWriter w;
+    w.u64(wanted.size());
+    for (const auto& [page, seqs] : wanted) w.u32(page).u32s(seqs);
+    transport_.send(static_cast<int>(writer), Tag::DiffRequest, std::move(w).take());
+  }
+  std::map<std::uint32_t, std::vector<ReceivedDiff>> diffs;
+  for (const auto& [writer, wanted] : by_writer) {
+    const int from = static_cast<int>(writer);
+    const Message m = await_reply(Tag::DiffReply, [from](const Message& r) { return r.from == from; });
+    WireReader r(m.body);
+    for (std::uint64_t i = 0, pages_in_reply = r.u64(); i < pages_in_reply; ++i) {
+      const std::uint32_t page = r.u32();
+      for (std::uint64_t k = 0, n = r.u64(); k < n; ++k) {
+        ReceivedDiff d;
+        d.creator = writer;
+        d.seq = r.u32();
+        const auto bytes = r.bytes();
+        d.encoded.assign(bytes.begin(), bytes.end());
+        diffs[page].push_back(std::move(d));
+      }
+    }
+    if (const auto service = static_cast<double>(r.i64()); service >= f.longest_service_ns) {
+      f.longest_service_ns = service;
+      f.slowest_server = from;
+    }
+    ++f.messages;
+  }
+  f.remote_ns = now_ns() - start;
+  const std::lock_guard guard(mutex_);
+  for (std::uint32_t page : pages)
+    if (!lrc_->valid(page)) lrc_->apply_diffs(page, std::move(diffs[page]));
+  return f;
 }
 
 void NodeAgent::lock_acquire(std::uint32_t lock) {
@@ -142,6 +160,21 @@ void NodeAgent::barrier(std::uint32_t id) {
     pending_->waited = true;
     pending_->wait.object = id;
   }
+  const double start = now_ns();
+  const BarrierRelease release = barrier_exchange(id);
+  if (pending_) {
+    pending_->remote_ns = now_ns() - start;
+    part(pending_->wait, WaitPart::SyncDelay) = std::clamp(release.delay_ns, 0.0, pending_->remote_ns);
+    pending_->wait.remote_node = 0;
+    if (release.delay_ns > 0 && release.last != self()) pending_->wait.cause_node = release.last;
+  }
+  // The garbage collection's time is the barrier's, in the agent's own work (CPLComp).
+  if (release.collect) collect_garbage();
+}
+
+// Arrives at barrier `id` with this node's new intervals, waits for the release and takes in the
+// intervals it brings.
+NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
   WireWriter w;
   w.u32(id);
   {
@@ -150,10 +183,10 @@ void NodeAgent::barrier(std::uint32_t id) {
     w.u32s(lrc_->vector_time());
     write_intervals(w, lrc_->own_after(reported_seq_));
     reported_seq_ = lrc_->vector_time()[static_cast<std::size_t>(self())];
+    w.u64(lrc_->diff_bytes());
   }
-  const double start = now_ns();
-  report_blocked(2, id,
-                 id == kExitBarrier || !process_ ? std::string() : where(process_->channel().pc, true));
+  const bool program_call = id < dsm::kMaxBarriers && process_;
+  report_blocked(2, id, program_call ? where(process_->channel().pc, true) : std::string());
   transport_.send(0, Tag::BarrierArrive, std::move(w).take());
   const Message m = await_reply(Tag::BarrierRelease, [id](const Message& r) {
     WireReader peek(r.body);
@@ -163,21 +196,33 @@ void NodeAgent::barrier(std::uint32_t id) {
   WireReader r(m.body);
   r.u32();
   const std::vector<IntervalRecord> intervals = read_intervals(r);
-  const auto delay = static_cast<double>(r.i64());
-  const auto last = static_cast<int>(r.i64());
+  BarrierRelease release;
+  release.delay_ns = static_cast<double>(r.i64());
+  release.last = static_cast<int>(r.i64());
   for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
     const auto bytes = r.bytes();
     distribute_in_.insert(distribute_in_.end(), bytes.begin(), bytes.end());
     distribute_records_ += r.u64();
   }
-  if (pending_) {
-    pending_->remote_ns = now_ns() - start;
-    part(pending_->wait, WaitPart::SyncDelay) = std::clamp(delay, 0.0, pending_->remote_ns);
-    pending_->wait.remote_node = 0;
-    if (delay > 0 && last != self()) pending_->wait.cause_node = last;
-  }
+  release.collect = r.u32() != 0;
   const std::lock_guard guard(mutex_);
   lrc_->incorporate(intervals);
+  return release;
+}
+
+// TreadMarks' garbage collection: every node validates its invalid pages, a second barrier makes
+// sure all have, then each drops its diffs and interval records.
+void NodeAgent::collect_garbage() {
+  std::vector<std::uint32_t> pages;
+  {
+    const std::lock_guard guard(mutex_);
+    pages = lrc_->invalid_pages();
+  }
+  (void)validate(pages);
+  (void)barrier_exchange(kGcBarrier);
+  const std::lock_guard guard(mutex_);
+  lrc_->discard_history();
+  ++record_.collections;
 }
 
 void NodeAgent::malloc_request() {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "dsm/types.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/shared_heap.hpp"
@@ -80,14 +81,18 @@ void NodeAgent::dispatch(Message m) {
 void NodeAgent::on_diff_request(const Message& m) {
   const double start = now_ns();
   WireReader r(m.body);
-  const std::uint32_t page = r.u32();
-  const std::vector<std::uint32_t> seqs = r.u32s();
   WireWriter w;
-  w.u32(page).u64(seqs.size());
+  const std::uint64_t pages = r.u64();
+  w.u64(pages);
   {
     const std::lock_guard lock(mutex_);
     if (!lrc_) throw std::runtime_error("a diff request before the program started");
-    for (std::uint32_t seq : seqs) w.u32(seq).bytes(lrc_->diff(page, seq));
+    for (std::uint64_t i = 0; i < pages; ++i) {
+      const std::uint32_t page = r.u32();
+      const std::vector<std::uint32_t> seqs = r.u32s();
+      w.u32(page).u64(seqs.size());
+      for (std::uint32_t seq : seqs) w.u32(seq).bytes(lrc_->diff(page, seq));
+    }
   }
   w.i64(static_cast<std::int64_t>(now_ns() - start));  // the service time (CPRComp)
   transport_.send(m.from, Tag::DiffReply, std::move(w).take());
@@ -150,6 +155,7 @@ void NodeAgent::on_barrier_arrive(const Message& m) {
   const auto node = static_cast<std::size_t>(m.from);
   VectorTime known = r.u32s();
   std::vector<IntervalRecord> intervals = read_intervals(r);
+  const std::uint64_t diff_bytes = r.u64();
   const std::lock_guard guard(mutex_);
   auto& slot = barriers_[id];
   if (!slot) {
@@ -167,6 +173,8 @@ void NodeAgent::on_barrier_arrive(const Message& m) {
   b.last = static_cast<int>(node);
   b.last_ns = b.arrived_ns[node];
   std::move(intervals.begin(), intervals.end(), std::back_inserter(b.intervals));
+  // A program's barrier collects garbage when some node's diffs outgrew the threshold.
+  if (id < dsm::kMaxBarriers && diff_bytes > options_.gc_threshold_bytes) b.collect = true;
   if (++b.count < b.arrived.size()) return check_barrier_deadlock();
   release_barrier(id, b);
   barriers_.erase(id);
@@ -190,6 +198,7 @@ void NodeAgent::release_barrier(std::uint32_t id, const BarrierSlot& b) {
     w.u64(k == 0 ? 0 : distributed_.size());
     if (k != 0)
       for (const auto& [bytes, records] : distributed_) w.bytes(bytes).u64(records);
+    w.u32(b.collect ? 1 : 0);
     transport_.send(static_cast<int>(k), Tag::BarrierRelease, std::move(w).take());
   }
   distributed_.clear();
@@ -211,7 +220,9 @@ void NodeAgent::check_barrier_deadlock() {
     for (std::size_t k = 0; k < slot->arrived.size(); ++k)
       if (slot->arrived[k]) who += fmt::format("{}{}", who.empty() ? "" : ", ", k);
     where += fmt::format("{}node{} {} at {}", where.empty() ? "" : "; ", slot->count == 1 ? "" : "s", who,
-                         id == kExitBarrier ? std::string("its exit") : fmt::format("barrier {}", id));
+                         id == kExitBarrier ? std::string("its exit")
+                         : id == kGcBarrier ? std::string("a garbage collection")
+                                            : fmt::format("barrier {}", id));
   }
   if (waiting == static_cast<std::size_t>(nodes()))
     throw std::runtime_error("deadlock: every node waits at a barrier, but not at the same one (" + where +

@@ -43,6 +43,7 @@ LrcNode::LrcNode(std::uint32_t self, std::uint32_t nodes, std::span<std::byte> h
       page_bytes_(page_bytes),
       vt_(nodes, 0),
       intervals_(nodes),
+      dropped_(nodes, 0),
       access_(heap.size() / page_bytes, PageAccess::Read) {
   if (self >= nodes) throw std::invalid_argument("node id out of range");
 }
@@ -86,8 +87,9 @@ std::vector<DiffNeed> LrcNode::missing_diffs(std::uint32_t page) const {
 
 const IntervalRecord& LrcNode::record(std::uint32_t creator, std::uint32_t seq) const {
   const auto& of = intervals_.at(creator);
-  if (seq == 0 || seq > of.size()) throw std::logic_error("an interval this node has not seen");
-  return of[seq - 1];
+  const std::uint32_t base = dropped_.at(creator);
+  if (seq <= base || seq > base + of.size()) throw std::logic_error("an interval this node has not seen");
+  return of[seq - base - 1];
 }
 
 void LrcNode::apply_diffs(std::uint32_t page, std::vector<ReceivedDiff> diffs) {
@@ -130,16 +132,20 @@ std::vector<const IntervalRecord*> LrcNode::unseen_by(const VectorTime& known) c
   if (known.size() != vt_.size())
     throw std::runtime_error("malformed message: a vector time of another size");
   std::vector<const IntervalRecord*> out;
-  for (std::size_t c = 0; c < intervals_.size(); ++c)
-    for (std::uint32_t seq = known[c] + 1; seq <= intervals_[c].size(); ++seq)
-      out.push_back(&intervals_[c][seq - 1]);
+  for (std::size_t c = 0; c < intervals_.size(); ++c) {
+    if (known[c] < dropped_[c])  // every node had seen them when they were dropped: a peer out of step
+      throw std::logic_error(
+          fmt::format("node {} was asked for intervals of node {} it has collected", self_, c));
+    for (std::uint32_t seq = known[c] + 1; seq <= vt_[c]; ++seq)
+      out.push_back(&intervals_[c][seq - dropped_[c] - 1]);
+  }
   return out;
 }
 
 std::vector<const IntervalRecord*> LrcNode::own_after(std::uint32_t after) const {
   std::vector<const IntervalRecord*> out;
-  for (std::uint32_t seq = after + 1; seq <= intervals_[self_].size(); ++seq)
-    out.push_back(&intervals_[self_][seq - 1]);
+  for (std::uint32_t seq = std::max(after, dropped_[self_]) + 1; seq <= vt_[self_]; ++seq)
+    out.push_back(&intervals_[self_][seq - dropped_[self_] - 1]);
   return out;
 }
 
@@ -147,12 +153,13 @@ void LrcNode::incorporate(std::span<const IntervalRecord> intervals) {
   for (const IntervalRecord& rec : intervals) {
     if (rec.creator >= intervals_.size() || rec.vt.size() != vt_.size())
       throw std::runtime_error("malformed message: an interval of an unknown node");
-    auto& of = intervals_[rec.creator];
-    if (rec.seq <= of.size()) continue;  // already known (it came by two paths)
-    if (rec.seq != of.size() + 1)
+    const std::uint32_t known = vt_[rec.creator];
+    if (rec.seq <= known) continue;  // already known (it came by two paths)
+    if (rec.seq != known + 1)
       throw std::logic_error(fmt::format("node {} received interval {} of node {} while it knows {}", self_,
-                                         rec.seq, rec.creator, of.size()));
-    of.push_back(rec);
+                                         rec.seq, rec.creator, known));
+    intervals_[rec.creator].push_back(rec);
+    vt_[rec.creator] = rec.seq;
     if (rec.creator == self_) continue;
     for (std::uint32_t page : rec.pages) {
       if (page >= access_.size()) throw std::runtime_error("malformed message: a page outside the heap");
@@ -162,8 +169,23 @@ void LrcNode::incorporate(std::span<const IntervalRecord> intervals) {
       set_access(page, PageAccess::None);
     }
   }
-  for (std::size_t c = 0; c < vt_.size(); ++c)
-    vt_[c] = std::max<std::uint32_t>(vt_[c], static_cast<std::uint32_t>(intervals_[c].size()));
+}
+
+std::vector<std::uint32_t> LrcNode::invalid_pages() const {
+  std::vector<std::uint32_t> out;
+  for (const auto& [page, notices] : pending_) out.push_back(page);
+  return out;
+}
+
+void LrcNode::discard_history() {
+  if (!pending_.empty() || !twins_.empty())
+    throw std::logic_error("garbage collection with invalid or written pages");
+  for (std::size_t c = 0; c < intervals_.size(); ++c) {
+    dropped_[c] = vt_[c];
+    intervals_[c].clear();
+  }
+  diffs_.clear();
+  diff_bytes_ = 0;
 }
 
 std::span<const std::byte> LrcNode::diff(std::uint32_t page, std::uint32_t seq) const {

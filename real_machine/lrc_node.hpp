@@ -11,6 +11,7 @@
 // synchronization ordered land in that order.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <span>
 #include <utility>
@@ -77,6 +78,10 @@ class LrcNode {
   // One of this node's diffs (empty when the interval did not write the page).
   [[nodiscard]] std::span<const std::byte> diff(std::uint32_t page, std::uint32_t seq) const;
   [[nodiscard]] std::size_t diff_bytes() const { return diff_bytes_; }
+  // Garbage collection (at a barrier, TreadMarks' way): the invalid pages, which the node then
+  // validates; once every node did, each drops its diffs and interval records (discard_history).
+  [[nodiscard]] std::vector<std::uint32_t> invalid_pages() const;
+  void discard_history();
   [[nodiscard]] std::uint64_t diffs_made() const { return diffs_made_; }
 
   // Pages whose access changed since the last call, sorted, each once.
@@ -91,7 +96,8 @@ class LrcNode {
   std::span<std::byte> heap_;
   std::size_t page_bytes_;
   VectorTime vt_;
-  std::vector<std::vector<IntervalRecord>> intervals_;  // by creator, seq 1.. at index seq-1
+  std::vector<std::deque<IntervalRecord>> intervals_;  // by creator: seq dropped_+1.. at index 0..
+  std::vector<std::uint32_t> dropped_;                 // by creator: records discarded by a GC
   std::vector<PageAccess> access_;
   std::map<std::uint32_t, std::vector<std::byte>> twins_;  // pages written in the open interval
   std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::uint32_t>>> pending_;  // (creator, seq)

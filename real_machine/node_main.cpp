@@ -42,6 +42,9 @@ int parse(int argc, char** argv, NodeOptions& o) {
   app.add_option("--page-bytes", o.agent.page_bytes, "the page size (a multiple of the host's)");
   app.add_option("--sample-instructions", o.agent.sample_instructions,
                  "instructions between samples (0: none)");
+  std::size_t gc_kb = 1024;
+  app.add_option("--gc-threshold-kb", gc_kb,
+                 "a node's diffs (KiB) that make the next barrier collect garbage");
   app.add_option("--node-output", o.agent.output_dir, "each node's output into DIR/node-N.stdout|stderr");
   app.add_option("--db", o.db, "the run's database (node 0 writes it)");
   app.add_flag("--force", o.force, "replace an existing database");
@@ -56,6 +59,7 @@ int parse(int argc, char** argv, NodeOptions& o) {
     return app.exit(e);
   }
   o.agent.heap_bytes = heap_mb << 20;
+  o.agent.gc_threshold_bytes = gc_kb << 10;
   return -1;
 }
 
@@ -105,6 +109,7 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   meta.started_at = o.started_at;
   meta.wall_seconds = wall_s;
   meta.clock_source = clock_source;
+  const std::uint64_t collections = records.empty() ? 0 : records.front().collections;
   const carnival::RunData d = real::assemble_run(records, clocks, meta);
   int code = d.run.status == "deadlock" ? 3 : d.run.status == "complete" && d.run.verified ? 0 : 1;
   if (!o.db.empty()) {
@@ -116,6 +121,8 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
     }
   }
   print_summary(d, clocks, o);
+  if (collections > 0)
+    fmt::print("memory    {} garbage collection{} of diffs\n", collections, collections == 1 ? "" : "s");
   std::fflush(stdout);
   return code;
 }

@@ -38,11 +38,13 @@ struct WaitRecord {
 class NodeRecord {
  public:
   int node = 0;
-  double start_ns = 0;    // the node's clock when its program started
-  double finish_ns = 0;   // ... when its program posted its exit
-  int exit_status = -1;   // the program's wait status (-1: unknown)
-  std::string failure;    // why the node failed, if it did
-  bool deadlock = false;  // ... because node 0 found every node waiting for another
+  double start_ns = 0;   // the node's clock when its program started
+  double finish_ns = 0;  // ... when its program posted its exit
+  int exit_status = -1;  // the program's wait status (-1: unknown)
+  std::string failure;   // why the node failed, if it did
+  bool deadlock = false;
+  std::uint64_t collections = 0;  // garbage collections this node took part in  // ... because node 0 found
+                                  // every node waiting for another
   std::map<std::uint32_t, SiteKey> sites;
   std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>
       profile;

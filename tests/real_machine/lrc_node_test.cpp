@@ -162,6 +162,33 @@ TEST(LrcNode, IntervalsSurviveTheWire) {
   EXPECT_EQ(back[0].pages, (std::vector<std::uint32_t>{0, 2}));
 }
 
+TEST(LrcNode, GarbageCollectionKeepsTheDataAndTheNumbering) {
+  Node a(0, 2);
+  Node b(1, 2);
+  std::vector<Node*> all{&a, &b};
+  a.write(8, 3);
+  ASSERT_TRUE(a.lrc.close_interval());
+  b.lrc.incorporate(carried(a, b));
+  EXPECT_THROW(b.lrc.discard_history(), std::logic_error);  // page 0 is still invalid on b
+  for (std::uint32_t page : b.lrc.invalid_pages()) fetch(b, page, all);
+  a.lrc.discard_history();
+  b.lrc.discard_history();
+  EXPECT_EQ(a.lrc.diff_bytes(), 0U);
+  EXPECT_TRUE(a.lrc.diff(0, 1).empty());
+  EXPECT_EQ(b.read(8), 3);
+  // Numbering goes on after the collection: a's next interval is its second.
+  a.write(9, 4);
+  ASSERT_TRUE(a.lrc.close_interval());
+  EXPECT_EQ(a.lrc.vector_time(), (VectorTime{2, 0}));
+  const auto next = carried(a, b);
+  ASSERT_EQ(next.size(), 1U);
+  EXPECT_EQ(next[0].seq, 2U);
+  b.lrc.incorporate(next);
+  fetch(b, 0, all);
+  EXPECT_EQ(b.read(9), 4);
+  EXPECT_THROW((void)a.lrc.unseen_by({0, 0}), std::logic_error);  // asking for what was collected
+}
+
 TEST(LrcNode, MalformedInputIsRefused) {
   Node a(0, 2);
   const std::vector<std::byte> short_message(3);

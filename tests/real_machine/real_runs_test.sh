@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Real runs (`ncp2 run ./prog --machine real`, docs/real-machine.md), as a user would: the examples
+# and random data-race-free programs on 1..4 local processes over Open MPI (oversubscribed), their
+# results against the sequential run; the database (machine real, clocks, profile, waits) and
+# `ncp2 compare` against an emulated run; a deadlock explained; a program process killed mid-run;
+# every error the issue names; two "hosts" through a hostfile.
+# Usage: real_runs_test.sh BIN_DIR SOURCE_DIR
+set -u
+bin="$1"
+src="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NCP2_HISTORY=
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+build() {  # build NAME SOURCE: ncp2-cc -O1 into $tmp/NAME
+  "$bin/ncp2-cc" -O1 -o "$tmp/$1" "$2" -lm || { fail "ncp2-cc $2"; return 1; }
+}
+# real CODE PATTERN ARGS...: ncp2 run --machine real ARGS; checks the exit code and a fixed string.
+real() {
+  local code="$1" pattern="$2"
+  shift 2
+  local status
+  timeout 300 "$bin/ncp2" run --machine real "$@" >"$tmp/out" 2>&1
+  status=$?
+  if [ "$status" -ne "$code" ]; then fail "ncp2 run --machine real $* exited $status, expected $code"; tail -15 "$tmp/out"; return 1; fi
+  if ! grep -qF -- "$pattern" "$tmp/out"; then fail "ncp2 run --machine real $*: no '$pattern' in"; tail -15 "$tmp/out"; return 1; fi
+  echo "ok: ncp2 run --machine real $*"
+}
+
+for p in jacobi sor tsp water qsort deadlock; do build "$p" "$src/examples/$p.c" || exit 1; done
+build random_drf "$src/tests/tmk/programs/random_drf.c" || exit 1
+
+# The examples: verified on 1..4 processes, and node 0 prints the result the sequential run prints.
+declare -A args=([jacobi]="130 130 6" [sor]="130 130 6" [tsp]="" [water]="" [qsort]="")
+for p in jacobi sor tsp water qsort; do
+  # shellcheck disable=SC2086
+  native=$("$tmp/$p" ${args[$p]} | sed 's/ on [0-9]* node(s)//')
+  for n in 1 2 3 4; do
+    # shellcheck disable=SC2086
+    real 0 "status    complete, verified" "$tmp/$p" --nodes "$n" -- ${args[$p]} || continue
+    got=$(grep '^\[node 0\]' "$tmp/out" | sed 's/^\[node 0\] //; s/ on [0-9]* node(s)//')
+    [ "$got" = "$native" ] || fail "$p on $n nodes printed '$got', the sequential run '$native'"
+  done
+done
+
+# Random data-race-free programs: every node checks its data against the sequential semantics.
+for n in 1 2 3 4; do
+  for seed in $((n * 7)) $((n * 7 + 1)); do
+    real 0 "status    complete, verified" "$tmp/random_drf" --nodes "$n" -- "$seed" 1500 4
+  done
+done
+
+# Garbage collection at every barrier (a tiny threshold): still verified, and it did collect.
+real 0 "garbage collections of diffs" "$tmp/random_drf" --nodes 3 --set dsm.gc_threshold_kb=1 -- 5 1500 6 &&
+  grep -qF "status    complete, verified" "$tmp/out" || fail "random_drf with garbage collections"
+
+# The database: machine real, every node's clock, the profile by scope and line, waits with parts.
+real 0 "database  $tmp/water.db" "$tmp/water" --nodes 3 --db "$tmp/water.db"
+q() { sqlite3 "$tmp/water.db" "$1"; }
+[ "$(q "select machine || ' ' || nodes || ' ' || status || ' ' || verified from runs")" = "real 3 complete 1" ] ||
+  fail "runs row: $(q 'select * from runs')"
+[ "$(q 'select count(*) from clocks')" = 3 ] || fail "clocks: $(q 'select * from clocks')"
+[ "$(q "select count(*) from scopes where kind = 'line' and file like '%water.c'")" -gt 0 ] || fail "no line scopes"
+[ "$(q "select count(*) from waits where operation in ('barrier', 'lock acquire', 'diff fetch')")" -gt 0 ] ||
+  fail "no waits"
+bad=$(q "select count(*) from waits where duration_ps <> cplwait_ps + cplcomp_ps + cpcomm_ps + cprwait_ps +
+         cprcomp_ps + pprwait_ps + pprcomp_ps + pplwait_ps + sync_delay_ps")
+[ "$bad" = 0 ] || fail "$bad waits whose parts do not sum to their duration"
+"$bin/ncp2" report "$tmp/water.db" >"$tmp/report" 2>&1 || fail "ncp2 report of a real run"
+grep -q "machine      real, 3 nodes" "$tmp/report" || fail "report: $(head -5 "$tmp/report")"
+"$bin/ncp2" run "$tmp/water" --nodes 3 --db "$tmp/water-emulated.db" >/dev/null 2>&1 || fail "emulated water"
+"$bin/ncp2" compare "$tmp/water-emulated.db" "$tmp/water.db" >"$tmp/compare" 2>&1 || fail "ncp2 compare"
+grep -q "real" "$tmp/compare" || fail "compare: $(head -5 "$tmp/compare")"
+
+# A lock-order deadlock: exit 3, each node's wait named with the holder and the lines.
+real 3 "node 0 waits for lock 2 at deadlock.c:27" "$tmp/deadlock" --nodes 3 --db "$tmp/dl.db"
+grep -qF "held by node 1 which acquired it at deadlock.c:25" "$tmp/out" || fail "deadlock holder: $(cat "$tmp/out")"
+[ "$(sqlite3 "$tmp/dl.db" 'select status from runs')" = deadlock ] || fail "deadlock run not marked"
+
+# A program process killed mid-run: the others stop, the message names the node, the database says failed.
+echo old >"$tmp/kept.txt"
+("$bin/ncp2" run --machine real "$tmp/jacobi" --nodes 3 --db "$tmp/killed.db" -- 1026 1026 100000 >"$tmp/killed.out" 2>&1
+ echo "$?" >"$tmp/killed.status") &
+for _ in $(seq 100); do
+  [ "$(pgrep -f "^$tmp/jacobi 1026" | wc -l)" -ge 3 ] && break
+  sleep 0.1
+done
+sleep 1
+victim=$(pgrep -f "^$tmp/jacobi 1026" | sort -n | tail -1)
+kill -9 "$victim"
+wait
+[ "$(cat "$tmp/killed.status")" = 1 ] || fail "killed run exited $(cat "$tmp/killed.status"): $(tail -5 "$tmp/killed.out")"
+grep -q "the program was killed by SIGKILL" "$tmp/killed.out" || fail "killed: $(tail -5 "$tmp/killed.out")"
+[ "$(sqlite3 "$tmp/killed.db" 'select status from runs')" = failed ] || fail "killed run's database not failed"
+[ "$(cat "$tmp/kept.txt")" = old ] || fail "another file was touched"
+
+# Errors, before anything starts: each a clear message and exit 2.
+real 2 "built-in workload sor runs on the emulated machines" sor --nodes 2
+real 2 "no program $tmp/missing" "$tmp/missing" --nodes 2
+real 2 "--detect-races is for the emulated machines" --detect-races "$tmp/jacobi" --nodes 2
+touch "$tmp/exists.db"
+real 2 "exists" "$tmp/jacobi" --nodes 2 --db "$tmp/exists.db"
+NCP2_MPIRUN=/nonexistent/mpirun real 2 "openmpi-bin" "$tmp/jacobi" --nodes 2
+mkdir -p "$tmp/emptypath"
+PATH="$tmp/emptypath" real 2 "openmpi-bin" "$tmp/jacobi" --nodes 2
+"$bin/ncp2" run "$tmp/jacobi" --nodes 2 --hostfile /dev/null >"$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -qF -- "--hostfile and --mpirun-args are for --machine real" "$tmp/out" || fail "--hostfile without real"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "all real runs passed"
