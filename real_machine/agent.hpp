@@ -51,6 +51,7 @@ struct AgentOptions {
   std::size_t page_bytes = 4096;
   std::uint64_t sample_instructions = 0;  // 0: no samples
   std::string output_dir;                 // empty: the program's lines on ours, prefixed "[node N] "
+  bool profile = true;                    // false: no profile, no waits (to measure what profiling costs)
   std::size_t gc_threshold_bytes = std::size_t{1} << 20;  // a node's diffs that make a barrier collect
 };
 
@@ -156,6 +157,7 @@ class NodeAgent {
   std::unique_ptr<LrcNode> lrc_;
   std::unique_ptr<debug_info::SourceLines> lines_;
   std::map<std::uint64_t, std::uint32_t> sites_by_pc_;
+  std::map<std::uint64_t, std::string> where_by_pc_;
 
   // Shared by the two threads.
   std::mutex mutex_;

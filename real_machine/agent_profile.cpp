@@ -27,6 +27,10 @@ double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t
 
 void NodeAgent::close_pending(double resumed_ns) {
   if (!pending_) return;
+  if (!options_.profile) {
+    pending_.reset();
+    return;
+  }
   Pending& p = *pending_;
   const double total = std::max(0.0, resumed_ns - p.posted_ns);
   if (!p.waited) {
@@ -60,6 +64,7 @@ void NodeAgent::close_pending(double resumed_ns) {
 }
 
 void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
+  if (!options_.profile) return;
   const tmk::Channel& c = process_->channel();
   const double comp = std::max(0.0, posted_ns - resumed_ns);
   const std::uint64_t counted = c.icount > last_icount_ ? c.icount - last_icount_ : 0;
@@ -147,10 +152,12 @@ std::uint32_t NodeAgent::site_of(std::uint64_t pc, bool return_address, bool fun
 }
 
 std::string NodeAgent::where(std::uint64_t pc, bool return_address) {
+  const std::uint64_t key = pc * 2 + (return_address ? 1 : 0);
+  if (const auto it = where_by_pc_.find(key); it != where_by_pc_.end()) return it->second;
   const auto* lines = source_lines();
   if (!lines || pc == 0) return {};
   const debug_info::SourceLine l = return_address ? lines->before_return(pc) : lines->at(pc);
-  return l.known() ? " at " + l.describe(pc) : std::string();
+  return where_by_pc_[key] = l.known() ? " at " + l.describe(pc) : std::string();
 }
 
 }  // namespace ncp2::real

@@ -154,7 +154,7 @@ bool NodeAgent::handle_request() {
     default:
       break;
   }
-  pending_->scope = c.pc != 0 ? site_of(c.pc, c.request != Request::Fault, false) : 0;
+  if (options_.profile && c.pc != 0) pending_->scope = site_of(c.pc, c.request != Request::Fault, false);
   if (pending_->scope == 0 && !annotations_.empty()) pending_->scope = annotations_.back()->id;
   serve(c);
   reply_protections();

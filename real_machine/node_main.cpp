@@ -30,6 +30,7 @@ struct NodeOptions {
   std::string started_at;
   std::string config;
   int clock_exchanges = 200;
+  std::size_t max_wait_rows = 5'000'000;
 };
 
 int parse(int argc, char** argv, NodeOptions& o) {
@@ -45,9 +46,13 @@ int parse(int argc, char** argv, NodeOptions& o) {
   std::size_t gc_kb = 1024;
   app.add_option("--gc-threshold-kb", gc_kb,
                  "a node's diffs (KiB) that make the next barrier collect garbage");
+  bool no_profile = false;
+  app.add_flag("--no-profile", no_profile, "no profile and no waits (measures what profiling costs)");
   app.add_option("--node-output", o.agent.output_dir, "each node's output into DIR/node-N.stdout|stderr");
   app.add_option("--db", o.db, "the run's database (node 0 writes it)");
   app.add_flag("--force", o.force, "replace an existing database");
+  app.add_option("--max-wait-rows", o.max_wait_rows,
+                 "wait instances kept in the database (the summary stays complete)");
   app.add_option("--started-at", o.started_at, "when the run started (ISO 8601)");
   app.add_option("--config", o.config, "the effective configuration (TOML text) to store");
   app.add_option("--clock-exchanges", o.clock_exchanges, "round trips per clock synchronization burst")
@@ -60,6 +65,7 @@ int parse(int argc, char** argv, NodeOptions& o) {
   }
   o.agent.heap_bytes = heap_mb << 20;
   o.agent.gc_threshold_bytes = gc_kb << 10;
+  o.agent.profile = !no_profile;
   return -1;
 }
 
@@ -114,7 +120,7 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   int code = d.run.status == "deadlock" ? 3 : d.run.status == "complete" && d.run.verified ? 0 : 1;
   if (!o.db.empty()) {
     try {
-      real::write_real_run(o.db, o.force, d, clocks, clock_source);
+      real::write_real_run(o.db, o.force, d, clocks, clock_source, o.max_wait_rows);
     } catch (const carnival::StoreError& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
       code = 1;

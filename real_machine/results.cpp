@@ -163,10 +163,11 @@ void add_clocks(const std::string& path, const std::vector<ClockMap>& clocks, co
 }  // namespace
 
 void write_real_run(const std::string& path, bool replace, const carnival::RunData& data,
-                    const std::vector<ClockMap>& clocks, const std::string& clock_source) {
+                    const std::vector<ClockMap>& clocks, const std::string& clock_source,
+                    std::size_t max_wait_rows) {
   const std::string temp = fmt::format("{}.tmp-real-{}", path, getpid());
   try {
-    carnival::write_run(temp, data, {.force = true});
+    carnival::write_run(temp, data, {.force = true, .max_wait_rows = max_wait_rows});
     add_clocks(temp, clocks, clock_source);
     carnival::sync_file(temp);
     carnival::rename_into_place(temp, path, replace);

@@ -41,7 +41,9 @@ struct RunMeta {
 
 // Writes it atomically (nothing at `path` until it is complete), the clocks included. Throws
 // carnival::StoreError.
+// `max_wait_rows`: instances kept (the per-scope summary stays complete), as for an emulated run.
 void write_real_run(const std::string& path, bool replace, const carnival::RunData& data,
-                    const std::vector<ClockMap>& clocks, const std::string& clock_source);
+                    const std::vector<ClockMap>& clocks, const std::string& clock_source,
+                    std::size_t max_wait_rows);
 
 }  // namespace ncp2::real
