@@ -71,7 +71,7 @@ BurstEstimate estimate_burst(std::span<const Exchange> burst, double drift_ppm, 
 SyncEstimate estimate_sync(std::span<const Exchange> first, std::span<const Exchange> second,
                            const SyncOptions& options) {
   SyncEstimate s;
-  s.first = estimate_burst(first, 0, 0, options);
+  s.first = estimate_burst(first, 0, options.prior_drift_bound_ppm, options);
   if (second.empty()) {
     s.offset_ns = s.first.offset_ns;
     s.offset_bound_ns = s.first.bound_ns;
@@ -85,7 +85,7 @@ SyncEstimate estimate_sync(std::span<const Exchange> first, std::span<const Exch
     bound_ppm = (a.bound_ns + b.bound_ns) / span * 1e6;
     return (b.offset_ns - a.offset_ns) / span * 1e6;
   };
-  s.second = estimate_burst(second, 0, 0, options);
+  s.second = estimate_burst(second, 0, options.prior_drift_bound_ppm, options);
   double bound = 0;
   const double drift = drift_of(s.first, s.second, bound);
   s.first = estimate_burst(first, drift, bound, options);

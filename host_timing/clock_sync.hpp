@@ -40,6 +40,11 @@ struct SyncOptions {
   double discard_factor = 2.0;  // keep RTT <= factor x minimum
   double best_fraction = 0.25;  // the offset is the mean over this fraction of the kept exchanges
   std::size_t max_best = 16;    // ... at most this many (the ones with the smallest RTT)
+  // How fast the clocks may drift apart before the drift is measured, ppm: the first pass (and a
+  // lone burst) widens each exchange's interval by it. 0 takes the drift over a burst as
+  // negligible, which is not safe when a burst can last long (a preempted process on a loaded
+  // host: 100 ppm over 100 ms is 10 us).
+  double prior_drift_bound_ppm = 0;
 };
 
 struct BurstEstimate {
