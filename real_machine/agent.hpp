@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "host_timing/tick_clock.hpp"
+#include "real_machine/clock_sync_mpi.hpp"
 #include "real_machine/lrc_node.hpp"
 #include "real_machine/node_record.hpp"
 #include "real_machine/transport.hpp"
@@ -61,7 +61,7 @@ inline constexpr std::uint32_t kGcBarrier = 0xfffffffeU;
 
 class NodeAgent {
  public:
-  NodeAgent(Transport& transport, const AgentOptions& options, const timing::TickClock& clock);
+  NodeAgent(Transport& transport, const AgentOptions& options, const RunClock& clock);
   ~NodeAgent();
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;
@@ -144,13 +144,18 @@ class NodeAgent {
   void grant(std::uint32_t lock, int to, const VectorTime& known, double delay_ns);  // with mutex_ held
   Lock& lock_state(std::uint32_t lock);                                              // with mutex_ held
 
-  [[nodiscard]] double now_ns() const { return clock_.to_ns(static_cast<double>(clock_.now())); }
+  [[nodiscard]] double now_ns() const { return static_cast<double>(clock_.now_ns()); }
+  // A TSC reading of the program's process on this node's timeline (`fallback` when the clock is
+  // not the TSC: the program always reads the TSC).
+  [[nodiscard]] double program_ns(std::uint64_t tsc, double fallback) const {
+    return clock_.uses_tsc() ? clock_.tsc_to_ns(tsc) : fallback;
+  }
   [[nodiscard]] int self() const { return transport_.rank(); }
   [[nodiscard]] int nodes() const { return transport_.size(); }
 
   Transport& transport_;
   AgentOptions options_;
-  const timing::TickClock& clock_;
+  const RunClock& clock_;
   std::unique_ptr<tmk::OutputRelay> relay_;
   std::unique_ptr<tmk::NodeProcess> process_;
   std::atomic<pid_t> program_pid_{-1};

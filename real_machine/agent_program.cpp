@@ -25,7 +25,7 @@ using carnival::Category;
 using tmk::Channel;
 using tmk::Request;
 
-NodeAgent::NodeAgent(Transport& transport, const AgentOptions& options, const timing::TickClock& clock)
+NodeAgent::NodeAgent(Transport& transport, const AgentOptions& options, const RunClock& clock)
     : transport_(transport), options_(options), clock_(clock) {
   record_.node = self();
   if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
@@ -127,10 +127,8 @@ void NodeAgent::serve_program() {
 bool NodeAgent::handle_request() {
   Channel& c = process_->channel();
   const double picked = now_ns();
-  const double resumed =
-      c.resumed_tsc != 0 ? clock_.to_ns(static_cast<double>(c.resumed_tsc)) : record_.start_ns;
-  const double posted =
-      c.resumed_tsc != 0 ? clock_.to_ns(static_cast<double>(c.resumed_tsc + c.ticks)) : picked;
+  const double resumed = c.resumed_tsc != 0 ? program_ns(c.resumed_tsc, picked) : record_.start_ns;
+  const double posted = c.resumed_tsc != 0 ? program_ns(c.resumed_tsc + c.ticks, picked) : picked;
   close_pending(resumed);
   if (c.request != Request::Startup) account_computation(resumed, posted);
   last_icount_ = c.icount;

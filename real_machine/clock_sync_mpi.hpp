@@ -34,6 +34,12 @@ class RunClock {
     return static_cast<std::int64_t>(static_cast<double>(since_epoch) * ns_per_unit_ + shift_ns_);
   }
   [[nodiscard]] bool uses_tsc() const { return tsc_; }
+  // A TSC reading taken by another process of this host (a node's program) on this clock's
+  // timeline; only meaningful when uses_tsc().
+  [[nodiscard]] double tsc_to_ns(std::uint64_t raw_tsc) const {
+    const auto since_epoch = static_cast<std::int64_t>(raw_tsc - raw_epoch_);
+    return static_cast<double>(since_epoch) * ns_per_unit_ + shift_ns_;
+  }
   [[nodiscard]] const std::string& fallback_reason() const { return reason_; }  // empty with the TSC
   [[nodiscard]] std::string describe() const;
   // How far this clock's rate may be off CLOCK_MONOTONIC_RAW's (calibration error), ppm.

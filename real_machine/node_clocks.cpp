@@ -1,28 +1,27 @@
 #include "real_machine/node_clocks.hpp"
 
-#include "host_timing/calibration.hpp"
-
 namespace ncp2::real {
 
-namespace {
-timing::TickClock calibrated_tsc() {
-  const timing::CalibrationResult c = timing::calibrate_host_tsc(0.02, 3);
-  return timing::TickClock::tsc(c.frequency_hz);
+NodeClocks::NodeClocks(MPI_Comm world, int exchanges) {
+  MpiSyncOptions options;
+  options.exchanges = exchanges;
+  sync_ = std::make_unique<MpiClockSync>(world, clock_, options);
 }
-}  // namespace
-
-NodeClocks::NodeClocks(MPI_Comm world, int exchanges)
-    : world_(world), exchanges_(exchanges), clock_(calibrated_tsc()) {
-  MPI_Comm_rank(world_, &rank_);
-  MPI_Comm_size(world_, &size_);
-}
-
-void NodeClocks::first_burst() {}
-void NodeClocks::second_burst() {}
 
 std::vector<ClockMap> NodeClocks::maps() const {
-  std::vector<ClockMap> out(static_cast<std::size_t>(size_));
-  for (int k = 0; k < size_; ++k) out[static_cast<std::size_t>(k)].node = k;
+  std::vector<ClockMap> out;
+  for (const NodeClock& c : sync_->results()) {
+    ClockMap m;
+    m.node = c.node;
+    m.offset_ns = c.offset_ns;
+    m.drift_ppm = c.drift_ppm;
+    m.ref_local_ns = c.ref_local_ns;
+    m.bound_ns = c.bound_ns;
+    m.drift_bound_ppm = c.drift_bound_ppm;
+    m.rtt_min_ns = c.rtt_min_ns;
+    m.synchronized = c.node != 0 && c.kept > 0;
+    out.push_back(m);
+  }
   return out;
 }
 

@@ -1,13 +1,14 @@
 #pragma once
-// The clocks of a real run's nodes: the time source every node timestamps with (the TSC,
-// calibrated) and, on node 0, each node's clock relative to node 0's from the synchronization
-// bursts at the run's start and end (seed 001's method over MPI).
+// The clocks of a real run's nodes: the RunClock every node timestamps with (the TSC, calibrated)
+// and, on node 0, each node's clock relative to node 0's from the synchronization bursts at the
+// run's start and end (clock_sync_mpi.hpp, seed 001's method over MPI).
 #include <mpi.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "host_timing/tick_clock.hpp"
+#include "real_machine/clock_sync_mpi.hpp"
 #include "real_machine/results.hpp"
 
 namespace ncp2::real {
@@ -15,20 +16,17 @@ namespace ncp2::real {
 class NodeClocks {
  public:
   NodeClocks(MPI_Comm world, int exchanges);
-  // Collective: every node calls them.
-  void first_burst();
-  void second_burst();
-  [[nodiscard]] const timing::TickClock& tick_clock() const { return clock_; }
-  // Node 0: every node's map (identity for node 0). Other nodes: their own only.
+  // Collective: every node calls them, in this order; second_burst() only when the run finished.
+  void first_burst() { sync_->first_burst(); }
+  void second_burst() { sync_->second_burst(); }
+  [[nodiscard]] const RunClock& clock() const { return clock_; }
+  // Node 0: every node's map (identity for node 0). Other nodes: empty.
   [[nodiscard]] std::vector<ClockMap> maps() const;
   [[nodiscard]] std::string source() const { return clock_.describe(); }
 
  private:
-  MPI_Comm world_;
-  int exchanges_;
-  int rank_ = 0;
-  int size_ = 1;
-  timing::TickClock clock_;
+  RunClock clock_;
+  std::unique_ptr<MpiClockSync> sync_;
 };
 
 }  // namespace ncp2::real

@@ -14,7 +14,6 @@
 #include <CLI/CLI.hpp>
 
 #include "carnival/store_error.hpp"
-#include "host_timing/calibration.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/node_clocks.hpp"
 #include "real_machine/results.hpp"
@@ -161,11 +160,15 @@ int main(int argc, char** argv) {
     bool failed = false;
     {
       real::Transport transport(MPI_COMM_WORLD);
-      real::NodeAgent agent(transport, o.agent, clocks.tick_clock());
+      real::NodeAgent agent(transport, o.agent, clocks.clock());
       agent.run();
       MPI_Barrier(MPI_COMM_WORLD);  // every node is done with its program: no request will come
       agent.stop_service();
-      failed = agent.failed();
+      // Collective decision: the second burst is collective, every node must agree on it.
+      int mine = agent.failed() ? 1 : 0;
+      int any = 0;
+      MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+      failed = any != 0;
       if (!failed) transport.drain();
       record = std::move(agent.record());
     }
