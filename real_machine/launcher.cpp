@@ -9,9 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <sstream>
-#include <thread>
 
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,6 +118,25 @@ void check_open_mpi(const std::string& mpirun) {
                     "--oversubscribe, -x, --hostfile syntax) and the agents read its OMPI_* "
                     "variables; " +
                     std::string(kInstallHint));
+}
+
+// The cores (not hardware threads) this process may run on: Open MPI's default slot count here,
+// so hyper-threads must not count. The CPUs allowed when the topology cannot be read.
+int physical_cores() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 1;
+  std::set<std::pair<std::string, std::string>> cores;  // (package, core)
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    const std::string topology = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/topology/";
+    std::ifstream package(topology + "physical_package_id");
+    std::ifstream core(topology + "core_id");
+    std::pair<std::string, std::string> id;
+    if (!(package >> id.first) || !(core >> id.second)) return std::max(1, CPU_COUNT(&allowed));
+    cores.insert(id);
+  }
+  return std::max(1, static_cast<int>(cores.size()));
 }
 
 std::string search_path(const std::string& name) {
@@ -233,7 +253,7 @@ MpiEnvironment detect_environment(const MpiLaunch& launch) {
   if (launch.nodes < 1) throw LaunchError("a real run needs at least one node");
   if (launch.node_command.empty()) throw LaunchError("no node command to launch");
   MpiEnvironment env;
-  env.cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  env.cores = physical_cores();
   env.root = geteuid() == 0;
   const char* job = std::getenv("SLURM_JOB_ID");
   env.slurm_allocation = job != nullptr && *job != '\0';

@@ -55,7 +55,7 @@ Hostfile read_hostfile(const std::string& path);
 // What the mpirun command depends on besides the launch itself (a parameter, so tests are exact).
 struct MpiEnvironment {
   std::string mpirun = "mpirun";     // resolved path, argv[0]
-  int cores = 1;                     // on this machine
+  int cores = 1;                     // here; cores, not hyper-threads (what Open MPI counts as slots)
   bool root = false;                 // geteuid() == 0
   bool slurm_allocation = false;     // SLURM_JOB_ID set: mpirun takes the hosts from Slurm
   std::optional<Hostfile> hostfile;  // read_hostfile(launch.hostfile) when one is given

@@ -8,6 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <thread>
+
+#include <unistd.h>
 
 #include <sys/stat.h>
 
@@ -155,6 +158,20 @@ TEST(Hostfile, TooManyNodesForMaxSlotsFailsBeforeLaunching) {
   launch.hostfile = path.string();
   EXPECT_THROW(detect_environment(launch), LaunchError);
   std::filesystem::remove(path);
+}
+
+TEST(DetectEnvironment, ThisMachine) {
+  const testing::ScopedEnv no_slurm("SLURM_JOB_ID", std::nullopt);
+  MpiLaunch launch = launch_of(2);
+  launch.node_command = {"/bin/true"};
+  const MpiEnvironment env = detect_environment(launch);
+  EXPECT_GE(env.cores, 1);
+  EXPECT_LE(env.cores, static_cast<int>(std::thread::hardware_concurrency()));
+  EXPECT_EQ(env.root, geteuid() == 0);
+  EXPECT_FALSE(env.slurm_allocation);
+  EXPECT_FALSE(env.hostfile);
+  const testing::ScopedEnv slurm("SLURM_JOB_ID", "1234");
+  EXPECT_TRUE(detect_environment(launch).slurm_allocation);
 }
 
 std::string find_error(const std::string& explicit_path) {
