@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "carnival/store.hpp"
+#include "cli/cmd_run_real.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
@@ -58,6 +59,8 @@ struct RunOptions {
   std::string scope_counters;  // host counters per scope (measured model, with --db)
   bool detect_races = false;
   bool check_spans = false;
+  std::string hostfile;                  // --machine real: the hosts (Open MPI's hostfile)
+  std::vector<std::string> mpirun_args;  // --machine real: more options for mpirun
 };
 
 // The progress line on stderr: a bar when a previous run of the same thing tells the total
@@ -319,7 +322,45 @@ std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s
   return std::nullopt;
 }
 
+// --machine real: the program on real processes (cmd_run_real.cpp); the emulator's options refused.
+int run_real(const RunOptions& o) {
+  const std::pair<bool, const char*> emulator_only[] = {
+      {o.time_model.model != "deterministic" || o.time_model.target_mhz || o.time_model.scale,
+       "--time-model"},
+      {o.detect_races, "--detect-races"},
+      {o.check_spans, "--check-spans"},
+      {!o.scope_counters.empty(), "--scope-counters"},
+      {!o.stats_json.empty(), "--stats-json"},
+      {!o.params.empty() || !o.preset.empty(), "--param/--preset"},
+      {o.baseline, "--baseline"}};
+  for (const auto& [set, name] : emulator_only)
+    if (set) {
+      fmt::print(stderr, "ncp2: {} is for the emulated machines; --machine real runs the program as it is\n",
+                 name);
+      return kExitUsage;
+    }
+  MachineOptions emulated = o.machine;
+  emulated.machine.clear();
+  RealRun r;
+  r.config = load_machine_config(emulated);  // emu::ConfigError: exit 2 (main)
+  r.program = o.workload;
+  r.args = o.program_args;
+  r.nodes = r.config.machine.nodes;
+  r.hostfile = o.hostfile;
+  r.mpirun_args = o.mpirun_args;
+  r.db = o.db;
+  r.force = o.force;
+  r.max_wait_rows = o.max_wait_rows;
+  r.node_output = o.node_output;
+  return run_real_machine(r);
+}
+
 int run(const RunOptions& o) {
+  if (o.machine.machine == "real") return run_real(o);
+  if (!o.hostfile.empty() || !o.mpirun_args.empty()) {
+    fmt::print(stderr, "ncp2: --hostfile and --mpirun-args are for --machine real\n");
+    return kExitUsage;
+  }
   const dsm::SystemConfig config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
   std::optional<workloads::RunSession> session;
   workloads::SessionOptions options = session_options(o);
@@ -383,7 +424,16 @@ Subcommand add_run_command(CLI::App& app) {
   cmd->add_option("--node-output", o->node_output,
                   "a program's output in DIR/node-N.stdout and .stderr instead of prefixed lines on ours")
       ->type_name("DIR");
-  add_machine_options(*cmd, o->machine);
+  add_machine_options(*cmd, o->machine, true);
+  cmd->add_option(
+         "--hostfile", o->hostfile,
+         "--machine real: the hosts to run the nodes on (Open MPI's hostfile: `host slots=N` per line)")
+      ->type_name("FILE");
+  cmd->add_option("--mpirun-args", o->mpirun_args,
+                  "--machine real: one more option for mpirun (repeatable), e.g. "
+                  "--mpirun-args=--mca=btl_tcp_if_include=eth0")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
   add_time_model_options(*cmd, o->time_model);
   cmd->add_option("--param", o->params,
                   "set a workload parameter, e.g. --param n=4096 (repeatable; after --preset)")

@@ -8,10 +8,16 @@
 
 namespace ncp2::cli {
 
-void add_machine_options(CLI::App& app, MachineOptions& options) {
-  app.add_option("--machine", options.machine,
-                 "ncp2 (protocol controllers) or treadmarks (no CP: protocol work on the PP)")
-      ->check(CLI::IsMember({"ncp2", "treadmarks"}));
+void add_machine_options(CLI::App& app, MachineOptions& options, bool allow_real) {
+  if (allow_real)
+    app.add_option("--machine", options.machine,
+                   "ncp2 (protocol controllers), treadmarks (no CP: protocol work on the PP), or real (a "
+                   "program on real processes over Open MPI, one per node: docs/real-machine.md)")
+        ->check(CLI::IsMember({"ncp2", "treadmarks", "real"}));
+  else
+    app.add_option("--machine", options.machine,
+                   "ncp2 (protocol controllers) or treadmarks (no CP: protocol work on the PP)")
+        ->check(CLI::IsMember({"ncp2", "treadmarks"}));
   app.add_option("--config", options.config_file, "TOML file overriding the built-in defaults");
   app.add_option("--set", options.overrides, "override one key, e.g. --set network.link_latency=200ns")
       ->type_name("KEY=VALUE")

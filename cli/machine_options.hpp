@@ -25,7 +25,8 @@ struct MachineOptions {
   std::optional<int> nodes;
 };
 
-void add_machine_options(CLI::App& app, MachineOptions& options);
+// `allow_real`: --machine real too (ncp2 run: a program on real processes over Open MPI).
+void add_machine_options(CLI::App& app, MachineOptions& options, bool allow_real = false);
 // Builds the effective configuration: defaults, then --config, then --set, then --nodes and
 // --machine. Throws emu::ConfigError with a message naming the file or option and the key.
 dsm::SystemConfig load_machine_config(const MachineOptions& options);

@@ -2,6 +2,7 @@
 // Starting a real run (`ncp2 run ./prog --machine real`): the ncp2 command runs Open MPI's mpirun,
 // which starts one node agent (ncp2-node) per rank. ncp2 itself is not an MPI program, so nothing
 // here links MPI; docs/real-machine.md ("Launching") describes the behaviour for users.
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,9 @@ struct MpiLaunch {
   std::string mpirun;                          // empty: NCP2_MPIRUN, then mpirun on PATH
   std::vector<std::string> extra_mpirun_args;  // after ours, before the node command
   bool verbose = false;                        // say what is launched, on stderr
+  // When set, mpirun's standard output comes through a pipe, line by line: a line is printed on
+  // ours when the filter returns true (ncp2 takes node 0's status line out of it).
+  std::function<bool(std::string_view line)> stdout_filter;
 };
 
 // One line of an Open MPI hostfile: `host [slots=N] [max_slots=N]`; 0 means not given.

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -83,7 +84,7 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
 
 // Forks and execs; everything the child needs is prepared before the fork. Throws when exec
 // fails (the child reports errno through a close-on-exec pipe).
-pid_t start(std::vector<std::string>& argv_strings, std::vector<std::string>& env_strings) {
+pid_t start(std::vector<std::string>& argv_strings, std::vector<std::string>& env_strings, int stdout_fd) {
   auto argv = pointers(argv_strings);
   auto envp = pointers(env_strings);
   std::array<int, 2> report{};
@@ -94,6 +95,7 @@ pid_t start(std::vector<std::string>& argv_strings, std::vector<std::string>& en
     close(report[0]);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    if (stdout_fd >= 0) dup2(stdout_fd, STDOUT_FILENO);
     execve(argv[0], argv.data(), envp.data());
     const int error = errno;
     (void)!write(report[1], &error, sizeof error);
@@ -113,6 +115,29 @@ pid_t start(std::vector<std::string>& argv_strings, std::vector<std::string>& en
   return pid;
 }
 
+// mpirun's output, line by line through the filter, until every rank closed it.
+void relay_lines(int fd, const std::function<bool(std::string_view)>& filter) {
+  std::string pending;
+  std::array<char, 4096> buffer{};
+  const auto emit = [&filter](std::string_view line) {
+    if (!filter(line)) return;
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+  };
+  for (;;) {
+    const ssize_t n = read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    pending.append(buffer.data(), static_cast<std::size_t>(n));
+    for (std::size_t end = pending.find('\n'); end != std::string::npos; end = pending.find('\n')) {
+      emit(std::string_view(pending).substr(0, end));
+      pending.erase(0, end + 1);
+    }
+  }
+  if (!pending.empty()) emit(pending);
+}
+
 }  // namespace
 
 int run_mpirun(const MpiLaunch& launch) {
@@ -125,8 +150,16 @@ int run_mpirun(const MpiLaunch& launch) {
     for (const auto& word : argv) std::cerr << ' ' << word;
     std::cerr << std::endl;
   }
-  const pid_t pid = start(argv, envp);
+  std::array<int, 2> out{-1, -1};
+  if (launch.stdout_filter && pipe2(out.data(), O_CLOEXEC) != 0)
+    throw LaunchError(std::string("pipe: ") + std::strerror(errno));
+  const pid_t pid = start(argv, envp, out[1]);
   const SignalForwarding forwarding(pid);
+  if (launch.stdout_filter) {
+    close(out[1]);
+    relay_lines(out[0], launch.stdout_filter);
+    close(out[0]);
+  }
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) throw LaunchError(std::string("waiting for mpirun: ") + std::strerror(errno));

@@ -20,6 +20,7 @@ std::vector<ClockMap> NodeClocks::maps() const {
     m.drift_bound_ppm = c.drift_bound_ppm;
     m.rtt_min_ns = c.rtt_min_ns;
     m.synchronized = c.node != 0 && c.kept > 0;
+    m.has_drift = c.has_drift;
     out.push_back(m);
   }
   return out;

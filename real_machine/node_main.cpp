@@ -30,6 +30,7 @@ struct NodeOptions {
   std::string config;
   int clock_exchanges = 200;
   std::size_t max_wait_rows = 5'000'000;
+  bool status_line = false;
 };
 
 int parse(int argc, char** argv, NodeOptions& o) {
@@ -56,6 +57,9 @@ int parse(int argc, char** argv, NodeOptions& o) {
   app.add_option("--config", o.config, "the effective configuration (TOML text) to store");
   app.add_option("--clock-exchanges", o.clock_exchanges, "round trips per clock synchronization burst")
       ->check(CLI::Range(1, 100000));
+  app.add_flag("--status-line", o.status_line,
+               "node 0 ends with the line `ncp2-node status N` and exits 0 (ncp2 reads N through mpirun, "
+               "which would otherwise print a banner for any non-zero exit)");
   app.add_option("args", o.agent.args, "the program's arguments (after --)");
   try {
     app.parse(argc, argv);
@@ -98,8 +102,10 @@ void print_summary(const carnival::RunData& d, const std::vector<real::ClockMap>
              static_cast<double>(d.run.virtual_time_ps) * 1e-12);
   for (const real::ClockMap& c : clocks)
     if (c.synchronized)
-      fmt::print("clock     node {}: offset {:+.0f} ns, drift {:+.3f} ppm, error bound {:.0f} ns\n", c.node,
-                 c.offset_ns, c.drift_ppm, c.bound_ns);
+      fmt::print("clock     node {}: offset {:+.0f} ns, {}, error bound {:.0f} ns\n", c.node, c.offset_ns,
+                 c.has_drift ? fmt::format("drift {:+.3f} ppm", c.drift_ppm)
+                             : "no drift (one burst: the run stopped)",
+                 c.bound_ns);
   fmt::print("status    {}{}\n", d.run.status, d.run.verified ? ", verified" : "");
   fmt::print("          {}\n", d.run.message);
   if (!o.db.empty()) fmt::print("database  {}\n", o.db);
@@ -183,5 +189,9 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();
+  if (o.status_line && rank == 0) {
+    std::printf("ncp2-node status %d\n", code);
+    return 0;
+  }
   return code;
 }

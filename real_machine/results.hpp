@@ -21,6 +21,7 @@ struct ClockMap {
   double drift_bound_ppm = 0;
   double rtt_min_ns = 0;
   bool synchronized = false;  // false: a single node, or the synchronization did not run
+  bool has_drift = false;     // both bursts ran (the run finished)
   [[nodiscard]] double to_master_ns(double local_ns) const {
     return local_ns - (offset_ns + drift_ppm * 1e-6 * (local_ns - ref_local_ns));
   }

@@ -18,14 +18,15 @@ build() {  # build NAME SOURCE: ncp2-cc -O1 into $tmp/NAME
   "$bin/ncp2-cc" -O1 -o "$tmp/$1" "$2" -lm || { fail "ncp2-cc $2"; return 1; }
 }
 # real CODE PATTERN ARGS...: ncp2 run --machine real ARGS; checks the exit code and a fixed string.
+timeout=$(command -v timeout)
 real() {
   local code="$1" pattern="$2"
   shift 2
   local status
-  timeout 300 "$bin/ncp2" run --machine real "$@" >"$tmp/out" 2>&1
+  "$timeout" 300 "$bin/ncp2" run --machine real "$@" >"$tmp/out" 2>&1
   status=$?
-  if [ "$status" -ne "$code" ]; then fail "ncp2 run --machine real $* exited $status, expected $code"; tail -15 "$tmp/out"; return 1; fi
-  if ! grep -qF -- "$pattern" "$tmp/out"; then fail "ncp2 run --machine real $*: no '$pattern' in"; tail -15 "$tmp/out"; return 1; fi
+  if [ "$status" -ne "$code" ]; then fail "ncp2 run --machine real $* exited $status, expected $code"; cat "$tmp/out"; return 1; fi
+  if ! grep -qF -- "$pattern" "$tmp/out"; then fail "ncp2 run --machine real $*: no '$pattern' in"; cat "$tmp/out"; return 1; fi
   echo "ok: ncp2 run --machine real $*"
 }
 
@@ -96,6 +97,16 @@ grep -q "the program was killed by SIGKILL" "$tmp/killed.out" || fail "killed: $
 [ "$(sqlite3 "$tmp/killed.db" 'select status from runs')" = failed ] || fail "killed run's database not failed"
 [ "$(cat "$tmp/kept.txt")" = old ] || fail "another file was touched"
 
+# Two "hosts" through a hostfile (both on this machine, reached through a fake ssh): the ranks are
+# launched per host as on two machines, and the run is the same.
+bash "$src/tests/real_machine/two_hosts.sh" "$tmp/hosts" 2
+real 0 "status    complete, verified" "$tmp/random_drf" --nodes 4 --hostfile "$tmp/hosts/hostfile" \
+  --mpirun-args "$(cat "$tmp/hosts/mpirun-args")" --db "$tmp/two-hosts.db" -- 21 1500 4
+[ "$(sort -u "$tmp/hosts/agent.log" | tr '\n' ' ')" = "ncp2-fake-a ncp2-fake-b " ] ||
+  fail "the two hosts were not both launched through the agent: $(cat "$tmp/hosts/agent.log")"
+[ "$(sqlite3 "$tmp/two-hosts.db" 'select count(*) from clocks where synchronized = 1')" = 3 ] ||
+  fail "two hosts: clocks $(sqlite3 "$tmp/two-hosts.db" 'select * from clocks')"
+
 # Errors, before anything starts: each a clear message and exit 2.
 real 2 "built-in workload sor runs on the emulated machines" sor --nodes 2
 real 2 "no program $tmp/missing" "$tmp/missing" --nodes 2
@@ -104,7 +115,8 @@ touch "$tmp/exists.db"
 real 2 "exists" "$tmp/jacobi" --nodes 2 --db "$tmp/exists.db"
 NCP2_MPIRUN=/nonexistent/mpirun real 2 "openmpi-bin" "$tmp/jacobi" --nodes 2
 mkdir -p "$tmp/emptypath"
-PATH="$tmp/emptypath" real 2 "openmpi-bin" "$tmp/jacobi" --nodes 2
+env PATH="$tmp/emptypath" "$bin/ncp2" run --machine real "$tmp/jacobi" --nodes 2 >"$tmp/out" 2>&1
+[ $? -eq 2 ] && grep -q "openmpi-bin" "$tmp/out" || fail "no mpirun on PATH: $(cat "$tmp/out")"
 "$bin/ncp2" run "$tmp/jacobi" --nodes 2 --hostfile /dev/null >"$tmp/out" 2>&1
 [ $? -eq 2 ] && grep -qF -- "--hostfile and --mpirun-args are for --machine real" "$tmp/out" || fail "--hostfile without real"
 

@@ -45,8 +45,10 @@ struct TwoHosts {
     chmod(agent.c_str(), 0755);
     // No tree spawn: each orted is started from mpirun, so every launch goes through the agent.
     // No shared-memory topology: two orteds writing it on one machine crashed in hwloc.
+    // TCP between ranks: vader's segments are named after the real hostname and the local rank,
+    // the same on both fake hosts (MPI programs crashed in it).
     mpirun_args = {"--mca", "plm_rsh_agent",    agent, "--mca", "plm_rsh_no_tree_spawn", "1",
-                   "--mca", "rtc_hwloc_vmhole", "none"};
+                   "--mca", "rtc_hwloc_vmhole", "none", "--mca", "btl", "tcp,self"};
   }
   ~TwoHosts() {
     std::error_code ignored;

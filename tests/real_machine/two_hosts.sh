@@ -6,7 +6,7 @@
 # agent, so ranks get per-host local ranks exactly as on two machines.
 # Usage: two_hosts.sh DIR [SLOTS]    then run, e.g.:
 #   mpirun --hostfile DIR/hostfile --mca plm_rsh_agent DIR/fake-ssh --mca plm_rsh_no_tree_spawn 1 \
-#          --mca rtc_hwloc_vmhole none ...
+#          --mca rtc_hwloc_vmhole none --mca btl tcp,self ...
 #   (ncp2: --hostfile DIR/hostfile --mpirun-args "$(cat DIR/mpirun-args)")
 # DIR/mpirun-args holds those --mca options on one line. Each fake host gets its own TMPDIR
 # (DIR/tmp.HOST, inherited by its ranks) and hwloc's shared topology is off: two orteds on one
@@ -30,4 +30,7 @@ shift
 exec /bin/sh -c "\$*"
 EOF
 chmod +x "$dir/fake-ssh"
-echo "--mca plm_rsh_agent $dir/fake-ssh --mca plm_rsh_no_tree_spawn 1 --mca rtc_hwloc_vmhole none" >"$dir/mpirun-args"
+# TCP between the ranks: the shared-memory transport (vader) names its segments after the machine's
+# hostname and the local rank, the same on both fake hosts, and an MPI program's ranks then crashed
+# in it (MPI_Comm_dup). Two real machines never share segments.
+echo "--mca plm_rsh_agent $dir/fake-ssh --mca plm_rsh_no_tree_spawn 1 --mca rtc_hwloc_vmhole none --mca btl tcp,self" >"$dir/mpirun-args"

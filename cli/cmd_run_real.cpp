@@ -1,0 +1,188 @@
+// `ncp2 run ./prog --machine real`: the program on real processes, one per node, started by Open
+// MPI's mpirun (docs/real-machine.md). Everything that can be checked is checked before mpirun
+// starts; node 0's ncp2-node writes the database and prints the summary; when the run dies
+// before it could (a node's agent killed, mpirun failing), this side records the failure.
+#include "cli/cmd_run_real.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "carnival/output_paths.hpp"
+#include "carnival/store.hpp"
+#include "carnival/store_error.hpp"
+#include "dsm/config.hpp"
+#include "real_machine/launcher.hpp"
+#include "tmk/host/program.hpp"
+#include "workloads/workload.hpp"
+
+namespace ncp2::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string iso_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&t, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// ncp2-node is installed next to ncp2.
+std::string node_executable() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path node = self.parent_path() / "ncp2-node";
+  if (ec || ::access(node.c_str(), X_OK) != 0)
+    throw std::runtime_error(
+        fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or "
+                    "reinstall ncp2)",
+                    node.string()));
+  return node.string();
+}
+
+std::string absolute(const std::string& path) {
+  return path.empty() ? path : fs::absolute(path).lexically_normal().string();
+}
+
+std::vector<std::string> node_command(const RealRun& r, const std::string& node, const std::string& config) {
+  std::vector<std::string> c{node,
+                             "--program",
+                             absolute(r.program),
+                             "--heap-mb",
+                             std::to_string(r.config.tmk.heap_mb),
+                             "--page-bytes",
+                             std::to_string(r.config.memory.page_size),
+                             "--sample-instructions",
+                             std::to_string(r.config.tmk.sample_instructions),
+                             "--gc-threshold-kb",
+                             std::to_string(r.config.dsm.gc_threshold_kb),
+                             "--started-at",
+                             iso_now(),
+                             "--config",
+                             config};
+  if (!r.db.empty()) c.insert(c.end(), {"--db", absolute(r.db)});
+  if (r.force) c.emplace_back("--force");
+  c.insert(c.end(), {"--max-wait-rows", std::to_string(r.max_wait_rows), "--status-line"});
+  if (!r.node_output.empty()) c.insert(c.end(), {"--node-output", absolute(r.node_output)});
+  c.emplace_back("--");
+  c.insert(c.end(), r.args.begin(), r.args.end());
+  return c;
+}
+
+// The run died before node 0 wrote its database: record that it failed, and why.
+void record_failure(const RealRun& r, const std::string& config, const std::string& why, bool interrupted) {
+  if (r.db.empty() || (fs::exists(r.db) && !r.force)) return;
+  carnival::RunData d;
+  d.run.workload = r.program;
+  d.run.machine = "real";
+  d.run.nodes = r.nodes;
+  d.run.status = interrupted ? "incomplete" : "failed";
+  d.run.config = config;
+  d.run.parameters = "{}";
+  d.run.started_at = iso_now();
+  d.run.message = why;
+  for (int k = 0; k < r.nodes; ++k) d.nodes.push_back({k, 0});
+  try {
+    carnival::write_run(r.db, d, {.force = r.force});
+    fmt::print(stderr, "ncp2: {} records the failed run\n", r.db);
+  } catch (const carnival::StoreError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+  }
+}
+
+int checked_before_launch(const RealRun& r) {
+  if (!tmk::looks_like_program(r.program)) {
+    fmt::print(stderr,
+               "ncp2: --machine real runs programs built with ncp2-cc (give their path, e.g. ./prog); the "
+               "built-in workload {} runs on the emulated machines (ncp2, treadmarks)\n",
+               r.program);
+    return kExitUsage;
+  }
+  try {
+    (void)tmk::program_workload({r.program, r.args, r.node_output, false});
+  } catch (const workloads::WorkloadError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  const auto host_page = static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));
+  if (r.config.memory.page_size % host_page != 0) {
+    fmt::print(
+        stderr,
+        "ncp2: memory.page_size = {} B: real page protection needs a multiple of the host's page, {} B\n",
+        r.config.memory.page_size, host_page);
+    return kExitUsage;
+  }
+  if (!r.db.empty()) {
+    try {
+      carnival::check_database_output(r.db, r.force);
+    } catch (const carnival::OutputError& e) {
+      fmt::print(stderr, "ncp2: {}\n", e.what());
+      return kExitUsage;
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_real_machine(const RealRun& r) {
+  if (const int code = checked_before_launch(r); code != kExitOk) return code;
+  const std::string config = dsm::to_toml(r.config);
+  real::MpiLaunch launch;
+  launch.nodes = r.nodes;
+  launch.hostfile = r.hostfile;
+  // Node 0's verdict comes as its last line (mpirun would add a banner to a non-zero exit); a
+  // node that dies is named by mpirun itself.
+  std::optional<int> node0_status;
+  launch.stdout_filter = [&node0_status](std::string_view line) {
+    constexpr std::string_view kStatus = "ncp2-node status ";
+    if (!line.starts_with(kStatus)) return true;
+    node0_status = std::atoi(std::string(line.substr(kStatus.size())).c_str());
+    return false;
+  };
+  try {
+    for (const std::string& a : r.mpirun_args)
+      for (std::string& word : real::split_shell_words(a))
+        launch.extra_mpirun_args.push_back(std::move(word));
+    launch.node_command = node_command(r, node_executable(), config);
+    launch.mpirun = real::find_mpirun("");
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  fmt::print("machine   real, {} node{} (processes started by {}{})\n", r.nodes, r.nodes == 1 ? "" : "s",
+             launch.mpirun, r.hostfile.empty() ? " on this machine" : " on the hosts of " + r.hostfile);
+  std::fflush(stdout);
+  int status = 0;
+  try {
+    status = real::run_mpirun(launch);
+  } catch (const real::LaunchError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  if (status == kExitOk && node0_status) return *node0_status;
+  const bool interrupted = status == 128 + SIGINT || status == 128 + SIGTERM || status == 128 + SIGHUP;
+  const std::string why =
+      interrupted
+          ? "interrupted"
+          : fmt::format(
+                "mpirun exited with status {}: a node's agent (ncp2-node) ended without finishing the "
+                "run (killed, crashed, out of memory); mpirun's message above names it",
+                status);
+  fmt::print(stderr, "ncp2: the real run failed: {}\n", why);
+  record_failure(r, config, why, interrupted);
+  return kExitFailure;
+}
+
+}  // namespace ncp2::cli

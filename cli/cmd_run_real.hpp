@@ -1,0 +1,27 @@
+#pragma once
+// `ncp2 run ./prog --machine real` (cmd_run_real.cpp): the program on real processes over Open MPI.
+#include <string>
+#include <vector>
+
+#include "cli/machine_options.hpp"
+#include "dsm/config.hpp"
+
+namespace ncp2::cli {
+
+struct RealRun {
+  std::string program;
+  std::vector<std::string> args;
+  int nodes = 1;
+  dsm::SystemConfig config;  // tmk.heap_mb, memory.page_size, tmk.sample_instructions; stored with the run
+  std::string hostfile;
+  std::vector<std::string> mpirun_args;
+  std::string db;
+  bool force = false;
+  std::size_t max_wait_rows = 5'000'000;
+  std::string node_output;
+};
+
+// Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock.
+int run_real_machine(const RealRun& run);
+
+}  // namespace ncp2::cli
