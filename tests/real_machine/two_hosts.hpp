@@ -47,8 +47,9 @@ struct TwoHosts {
     // No shared-memory topology: two orteds writing it on one machine crashed in hwloc.
     // TCP between ranks: vader's segments are named after the real hostname and the local rank,
     // the same on both fake hosts (MPI programs crashed in it).
-    mpirun_args = {"--mca", "plm_rsh_agent",    agent, "--mca", "plm_rsh_no_tree_spawn", "1",
-                   "--mca", "rtc_hwloc_vmhole", "none", "--mca", "btl", "tcp,self"};
+    mpirun_args = {
+        "--mca", "plm_rsh_agent", agent, "--mca",   "plm_rsh_no_tree_spawn", "1", "--mca", "rtc_hwloc_vmhole",
+        "none",  "--mca",         "btl", "tcp,self"};
   }
   ~TwoHosts() {
     std::error_code ignored;
