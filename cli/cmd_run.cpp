@@ -1,6 +1,7 @@
 // `ncp2 run WORKLOAD`: runs a workload on the emulated machine, verifies its result, prints a
 // summary and optionally writes the statistics as JSON.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -324,15 +325,15 @@ std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s
 
 // --machine real: the program on real processes (cmd_run_real.cpp); the emulator's options refused.
 int run_real(const RunOptions& o) {
-  const std::pair<bool, const char*> emulator_only[] = {
-      {o.time_model.model != "deterministic" || o.time_model.target_mhz || o.time_model.scale,
-       "--time-model"},
-      {o.detect_races, "--detect-races"},
-      {o.check_spans, "--check-spans"},
-      {!o.scope_counters.empty(), "--scope-counters"},
-      {!o.stats_json.empty(), "--stats-json"},
-      {!o.params.empty() || !o.preset.empty(), "--param/--preset"},
-      {o.baseline, "--baseline"}};
+  const std::array<std::pair<bool, const char*>, 7> emulator_only{
+      {{o.time_model.model != "deterministic" || o.time_model.target_mhz || o.time_model.scale,
+        "--time-model"},
+       {o.detect_races, "--detect-races"},
+       {o.check_spans, "--check-spans"},
+       {!o.scope_counters.empty(), "--scope-counters"},
+       {!o.stats_json.empty(), "--stats-json"},
+       {!o.params.empty() || !o.preset.empty(), "--param/--preset"},
+       {o.baseline, "--baseline"}}};
   for (const auto& [set, name] : emulator_only)
     if (set) {
       fmt::print(stderr, "ncp2: {} is for the emulated machines; --machine real runs the program as it is\n",

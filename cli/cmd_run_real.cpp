@@ -4,10 +4,11 @@
 // before it could (a node's agent killed, mpirun failing), this side records the failure.
 #include "cli/cmd_run_real.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -33,9 +34,9 @@ std::string iso_now() {
   const std::time_t t = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&t, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  std::array<char, 32> text{};
+  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text.data();
 }
 
 // ncp2-node is installed next to ncp2.

@@ -61,7 +61,7 @@ inline constexpr std::uint32_t kGcBarrier = 0xfffffffeU;
 
 class NodeAgent {
  public:
-  NodeAgent(Transport& transport, const AgentOptions& options, const RunClock& clock);
+  NodeAgent(Transport& transport, AgentOptions options, const RunClock& clock);
   ~NodeAgent();
   NodeAgent(const NodeAgent&) = delete;
   NodeAgent& operator=(const NodeAgent&) = delete;

@@ -1,5 +1,6 @@
 // The agent's local thread: the protocol's operations for the program's requests.
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -27,7 +28,7 @@ void NodeAgent::fault(std::uint64_t address, bool write) {
   const auto page = static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes);
   faulted_.push_back(page);
   pending_->operation = write ? "write fault" : "none";
-  const std::uint32_t pages[] = {page};
+  const std::array<std::uint32_t, 1> pages{page};
   const Fetched fetched = validate(pages);
   if (fetched.messages > 0) {
     pending_->operation = "diff fetch";

@@ -1,11 +1,11 @@
 // The agent's local thread: starts the program's process and serves its requests.
 #include <fcntl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -25,8 +25,8 @@ using carnival::Category;
 using tmk::Channel;
 using tmk::Request;
 
-NodeAgent::NodeAgent(Transport& transport, const AgentOptions& options, const RunClock& clock)
-    : transport_(transport), options_(options), clock_(clock) {
+NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock& clock)
+    : transport_(transport), options_(std::move(options)), clock_(clock) {
   record_.node = self();
   if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
 }

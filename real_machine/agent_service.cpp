@@ -1,9 +1,9 @@
 // The agent's service thread: every message from the other nodes (and from this node to itself)
 // arrives here. Requests are answered at once; replies go to the local thread's mailbox.
-#include <signal.h>
-#include <time.h>
 
 #include <algorithm>
+#include <csignal>
+#include <ctime>
 #include <set>
 
 #include <fmt/format.h>

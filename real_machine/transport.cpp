@@ -1,5 +1,6 @@
 #include "real_machine/transport.hpp"
 
+#include <array>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -9,11 +10,11 @@ namespace ncp2::real {
 namespace {
 void check(int rc, const char* what) {
   if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
+  std::array<char, MPI_MAX_ERROR_STRING> text{};
   int n = 0;
-  MPI_Error_string(rc, text, &n);
+  MPI_Error_string(rc, text.data(), &n);
   throw std::runtime_error(
-      fmt::format("MPI: {} failed: {}", what, std::string(text, static_cast<std::size_t>(n))));
+      fmt::format("MPI: {} failed: {}", what, std::string(text.data(), static_cast<std::size_t>(n))));
 }
 }  // namespace
 
