@@ -185,7 +185,9 @@ class NodeAgent {
   std::uint64_t waiting_epoch_ = 0;
   double all_waiting_since_ = 0;
   std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::string>>>> held_;  // node 0: replies
-  std::atomic<std::uint64_t> cp_busy_ns_{0};  // the service thread's time serving messages
+  std::atomic<std::uint64_t> cp_busy_ns_{0};
+  std::atomic<int> awaiting_{0};  // the local thread waits for a reply: the service thread spins  // the
+                                  // service thread's time serving messages
   std::thread service_;
 
   // Local thread only.

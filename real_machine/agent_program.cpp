@@ -244,6 +244,13 @@ void NodeAgent::reply_protections() {
 }
 
 Message NodeAgent::await_reply(Tag tag, const std::function<bool(const Message&)>& matches) {
+  struct Awaiting {
+    std::atomic<int>& count;
+    explicit Awaiting(std::atomic<int>& c) : count(c) { count.fetch_add(1, std::memory_order_release); }
+    ~Awaiting() { count.fetch_sub(1, std::memory_order_release); }
+    Awaiting(const Awaiting&) = delete;
+    Awaiting& operator=(const Awaiting&) = delete;
+  } awaiting(awaiting_);
   std::unique_lock lock(mutex_);
   for (;;) {
     if (aborted_.load()) throw RunAborted(abort_text_);
