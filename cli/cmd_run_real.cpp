@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -156,6 +157,16 @@ int run_real_machine(const RealRun& r) {
     for (const std::string& a : r.mpirun_args)
       for (std::string& word : real::split_shell_words(a))
         launch.extra_mpirun_args.push_back(std::move(word));
+    // Oversubscribed, Open MPI yields the core in every poll of a blocking call, which makes the
+    // clock synchronization's round trips long and its bound 3-5x wider (docs/real-machine.md);
+    // the agents' own polling does not block. Unless the user chose (Open MPI refuses a repeat).
+    const auto names_yield = [](const std::string& w) {
+      return w.find("mpi_yield_when_idle") != std::string::npos;
+    };
+    if (std::getenv("OMPI_MCA_mpi_yield_when_idle") == nullptr &&
+        std::none_of(launch.extra_mpirun_args.begin(), launch.extra_mpirun_args.end(), names_yield))
+      launch.extra_mpirun_args.insert(launch.extra_mpirun_args.begin(),
+                                      {"--mca", "mpi_yield_when_idle", "0"});
     launch.node_command = node_command(r, node_executable(), config);
     launch.mpirun = real::find_mpirun("");
   } catch (const std::exception& e) {
