@@ -352,6 +352,7 @@ int run_real(const RunOptions& o) {
   r.db = o.db;
   r.force = o.force;
   r.max_wait_rows = o.max_wait_rows;
+  r.max_timeline = o.max_timeline;
   r.node_output = o.node_output;
   return run_real_machine(r);
 }

@@ -75,7 +75,8 @@ std::vector<std::string> node_command(const RealRun& r, const std::string& node,
                              config};
   if (!r.db.empty()) c.insert(c.end(), {"--db", absolute(r.db)});
   if (r.force) c.emplace_back("--force");
-  c.insert(c.end(), {"--max-wait-rows", std::to_string(r.max_wait_rows), "--status-line"});
+  c.insert(c.end(), {"--max-wait-rows", std::to_string(r.max_wait_rows), "--max-timeline",
+                     std::to_string(r.max_timeline), "--status-line"});
   if (!r.node_output.empty()) c.insert(c.end(), {"--node-output", absolute(r.node_output)});
   c.emplace_back("--");
   c.insert(c.end(), r.args.begin(), r.args.end());

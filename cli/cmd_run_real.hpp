@@ -18,6 +18,7 @@ struct RealRun {
   std::string db;
   bool force = false;
   std::size_t max_wait_rows = 5'000'000;
+  std::size_t max_timeline = 1'000'000;
   std::string node_output;
 };
 

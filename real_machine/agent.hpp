@@ -51,6 +51,7 @@ struct AgentOptions {
   std::size_t page_bytes = 4096;
   std::uint64_t sample_instructions = 0;  // 0: no samples
   std::string output_dir;                 // empty: the program's lines on ours, prefixed "[node N] "
+  std::size_t max_segments = 0;           // timeline stretches kept per node and processor
   bool profile = true;                    // false: no profile, no waits (to measure what profiling costs)
   std::size_t gc_threshold_bytes = std::size_t{1} << 20;  // a node's diffs that make a barrier collect
 };
@@ -186,8 +187,10 @@ class NodeAgent {
   double all_waiting_since_ = 0;
   std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::string>>>> held_;  // node 0: replies
   std::atomic<std::uint64_t> cp_busy_ns_{0};
-  std::atomic<int> awaiting_{0};  // the local thread waits for a reply: the service thread spins  // the
-                                  // service thread's time serving messages
+  std::atomic<int> awaiting_{0};
+  std::vector<SegmentRecord> cp_segments_;  // the service thread's own (merged after it ended)
+  std::uint64_t cp_segments_dropped_ = 0;  // the local thread waits for a reply: the service thread spins  //
+                                           // the service thread's time serving messages
   std::thread service_;
 
   // Local thread only.

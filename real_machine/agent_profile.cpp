@@ -32,9 +32,15 @@ void NodeAgent::close_pending(double resumed_ns) {
     return;
   }
   Pending& p = *pending_;
+  if (p.operation == "startup") {  // joining the run (and loading the line tables) is not its time
+    record_.start_ns = resumed_ns;
+    pending_.reset();
+    return;
+  }
   const double total = std::max(0.0, resumed_ns - p.posted_ns);
   if (!p.waited) {
     record_.add(p.scope, Category::Extra, p.operation, total);
+    record_.add_segment({false, Category::Extra, p.operation, p.scope, p.posted_ns, resumed_ns});
     pending_.reset();
     return;
   }
@@ -58,6 +64,7 @@ void NodeAgent::close_pending(double resumed_ns) {
   part(w, WaitPart::CPLComp) = std::max(0.0, total - others);
   w.duration_ns = std::max(total, others);
   record_.add(p.scope, Category::Wait, p.operation, w.duration_ns);
+  record_.add_segment({false, Category::Wait, p.operation, p.scope, p.posted_ns, resumed_ns});
   record_.note_site(p.scope);
   record_.waits.push_back(std::move(w));
   pending_.reset();
@@ -97,6 +104,8 @@ void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
   if (annotations_.empty() && c.pc != 0)
     if (const std::uint32_t f = site_of(c.pc, c.request != tmk::Request::Fault, true); f != 0) scope = f;
   record_.add(scope, Category::Comp, "none", comp - given);
+  // One stretch per run of native execution, in the scope it ended in (the profile splits it).
+  record_.add_segment({false, Category::Comp, "none", scope, resumed_ns, posted_ns});
 }
 
 void NodeAgent::apply_mark(const tmk::ScopeMark& m) {

@@ -28,6 +28,7 @@ using tmk::Request;
 NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock& clock)
     : transport_(transport), options_(std::move(options)), clock_(clock) {
   record_.node = self();
+  record_.max_segments = options_.max_segments;
   if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
 }
 
@@ -39,7 +40,11 @@ NodeAgent::~NodeAgent() {
 
 void NodeAgent::stop_service() {
   stop_.store(true, std::memory_order_release);
-  if (service_.joinable()) service_.join();
+  if (!service_.joinable()) return;
+  service_.join();
+  record_.segments.insert(record_.segments.end(), cp_segments_.begin(), cp_segments_.end());
+  record_.segments_dropped += cp_segments_dropped_;
+  cp_segments_.clear();
 }
 
 void NodeAgent::run() {
@@ -163,6 +168,8 @@ bool NodeAgent::handle_request() {
 void NodeAgent::serve(Channel& c) {
   switch (c.request) {
     case Request::Startup:
+      pending_->operation = "startup";
+      (void)source_lines();  // the line tables, loaded now rather than inside the first timed request
       return startup();
     case Request::None:
     case Request::MoreProtections:

@@ -31,8 +31,14 @@ void NodeAgent::service_loop() {
     try {
       if (std::optional<Message> m = transport_.poll()) {
         const double start = now_ns();
+        const Tag tag = m->tag;
         dispatch(std::move(*m));
         last_traffic = now_ns();
+        if (cp_segments_.size() < options_.max_segments)
+          cp_segments_.push_back(
+              {true, carnival::Category::CPComp, std::string(to_string(tag)), 0, start, last_traffic});
+        else
+          ++cp_segments_dropped_;
         cp_busy_ns_.fetch_add(static_cast<std::uint64_t>(last_traffic - start), std::memory_order_relaxed);
         idle_ns = 0;
         continue;

@@ -30,6 +30,7 @@ struct NodeOptions {
   std::string config;
   int clock_exchanges = 200;
   std::size_t max_wait_rows = 5'000'000;
+  std::size_t max_timeline = 1'000'000;
   bool status_line = false;
 };
 
@@ -57,6 +58,7 @@ int parse(int argc, char** argv, NodeOptions& o) {
   app.add_option("--config", o.config, "the effective configuration (TOML text) to store");
   app.add_option("--clock-exchanges", o.clock_exchanges, "round trips per clock synchronization burst")
       ->check(CLI::Range(1, 100000));
+  app.add_option("--max-timeline", o.max_timeline, "timeline stretches kept in the database (0: none)");
   app.add_flag("--status-line", o.status_line,
                "node 0 ends with the line `ncp2-node status N` and exits 0 (ncp2 reads N through mpirun, "
                "which would otherwise print a banner for any non-zero exit)");
@@ -125,7 +127,7 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   int code = d.run.status == "deadlock" ? 3 : d.run.status == "complete" && d.run.verified ? 0 : 1;
   if (!o.db.empty()) {
     try {
-      real::write_real_run(o.db, o.force, d, clocks, clock_source, o.max_wait_rows);
+      real::write_real_run(o.db, o.force, d, clocks, clock_source, o.max_wait_rows, o.max_timeline);
     } catch (const carnival::StoreError& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
       code = 1;
@@ -157,6 +159,8 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
+  // Each node keeps its share of the timeline, for its program and for its service thread.
+  o.agent.max_segments = o.max_timeline / static_cast<std::size_t>(2 * size);
   const auto wall_start = std::chrono::steady_clock::now();
   int code = 0;
   try {

@@ -20,6 +20,16 @@ void NodeRecord::add(std::uint32_t scope, carnival::Category category, const std
   note_site(scope);
 }
 
+void NodeRecord::add_segment(SegmentRecord s) {
+  if (s.end_ns <= s.start_ns) return;
+  if (segments.size() >= max_segments) {
+    ++segments_dropped;
+    return;
+  }
+  note_site(s.scope);
+  segments.push_back(std::move(s));
+}
+
 void NodeRecord::note_site(std::uint32_t id) {
   if (id == 0 || sites.count(id) != 0) return;
   const auto all = carnival::scope_sites();
@@ -50,6 +60,12 @@ std::vector<std::byte> NodeRecord::encode() const {
     put(w, x.duration_ns);
     for (double p : x.parts) put(w, p);
     w.i64(x.cause_node).u64(x.object).i64(x.remote_node);
+  }
+  w.u64(segments.size()).u64(segments_dropped);
+  for (const SegmentRecord& s : segments) {
+    w.u32(s.cp ? 1 : 0).u32(static_cast<std::uint32_t>(s.category)).text(s.operation).u32(s.scope);
+    put(w, s.start_ns);
+    put(w, s.end_ns);
   }
   return std::move(w).take();
 }
@@ -93,6 +109,18 @@ NodeRecord NodeRecord::decode(std::span<const std::byte> bytes) {
     x.object = r.u64();
     x.remote_node = static_cast<int>(r.i64());
     n.waits.push_back(std::move(x));
+  }
+  const std::uint64_t segment_count = r.u64();
+  n.segments_dropped = r.u64();
+  for (std::uint64_t i = 0; i < segment_count; ++i) {
+    SegmentRecord s;
+    s.cp = r.u32() != 0;
+    s.category = static_cast<carnival::Category>(r.u32());
+    s.operation = r.text();
+    s.scope = r.u32();
+    s.start_ns = get(r);
+    s.end_ns = get(r);
+    n.segments.push_back(std::move(s));
   }
   return n;
 }

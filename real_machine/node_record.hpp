@@ -35,6 +35,16 @@ struct WaitRecord {
   int remote_node = -1;
 };
 
+// One stretch of the node's time for the timeline (ns of the node's clock).
+struct SegmentRecord {
+  bool cp = false;  // the agent's service thread (else the program, the PP)
+  carnival::Category category = carnival::Category::Comp;
+  std::string operation;
+  std::uint32_t scope = 0;
+  double start_ns = 0;
+  double end_ns = 0;
+};
+
 class NodeRecord {
  public:
   int node = 0;
@@ -49,6 +59,12 @@ class NodeRecord {
   std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>
       profile;
   std::vector<WaitRecord> waits;
+  std::vector<SegmentRecord> segments;  // at most max_segments
+  std::size_t max_segments = 0;
+  std::uint64_t segments_dropped = 0;
+
+  // A stretch for the timeline, unless the node's share of --max-timeline is used up.
+  void add_segment(SegmentRecord s);
 
   void add(std::uint32_t scope, carnival::Category category, const std::string& operation, double ns);
   // Keeps the site's place so that node 0 can renumber the scope.

@@ -109,6 +109,12 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
       d.waits.push_back(wait_row(w, r.node, scope(w.scope), clock.to_master_ns(w.start_ns) - t0));
       used.insert(scope(w.scope));
     }
+    for (const SegmentRecord& s : r.segments) {
+      d.timeline.push_back({r.node, s.cp, s.category, s.operation, scope(s.scope),
+                            ps(clock.to_master_ns(s.start_ns) - t0), ps(clock.to_master_ns(s.end_ns) - t0)});
+      used.insert(scope(s.scope));
+    }
+    d.timeline_dropped += r.segments_dropped;
     d.nodes.push_back({r.node, ps(clock.to_master_ns(finish) - t0)});
     if (failure.empty()) failure = r.failure;
     deadlock = deadlock || r.deadlock;
@@ -164,10 +170,11 @@ void add_clocks(const std::string& path, const std::vector<ClockMap>& clocks, co
 
 void write_real_run(const std::string& path, bool replace, const carnival::RunData& data,
                     const std::vector<ClockMap>& clocks, const std::string& clock_source,
-                    std::size_t max_wait_rows) {
+                    std::size_t max_wait_rows, std::size_t max_timeline_rows) {
   const std::string temp = fmt::format("{}.tmp-real-{}", path, getpid());
   try {
-    carnival::write_run(temp, data, {.force = true, .max_wait_rows = max_wait_rows});
+    carnival::write_run(
+        temp, data, {.force = true, .max_wait_rows = max_wait_rows, .max_timeline_rows = max_timeline_rows});
     add_clocks(temp, clocks, clock_source);
     carnival::sync_file(temp);
     carnival::rename_into_place(temp, path, replace);

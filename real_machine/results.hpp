@@ -42,9 +42,10 @@ struct RunMeta {
 
 // Writes it atomically (nothing at `path` until it is complete), the clocks included. Throws
 // carnival::StoreError.
-// `max_wait_rows`: instances kept (the per-scope summary stays complete), as for an emulated run.
+// `max_wait_rows`, `max_timeline_rows`: instances and timeline stretches kept (the per-scope
+// summary stays complete), as for an emulated run.
 void write_real_run(const std::string& path, bool replace, const carnival::RunData& data,
                     const std::vector<ClockMap>& clocks, const std::string& clock_source,
-                    std::size_t max_wait_rows);
+                    std::size_t max_wait_rows, std::size_t max_timeline_rows);
 
 }  // namespace ncp2::real

@@ -35,6 +35,29 @@ Transport::~Transport() {
   MPI_Comm_free(&comm_);
 }
 
+std::string_view to_string(Tag tag) {
+  switch (tag) {
+    case Tag::DiffRequest:
+      return "diff request";
+    case Tag::LockRequest:
+    case Tag::LockForward:
+      return "lock request";
+    case Tag::BarrierArrive:
+      return "barrier";
+    case Tag::MallocRequest:
+    case Tag::FreeRequest:
+      return "shared heap";
+    case Tag::DiffReply:
+    case Tag::LockGrant:
+    case Tag::BarrierRelease:
+    case Tag::MallocReply:
+    case Tag::FreeReply:
+      return "reply";
+    default:
+      return "control";
+  }
+}
+
 void Transport::send(int to, Tag tag, std::vector<std::byte> body) {
   if (body.size() > static_cast<std::size_t>(INT32_MAX)) throw std::runtime_error("message over 2 GiB");
   const std::lock_guard lock(mutex_);

@@ -31,6 +31,9 @@ enum class Tag : int {
   HeldReply,  // the locks and where they were acquired
 };
 
+// "diff request", ...: a message kind as the timeline names the service thread's work.
+std::string_view to_string(Tag tag);
+
 class WireWriter {
  public:
   WireWriter& u32(std::uint32_t v) { return raw(&v, sizeof v); }

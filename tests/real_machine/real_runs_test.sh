@@ -69,6 +69,8 @@ q() { sqlite3 "$tmp/water.db" "$1"; }
 bad=$(q "select count(*) from waits where duration_ps <> cplwait_ps + cplcomp_ps + cpcomm_ps + cprwait_ps +
          cprcomp_ps + pprwait_ps + pprcomp_ps + pplwait_ps + sync_delay_ps")
 [ "$bad" = 0 ] || fail "$bad waits whose parts do not sum to their duration"
+[ "$(q "select count(distinct resource) from timeline")" = 2 ] || fail "timeline: $(q 'select resource, count(*) from timeline group by 1')"
+[ "$(q "select count(*) from timeline where end_ps < start_ps or start_ps < 0")" = 0 ] || fail "timeline stretches out of order"
 "$bin/ncp2" report "$tmp/water.db" >"$tmp/report" 2>&1 || fail "ncp2 report of a real run"
 grep -q "machine      real, 3 nodes" "$tmp/report" || fail "report: $(head -5 "$tmp/report")"
 "$bin/ncp2" run "$tmp/water" --nodes 3 --db "$tmp/water-emulated.db" >/dev/null 2>&1 || fail "emulated water"
