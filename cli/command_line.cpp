@@ -24,7 +24,8 @@ std::unique_ptr<CommandLine> make_command_line() {
   app.set_version_flag("--version", "ncp2 0.1.0");
   for (auto&& sub : {add_config_command(app), add_demo_network_command(app), add_workloads_command(app),
                      add_run_command(app), add_report_command(app), add_export_trace_command(app),
-                     add_compare_command(app), add_counters_command(app), add_schedule_command(app)})
+                     add_compare_command(app), add_counters_command(app), add_schedule_command(app),
+                     add_reproduce_command(app)})
     cl->runners[sub.app] = sub.run;
   for (auto&& sub : {add_timing_command(app), add_clocksync_command(app)}) cl->runners[sub.app] = sub.run;
   return cl;

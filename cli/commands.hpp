@@ -23,5 +23,6 @@ Subcommand add_export_trace_command(CLI::App& app);
 Subcommand add_compare_command(CLI::App& app);
 Subcommand add_counters_command(CLI::App& app);
 Subcommand add_schedule_command(CLI::App& app);
+Subcommand add_reproduce_command(CLI::App& app);
 
 }  // namespace ncp2::cli

@@ -1,0 +1,158 @@
+// `ncp2 reproduce usenix94|sc95|sbacpad96`: the published figures beside the emulated ones
+// (workloads/reproduce.hpp, docs/results.md): published value, emulated value, their ratio and the
+// published value's source, per row; text or JSON.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.hpp"
+#include "cli/machine_options.hpp"
+#include "cli/option_checks.hpp"
+#include "emulator/config.hpp"
+#include "workloads/reproduce.hpp"
+#include "workloads/workload.hpp"
+
+namespace ncp2::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ReproduceCommand {
+  std::string table;
+  bool json = false;
+  std::string nodes;  // "4,8,16"; empty: each row's own
+  std::string configs;
+};
+
+// The presets: installed next to the binary (share/ncp2/configs), else the source tree's.
+std::string default_configs() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path installed = self.parent_path().parent_path() / "share" / "ncp2" / "configs";
+  if (!ec && fs::is_directory(installed, ec)) return installed.string();
+  return NCP2_CONFIGS_DIR;
+}
+
+std::vector<int> parse_nodes(const std::string& list) {
+  std::vector<int> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    char* end = nullptr;
+    const long n = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || n < 1 || n > 4096)
+      throw std::invalid_argument(
+          fmt::format("--nodes {}: give node counts from 1 to 4096, comma-separated", list));
+    out.push_back(static_cast<int>(n));
+  }
+  return out;
+}
+
+std::string value_text(const workloads::PublishedRow& row, double v) {
+  return row.quantity == workloads::Quantity::Gain ? fmt::format("{:+.0f} %", v * 100)
+                                                   : fmt::format("{:.2f}", v);
+}
+
+void print_text(const std::vector<workloads::ReproducedRow>& rows) {
+  fmt::print("{:<10} {:<9} {:<28} {:<11} {:>5} {:>10} {:>10} {:>6}  source\n", "paper", "network", "workload",
+             "machine", "nodes", "published", "emulated", "ratio");
+  int within = 0;
+  int with_value = 0;
+  for (const auto& r : rows) {
+    std::string name = r.row.workload;
+    for (const auto& p : r.row.params) name += " " + p;
+    const std::string machine = r.row.quantity == workloads::Quantity::Gain ? "ncp2/tm" : r.row.machine;
+    fmt::print("{:<10} {:<9} {:<28} {:<11} {:>5} {:>10} {:>10} {:>6}  {}\n", r.row.paper, r.row.network, name,
+               machine, r.nodes, value_text(r.row, r.row.published),
+               r.emulated ? value_text(r.row, *r.emulated) : "-",
+               r.ratio() ? fmt::format("{:.2f}", *r.ratio()) : "-",
+               r.problem.empty() ? r.row.cite : r.problem);
+    if (r.ratio()) {
+      ++with_value;
+      if (std::abs(*r.ratio() - 1) <= 0.15) ++within;
+    }
+  }
+  fmt::print("\nwithin ±15 % of the published value: {} of {}\n", within, with_value);
+}
+
+void print_json(const std::vector<workloads::ReproducedRow>& rows) {
+  nlohmann::json out{{"rows", nlohmann::json::array()}};
+  for (const auto& r : rows) {
+    std::string name = r.row.workload;
+    for (const auto& p : r.row.params) name += " " + p;
+    out["rows"].push_back({{"paper", r.row.paper},
+                           {"network", r.row.network},
+                           {"workload", r.row.workload},
+                           {"parameters", r.row.params},
+                           {"machine", r.row.machine},
+                           {"quantity", r.row.quantity == workloads::Quantity::Gain ? "gain" : "speedup"},
+                           {"nodes", r.nodes},
+                           {"published", r.row.published},
+                           {"emulated", r.emulated ? nlohmann::json(*r.emulated) : nlohmann::json()},
+                           {"ratio", r.ratio() ? nlohmann::json(*r.ratio()) : nlohmann::json()},
+                           {"source", r.row.source},
+                           {"problem", r.problem}});
+  }
+  fmt::print("{}\n", out.dump(2));
+}
+
+int reproduce(const ReproduceCommand& o) {
+  workloads::ReproduceOptions options;
+  options.configs_dir = o.configs.empty() ? default_configs() : o.configs;
+  try {
+    if (!o.nodes.empty()) options.nodes = parse_nodes(o.nodes);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+  options.progress = [terminal](std::string_view what) {
+    if (terminal) fmt::print(stderr, "\r\033[Krunning {}", what);
+  };
+  std::vector<workloads::ReproducedRow> rows;
+  try {
+    rows = workloads::reproduce(o.table, options);
+  } catch (const workloads::WorkloadError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  } catch (const emu::ConfigError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
+  if (terminal) fmt::print(stderr, "\r\033[K");
+  o.json ? print_json(rows) : print_text(rows);
+  return kExitOk;
+}
+
+}  // namespace
+
+Subcommand add_reproduce_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "reproduce",
+      "Run a published table's experiments on their period preset and print published value, emulated value, "
+      "ratio and source per row (docs/results.md)");
+  auto o = std::make_shared<ReproduceCommand>();
+  cmd->add_option("table", o->table, "usenix94, sc95 or sbacpad96")
+      ->required()
+      ->check(CLI::IsMember(workloads::reproducible_tables()));
+  cmd->add_flag(
+      "--json", o->json,
+      R"(one JSON object: {"rows": [{"paper", "network", "workload", "machine", "nodes", "published", )"
+      R"("emulated", "ratio", "source", ...}]}; a gain is a fraction (0.52 = 52 %))");
+  cmd->add_option("--nodes", o->nodes, "node counts instead of each row's own, e.g. 4,8,16")
+      ->type_name("LIST");
+  cmd->add_option("--configs", o->configs,
+                  "the directory of the presets (default: the installed or source tree's)")
+      ->type_name("DIR");
+  return {cmd, [o] { return reproduce(*o); }};
+}
+
+}  // namespace ncp2::cli
