@@ -257,5 +257,22 @@ assert j["transport"] == "shm" and f["ok"] and abs(f["error_ns"]) <= f["error_bo
 PY
 then echo "ok: ncp2 clocksync --json parses, error within bound"; else echo "FAIL: ncp2 clocksync --json"; failures=$((failures + 1)); fi
 
+# ncp2 reproduce: a table's rows with the issue's JSON fields; refusals.
+expect 2 "usenix94" -- reproduce nope
+expect 2 "give node counts from 1 to 4096" -- reproduce sc95 --nodes 2,x
+expect 2 "cannot read configuration" -- reproduce sc95 --configs "$tmp/no-such-dir"
+if "$ncp2" reproduce sc95 --nodes 2 --json >"$tmp/reproduce.json" 2>/dev/null \
+   && python3 - "$tmp/reproduce.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 3
+for r in rows:
+    for key in ("paper", "network", "workload", "machine", "nodes", "published", "emulated", "ratio", "source"):
+        assert key in r, key
+    assert r["paper"] == "sc95" and r["nodes"] == 2 and r["emulated"] > 0
+    assert abs(r["ratio"] - r["emulated"] / r["published"]) < 1e-9
+PY
+then echo "ok: ncp2 reproduce --json"; else echo "FAIL: ncp2 reproduce --json"; failures=$((failures + 1)); fi
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -77,6 +77,12 @@ grep -q "machine      real, 3 nodes" "$tmp/report" || fail "report: $(head -5 "$
 "$bin/ncp2" compare "$tmp/water-emulated.db" "$tmp/water.db" >"$tmp/compare" 2>&1 || fail "ncp2 compare"
 grep -q "real" "$tmp/compare" || fail "compare: $(head -5 "$tmp/compare")"
 
+# Each node's output in files (--node-output), none on ours.
+mkdir -p "$tmp/out-dir"
+real 0 "status    complete, verified" "$tmp/jacobi" --nodes 2 --node-output "$tmp/out-dir" -- 130 130 6 &&
+  ! grep -q '^\[node 0\]' "$tmp/out" && grep -q "verified" "$tmp/out-dir/node-0.stdout" &&
+  [ -f "$tmp/out-dir/node-1.stderr" ] || fail "--node-output: $(ls "$tmp/out-dir")"
+
 # A lock-order deadlock: exit 3, each node's wait named with the holder and the lines.
 real 3 "node 0 waits for lock 2 at deadlock.c:27" "$tmp/deadlock" --nodes 3 --db "$tmp/dl.db"
 grep -qF "held by node 1 which acquired it at deadlock.c:25" "$tmp/out" || fail "deadlock holder: $(cat "$tmp/out")"
