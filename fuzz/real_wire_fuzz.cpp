@@ -29,7 +29,7 @@ void node_record(std::span<const std::byte> bytes) {
 
 // Intervals taken in by a node of 3 with 4 pages (what a grant or a release does).
 void intervals(std::span<const std::byte> bytes) {
-  std::vector<std::byte> heap(4 * 4096);
+  std::vector<std::byte> heap(std::size_t{4} * 4096);
   ncp2::real::LrcNode node(1, 3, heap, 4096);
   try {
     ncp2::real::WireReader r(bytes);
@@ -41,7 +41,8 @@ void intervals(std::span<const std::byte> bytes) {
     return;
   }
   for (std::uint32_t page = 0; page < node.pages(); ++page)
-    for (const auto& need : node.missing_diffs(page)) ncp2::fuzz::check(need.creator != 1, "a node needs its own diff");
+    for (const auto& need : node.missing_diffs(page))
+      ncp2::fuzz::check(need.creator != 1, "a node needs its own diff");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "workloads/reproduce.hpp"
 
+#include <array>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -44,8 +45,8 @@ PublishedRow speedup(std::string paper, std::string network, std::string workloa
 
 std::vector<PublishedRow> usenix94() {
   std::vector<PublishedRow> rows;
-  const std::tuple<const char*, double, double> values[] = {
-      {"jacobi", 7.4, 5.5}, {"tsp", 7.2, 6.5}, {"quicksort", 6.3, 4.2}, {"water", 4.0, 2.1}};
+  const std::array<std::tuple<const char*, double, double>, 4> values{
+      {{"jacobi", 7.4, 5.5}, {"tsp", 7.2, 6.5}, {"quicksort", 6.3, 4.2}, {"water", 4.0, 2.1}}};
   for (const auto& [workload, atm, ethernet] : values) {
     rows.push_back(speedup("usenix94", "atm", workload, atm, kUsenix94, "decstation-atm-1994.toml"));
     rows.push_back(
