@@ -33,6 +33,7 @@ struct ScheduleCommand {
   bool json = false;
   std::string quantum = "100ms";
   int window = 5;
+  double split_progress = 0;
   int processors = 4;
   double bus = 29.5;
   double thread_peak = 14.75;
@@ -93,6 +94,7 @@ sched::NodeOptions node_options(const ScheduleCommand& o) {
     options.capacity = sched::Bandwidth(o.bus);
     options.peak_per_thread = sched::Bandwidth(o.thread_peak);
     options.window = o.window;
+    options.split_progress = o.split_progress;
     options.seed = o.seed;
     sched::check_node_options(options);
   } catch (const std::invalid_argument& e) {
@@ -187,6 +189,10 @@ Subcommand add_schedule_command(CLI::App& app) {
       ->type_name("DURATION")
       ->capture_default_str();
   cmd->add_option("--window", o->window, "quanta averaged by quanta-window and iabw (1..1000)")
+      ->capture_default_str();
+  cmd->add_option("--split-progress", o->split_progress,
+                  "native-threads: the share of its progress a parallel job keeps per thread given while "
+                  "others wait (0: it spins at its next synchronization; 1: its threads never synchronize)")
       ->capture_default_str();
   cmd->add_option("--processors", o->processors, "processors of the node (1..1024)")->capture_default_str();
   cmd->add_option("--bus", o->bus, "bus capacity B in transactions/us (0.1 to 1e6)")->capture_default_str();

@@ -81,6 +81,7 @@ class WireReader {
     const std::uint64_t n = u64();
     if (n > (in_.size() - at_) / 4) throw std::runtime_error("malformed message: a list overruns it");
     std::vector<std::uint32_t> v(n);
+    if (n == 0) return v;  // memcpy of nothing from or to null is still undefined (fuzz: real_wire)
     std::memcpy(v.data(), in_.data() + at_, n * 4);
     at_ += n * 4;
     return v;

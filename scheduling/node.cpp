@@ -101,12 +101,15 @@ class NodeSimulation {
   // runs partly.
   void set_running(const std::vector<JobId>& chosen) {
     running_.clear();
-    partial_.clear();
+    progress_.clear();
     for (const JobId id : chosen) {
       if (std::find(running_.begin(), running_.end(), id) != running_.end()) continue;
       running_.push_back(id);
       const auto given = scheduler_.schedules_threads() ? std::count(chosen.begin(), chosen.end(), id) : 0;
-      partial_.push_back(scheduler_.schedules_threads() && given < workload_[index_of(id)].threads);
+      const int threads = workload_[index_of(id)].threads;
+      progress_.push_back(scheduler_.schedules_threads() && given < threads
+                              ? options_.split_progress * static_cast<double>(given) / threads
+                              : 1.0);
     }
   }
 
@@ -114,13 +117,14 @@ class NodeSimulation {
     loads_.clear();
     for (std::size_t k = 0; k < running_.size(); ++k) {
       const auto& trace = workload_[index_of(running_[k])];
-      // A partly running job's threads spin at their next synchronization: no bus traffic.
-      const Bandwidth demand = partial_[k] ? Bandwidth{} : trace.demand[jobs_[index_of(running_[k])].step];
+      // A partly running job keeps split_progress of what its running threads would do (0: they
+      // spin at their next synchronization, no bus traffic).
+      const Bandwidth demand = trace.demand[jobs_[index_of(running_[k])].step] * progress_[k];
       loads_.push_back({demand, trace.threads});
     }
     shares_ = model_.shares(loads_);
     for (std::size_t k = 0; k < running_.size(); ++k)
-      if (partial_[k]) shares_[k] = JobShare{0, Bandwidth{}};  // and no progress
+      if (progress_[k] < 1) shares_[k].rate *= progress_[k];  // and that share of its progress
   }
 
   void schedule_next() {
@@ -191,7 +195,7 @@ class NodeSimulation {
   emu::Kernel kernel_;
   std::vector<JobState> jobs_;
   std::vector<JobId> running_;
-  std::vector<bool> partial_;  // per running_: only some of its threads were given processors
+  std::vector<double> progress_;  // per running_: < 1 when only some of its threads were given processors
   std::vector<BusLoad> loads_;
   std::vector<JobShare> shares_;
   std::vector<BusSample> bus_;
@@ -239,6 +243,8 @@ void check_node_options(const NodeOptions& o) {
         "the peak bandwidth of a thread (--thread-peak) must be 0.01 to 1e6 transactions/us");
   if (o.quantum <= Duration{0}) throw std::invalid_argument("the quantum must be longer than 0");
   if (o.window < 1 || o.window > 1000) throw std::invalid_argument("--window must be 1..1000 quanta");
+  if (!(o.split_progress >= 0 && o.split_progress <= 1))
+    throw std::invalid_argument("--split-progress must be 0..1 (the share of progress a split job keeps)");
 }
 
 Bandwidth ideal_average_bandwidth(const std::vector<DemandTrace>& workload, int processors) {

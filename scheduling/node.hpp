@@ -24,6 +24,11 @@ struct NodeOptions {
   Duration quantum = emu::milliseconds(100);
   int window = 5;
   std::uint64_t seed = 1;
+  // native-threads: the share of its progress a parallel job keeps per thread it is given while
+  // some of its threads wait (0: none, it spins at its next synchronization; 1: its threads never
+  // synchronize). A job given g of its n threads runs at split_progress x g/n of its rate and asks
+  // that share of its bus demand.
+  double split_progress = 0;
 };
 
 // "100ms", "50 ms", "1s", "500us": a quantum (100us to 1 hour). Throws std::invalid_argument with the reason.

@@ -70,6 +70,35 @@ TEST(Node, NativeThreadsRunsAParallelJobOnlyWhenAllItsThreadsRun) {
   for (const auto& q : busy.bus) EXPECT_LE(q.served.per_us(), 20 + 1e-9);
 }
 
+// Between the extremes: a job given 1 of its 2 threads keeps split_progress x 1/2 of its rate.
+// Two processors, the parallel job (2 threads, 1 s alone) beside an endless 1-thread job: native
+// time sharing gives it both threads in 1/3 of the quanta and one thread in 2/3, so its rate is
+// 1/3 + 2/3 x split_progress / 2: 3 s at 0 (above), 2 s at 0.5, 1.5 s at 1.
+TEST(Node, NativeThreadsSplitProgressInterpolates) {
+  const Policy threads{PolicyKind::NativeThreads, Reference::Fitted};
+  auto endless = steady("endless", 0, 10);
+  endless.endless = true;
+  const auto workload = std::vector<DemandTrace>{steady("parallel", 0, 100, 2), endless};
+  const auto turnaround = [&](double split) {
+    NodeOptions o;
+    o.processors = 2;
+    o.split_progress = split;
+    return to_seconds(run_node(workload, threads, o).jobs[0].turnaround);
+  };
+  EXPECT_NEAR(turnaround(0.5), 2.0, 0.15);
+  EXPECT_NEAR(turnaround(1.0), 1.5, 0.15);
+  // The share of its demand follows: a split job asks half its demand at 1, nothing at 0.
+  NodeOptions o;
+  o.processors = 2;
+  o.split_progress = 1.0;
+  const auto busy = run_node({steady("parallel", 20, 100, 2), endless}, threads, o);
+  bool some_half = false;
+  for (const auto& q : busy.bus) some_half = some_half || std::abs(q.served.per_us() - 10) < 1e-6;
+  EXPECT_TRUE(some_half);
+  o.split_progress = 1.5;
+  EXPECT_THROW(check_node_options(o), std::invalid_argument);
+}
+
 TEST(Node, SameInputsSameResults) {
   const auto set = standard_set(Mix::C);
   const auto workload = workload_of(set.applications.at(3), Mix::C);
