@@ -252,7 +252,11 @@ std::vector<std::pair<std::string, std::string>> header_lines(const RunData& d) 
       {"workload", workload},
       {"machine", fmt::format("{}, {} node{}", r.machine, r.nodes, r.nodes == 1 ? "" : "s")},
       {"status", status},
-      {"virtual time", format_ps(r.virtual_time_ps) + " (timed region)"},
+      // A real run's times are measured (on node 0's clock), not emulated.
+      r.machine == "real" ? std::pair<std::string, std::string>{"time", format_ps(r.virtual_time_ps) +
+                                                                            " (measured, node 0's clock)"}
+                          : std::pair<std::string, std::string>{"virtual time", format_ps(r.virtual_time_ps) +
+                                                                                    " (timed region)"},
       {"verified", (r.verified ? std::string("yes") : std::string("NO")) +
                        (r.message.empty() ? std::string() : ": " + r.message)}};
   if (d.races_checked)

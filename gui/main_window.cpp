@@ -347,10 +347,12 @@ void MainWindow::loaded(const LoadResult& result) {
                      .arg(run.nodes)
                      .arg(QFileInfo(path_).fileName()));
   const auto races = result.summary->races.size();
-  run_label_->setText(tr("%1 · %2 · %3 nodes · %4 virtual · %5%6%7")
+  // A real run's time is measured, not emulated.
+  const QString time_kind = run.machine == "real" ? tr("measured") : tr("virtual");
+  run_label_->setText(tr("%1 · %2 · %3 nodes · %4 %5 · %6%7%8")
                           .arg(QString::fromStdString(run.workload), QString::fromStdString(run.machine))
                           .arg(run.nodes)
-                          .arg(time_text(run.virtual_time_ps), QString::fromStdString(run.status),
+                          .arg(time_text(run.virtual_time_ps), time_kind, QString::fromStdString(run.status),
                                run.verified ? tr(" · verified") : QString(),
                                races == 0   ? QString()
                                : races == 1 ? tr(" · 1 data race")
