@@ -158,6 +158,7 @@ void print_summary(const workloads::RunOutcome& o) {
       t.messages, t.bytes, t.page_faults, t.page_requests, t.diff_requests, t.lock_acquires, t.barriers,
       o.total_interrupts());
   fmt::print("verified  {}: {}\n", o.verified ? "yes" : "NO", o.verification);
+  fmt::print("host      {}\n", workloads::host_usage(o.wall_seconds, o.peak_rss_kib, o.nodes));
 }
 
 void print_speedup(const workloads::RunOutcome& o, const std::optional<workloads::HistoryEntry>& one_node,

@@ -23,7 +23,7 @@ void add_machine_options(CLI::App& app, MachineOptions& options, bool allow_real
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
   app.add_option("--nodes", options.nodes, "number of nodes (overrides machine.nodes)")
-      ->check(whole_number(1, 4096));
+      ->check(whole_number(1, emu::kMaxNodes));
 }
 
 dsm::SystemConfig load_machine_config(const MachineOptions& options) {

@@ -81,8 +81,8 @@ void validate(const MachineConfig& c) {
   };
   if (c.machine.nodes < 1)
     fail("machine.nodes", fmt::format("at least 1 node is needed, got {}", c.machine.nodes));
-  if (c.machine.nodes > 4096)
-    fail("machine.nodes", fmt::format("at most 4096 nodes are supported, got {}", c.machine.nodes));
+  if (c.machine.nodes > kMaxNodes)
+    fail("machine.nodes", fmt::format("at most {} nodes are supported, got {}", kMaxNodes, c.machine.nodes));
   if (!(c.pp.clock_mhz > 0)) fail("pp.clock_mhz", "clock must be positive");
   if (!(c.cp.clock_mhz > 0)) fail("cp.clock_mhz", "clock must be positive");
   non_negative("pp.interrupt_overhead", c.pp.interrupt_overhead);

@@ -20,6 +20,10 @@ namespace ncp2::emu {
 enum class MachineKind { Ncp2, TreadMarks };
 std::string_view to_string(MachineKind k);
 
+// The most nodes a run may have (machine.nodes, --nodes): a barrier run of this many fits in
+// about 4 GiB of host memory (docs/performance.md, "Scale"). NodeId is 16 bits.
+inline constexpr int kMaxNodes = 16384;
+
 struct MachineSection {
   MachineKind kind = MachineKind::Ncp2;
   int nodes = 8;

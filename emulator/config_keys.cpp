@@ -44,7 +44,7 @@ std::vector<Key<MachineConfig>> machine_keys() {
        [](const MachineConfig& c) { return quoted(to_string(c.machine.kind)); }});
   k.integer(
       "machine.nodes", [](MachineConfig& c) -> int& { return c.machine.nodes; },
-      "number of nodes (PP + CP each)", "default run size of the papers' figures", Range{1, 4096});
+      "number of nodes (PP + CP each)", "default run size of the papers' figures", Range{1, kMaxNodes});
 
   k.real(
       "pp.clock_mhz", [](MachineConfig& c) -> double& { return c.pp.clock_mhz; },

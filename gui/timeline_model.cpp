@@ -18,7 +18,7 @@ namespace sql = carnival::sql;
 
 namespace {
 
-constexpr int kMaxNodes = 4096;  // emulator/config.cpp
+constexpr int kMaxNodes = 16384;  // emu::kMaxNodes (emulator/config.hpp)
 
 // Operation names are few: each gets a small number once.
 class OperationNames {

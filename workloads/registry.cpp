@@ -9,7 +9,7 @@ const std::vector<Workload>& all_workloads() {
       counter_workload(), phases_workload(), false_sharing_workload(), tsp_workload(),
       sor_workload(),     jacobi_workload(), matmul_workload(),        gauss_workload(),
       lu_workload(),      fft3d_workload(),  quicksort_workload(),     water_workload(),
-      is_workload(),      barnes_workload()};
+      is_workload(),      barnes_workload(), barrier_workload()};
   return all;
 }
 

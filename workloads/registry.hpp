@@ -14,6 +14,7 @@ const Workload& find_workload(std::string_view name);
 
 // One function per workload, each in its own file.
 Workload counter_workload();        // counter.cpp
+Workload barrier_workload();        // barrier.cpp
 Workload phases_workload();         // phases.cpp
 Workload false_sharing_workload();  // false_sharing.cpp
 Workload tsp_workload();            // tsp.cpp

@@ -1,5 +1,8 @@
 #include "workloads/runner.hpp"
 
+#include <sys/resource.h>
+
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -265,6 +268,7 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
     out.diagnosis = fmt::format("unexpected error: {}", e.what());
   }
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  out.peak_rss_kib = peak_rss_kib();
   collect(out, s);
   if (options.detect_races) take_races(out, s.dsm, work);
   if (s.profiler) {
@@ -283,6 +287,18 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
   }
   judge(out, work);
   return out;
+}
+
+std::uint64_t peak_rss_kib() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0 || usage.ru_maxrss < 0) return 0;
+  return static_cast<std::uint64_t>(usage.ru_maxrss);  // KiB on Linux
+}
+
+std::string host_usage(double wall_seconds, std::uint64_t peak_rss_kib, int nodes) {
+  const double per_node = static_cast<double>(peak_rss_kib) / std::max(nodes, 1);
+  return fmt::format("{:.2f} s wall; peak RSS {:.0f} MiB, {:.0f} KiB per node", wall_seconds,
+                     static_cast<double>(peak_rss_kib) / 1024.0, per_node);
 }
 
 }  // namespace ncp2::workloads

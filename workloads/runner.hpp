@@ -45,6 +45,9 @@ struct RunOutcome {
   emu::TimePoint end_time = emu::kTimeZero;   // the whole run, verification included
   std::uint64_t events = 0;
   double wall_seconds = 0;  // host time of the run (not deterministic; not in the stats JSON)
+  // The host process's peak resident set (KiB) when the run ended, whatever ran before it in the
+  // process included (not deterministic; not in the stats JSON): memory per emulated node.
+  std::uint64_t peak_rss_kib = 0;
 
   // The timed region's statistics (up to each node's exit from the exit barrier; the traffic of
   // the verification is not included). On a run that did not complete: the counters at its end.
@@ -103,5 +106,11 @@ struct RunOptions {
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
                         std::uint64_t seed, const RunOptions& options = {});
+
+// The host process's peak resident set so far, in KiB (getrusage; 0 if unavailable).
+std::uint64_t peak_rss_kib();
+// The summary's host line: "1.52 s wall; peak RSS 396 MiB, 396 KiB per node" (per node: the
+// process's peak over the emulated nodes, so for few nodes it is mostly the program itself).
+std::string host_usage(double wall_seconds, std::uint64_t peak_rss_kib, int nodes);
 
 }  // namespace ncp2::workloads

@@ -36,6 +36,9 @@ expect 0 'kind = "ncp2"' -- config
 expect 0 'kind = "treadmarks"' -- config --machine treadmarks
 expect 0 'link_latency = "250 ns"' -- config --set network.link_latency=250ns
 expect 0 'nodes = 16' -- config --nodes 16
+# The largest machine (issue 21 goal 6: bench/scale runs the barrier workload on it).
+expect 0 'nodes = 16384' -- config --nodes 16384
+expect 2 "16385 is out of range (expected 1 to 16384)" -- config --nodes 16385
 expect 0 "network.link_bandwidth" -- config --keys
 expect 2 "did you mean 'network.link_latency'" -- config --set network.latency=1us
 expect 2 "cannot connect 9 nodes" -- config --nodes 9 --set network.topology=star
@@ -57,6 +60,8 @@ expect 0 "preset small" -- workloads
 expect 0 '"presets"' -- workloads --json
 expect 0 "--stats-json" -- run --help
 expect 0 "verified  yes" -- run counter --nodes 4
+expect 0 "verified  yes: 6 nodes passed 10 barrier episodes together" -- run barrier --nodes 6
+expect 0 "KiB per node" -- run barrier --nodes 6 --preset small
 # The run history: speedup unknown, then measured with --baseline, then known from the history.
 expect 0 "add --baseline" -- run phases --nodes 4 --preset small
 expect 0 "baseline  measuring phases on 1 node" -- run phases --nodes 4 --preset small --baseline

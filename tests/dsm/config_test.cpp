@@ -146,7 +146,7 @@ TEST(Config, ZeroOrNegativeValuesAreRejected) {
   EXPECT_NE(error_of([] { from_text("[pp]\ninterrupt_overhead = \"-1 us\"\n"); }).find("negative"),
             std::string::npos);
   EXPECT_NE(
-      error_of([] { from_text("[machine]\nnodes = 0\n"); }).find("0 is out of range: allowed 1 .. 4096"),
+      error_of([] { from_text("[machine]\nnodes = 0\n"); }).find("0 is out of range: allowed 1 .. 16384"),
       std::string::npos);
   EXPECT_NE(error_of([] { from_text("[memory]\npage_size = 3000\n"); }).find("power of two"),
             std::string::npos);
@@ -186,6 +186,19 @@ TEST(Config, EveryKeyStatesItsRange) {
     }
     EXPECT_NE(key.range.find(" .. "), std::string::npos) << key.key << ": " << key.range;
   }
+}
+
+// Issue 21 goal 6: a barrier run of 16,384 nodes (bench/scale) is accepted; one more is not.
+TEST(Config, SixteenThousandThreeHundredEightyFourNodesAreAccepted) {
+  EXPECT_EQ(emu::kMaxNodes, 16384);
+  EXPECT_EQ(from_text("[machine]\nnodes = 16384\n").machine.nodes, 16384);
+  EXPECT_NE(error_of([] { from_text("[machine]\nnodes = 16385\n"); }).find("allowed 1 .. 16384"),
+            std::string::npos);
+  auto c = default_config(emu::MachineKind::Ncp2);
+  c.machine.nodes = 16384;
+  EXPECT_NO_THROW(validate(c));
+  c.machine.nodes = 16385;
+  EXPECT_NE(error_of([&] { validate(c); }).find("at most 16384 nodes are supported"), std::string::npos);
 }
 
 TEST(Config, ImpossibleTopologiesAreRejected) {

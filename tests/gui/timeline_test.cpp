@@ -131,7 +131,7 @@ class TimelineTest : public QObject {
     const auto huge = write_db(dir_, "huge.db", gui_fixture());
     QVERIFY(exec_sql(huge, "UPDATE runs SET nodes = 1000000000;"));
     QVERIFY(
-        load_timeline_file(huge).error.contains("is corrupt: the run has 1000000000 nodes (at most 4096)"));
+        load_timeline_file(huge).error.contains("is corrupt: the run has 1000000000 nodes (at most 16384)"));
     // Overlapping segments (damage) are cut where the previous one ends: the lane stays searchable.
     const auto overlap = write_db(dir_, "overlap.db", gui_fixture());
     QVERIFY(exec_sql(overlap,

@@ -28,6 +28,21 @@ using testing::machine;
 
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 
+// The summary's host line (issue 21 goal 6: memory per emulated node).
+TEST(Runner, HostUsageStatesPeakMemoryPerNode) {
+  EXPECT_EQ(host_usage(1.5, std::uint64_t{4} << 20, 16384),
+            "1.50 s wall; peak RSS 4096 MiB, 256 KiB per node");
+  EXPECT_EQ(host_usage(0.004, 20480, 1), "0.00 s wall; peak RSS 20 MiB, 20480 KiB per node");
+  EXPECT_EQ(host_usage(0, 0, 0), "0.00 s wall; peak RSS 0 MiB, 0 KiB per node");
+  const std::uint64_t before = peak_rss_kib();
+  EXPECT_GT(before, 0u);
+  const Workload& w = find_workload("barrier");
+  const RunOutcome o = run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.resolve("small", {}), 1);
+  ASSERT_TRUE(o.ok()) << o.diagnosis;
+  EXPECT_GE(o.peak_rss_kib, before);  // a peak: it never goes down
+  EXPECT_LE(o.peak_rss_kib, peak_rss_kib());
+}
+
 TEST(Runner, DsmErrorBecomesAFailedOutcome) {
   for (auto kind : kBoth) {
     const Workload w = custom(

@@ -5,6 +5,7 @@
 #include <tuple>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "workloads/registry.hpp"
@@ -109,6 +110,28 @@ TEST(Counter, EveryIncrementAcquiresTheLock) {
       const auto t = o.totals();
       EXPECT_EQ(t.lock_acquires, 3u * 7);
       EXPECT_EQ(t.barriers, 1u);  // the exit barrier only
+    }
+  }
+}
+
+// The plain barrier run (bench/scale): only barrier messages, 2(n-1) per episode with the exit
+// barrier, no page traffic; the release check sees every node arrive.
+TEST(Barrier, OnlyBarrierMessagesTwoPerNodeAndEpisode) {
+  for (auto kind : kBoth) {
+    for (int nodes : {1, 2, 7}) {
+      const Workload& w = find_workload("barrier");
+      const Params params = w.resolve("small", std::vector<std::string>{"episodes=5", "skew_us=3"});
+      const RunOutcome o = run_workload(machine(kind, nodes), w, params, 1);
+      ASSERT_TRUE(o.ok()) << o.diagnosis << o.verification;
+      EXPECT_EQ(o.verification, fmt::format("{} nodes passed 5 barrier episodes together", nodes));
+      const auto t = o.totals();
+      EXPECT_EQ(o.barrier_episodes, 6u);  // with the exit barrier
+      EXPECT_EQ(t.barriers, 6u);          // the totals count episodes, not node arrivals
+      EXPECT_EQ(t.messages, std::uint64_t{12} * static_cast<std::uint64_t>(nodes - 1));
+      EXPECT_EQ(t.messages_by_purpose[dsm::kBarrierArrival] + t.messages_by_purpose[dsm::kBarrierRelease],
+                t.messages);
+      EXPECT_EQ(t.page_faults, 0u);
+      EXPECT_GT(o.peak_rss_kib, 0u);
     }
   }
 }
