@@ -1,5 +1,5 @@
 #pragma once
-// The pending-event set of the kernel: a 4-ary min-heap ordered by (time, insertion sequence).
+// The pending-event set of the kernel, ordered by (time, insertion sequence) (EventOrder).
 // Events carry their callable inline (no allocation per event): the callable must be trivially
 // copyable and small, which lambdas capturing a few pointers and integers are.
 #include <array>
@@ -12,6 +12,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "emulator/event_order.hpp"
 
 namespace ncp2::emu {
 
@@ -51,7 +53,7 @@ struct Event {
   }
 };
 
-// Heap entries are 16-byte keys; the callables live in a slot pool, so sifting moves little
+// Order entries are 16-byte keys (EventOrder); the callables live in a slot pool, so sifting moves little
 // memory. The order word packs the insertion sequence (high 40 bits, unique, so it decides ties)
 // with the payload's slot (low 24 bits). The pool grows by chunks and never moves a payload, so
 // the kernel runs an event's callable where it lies (pop_due / payload / release) even when the
@@ -65,7 +67,8 @@ class EventQueue {
 
   [[nodiscard]] bool empty() const { return heap_.empty(); }
   [[nodiscard]] std::size_t size() const { return heap_.size(); }
-  [[nodiscard]] std::int64_t top_time() const { return heap_.front().time_ps; }
+  // Not const: the radix heap (many events pending) settles its lowest bucket to find the top.
+  [[nodiscard]] std::int64_t top_time() { return heap_.top().time_ps; }
   void reserve(std::size_t n) {
     heap_.reserve(n);
     while (slots_allocated_ < n) add_chunk();
@@ -101,10 +104,7 @@ class EventQueue {
     std::uint32_t slot;
   };
   Due pop_due() {
-    const Key top = heap_.front();
-    const Key last = heap_.back();
-    heap_.pop_back();
-    if (!heap_.empty()) sift_down_from_root(last);
+    const EventKey top = heap_.pop();
     return {top.time_ps, top.order >> kSlotBits, static_cast<std::uint32_t>(top.order & (kMaxSlots - 1))};
   }
   // The stored callable of a slot (call it as `e.invoke(e)`); stays in place until release().
@@ -130,16 +130,8 @@ class EventQueue {
   }
 
  private:
-  static constexpr std::size_t kArity = 4;
   static constexpr int kChunkBits = 10;
   static constexpr std::uint32_t kChunkSize = std::uint32_t{1} << kChunkBits;
-  struct Key {
-    std::int64_t time_ps;
-    std::uint64_t order;
-    bool operator<(const Key& o) const {
-      return time_ps != o.time_ps ? time_ps < o.time_ps : order < o.order;
-    }
-  };
 
   [[nodiscard]] Event& writable_payload(std::uint32_t slot) {
     return (*chunks_[slot >> kChunkBits])[slot & (kChunkSize - 1)];
@@ -164,42 +156,10 @@ class EventQueue {
   // Inlined into every emplace: the common case (a small heap with room) is a few instructions,
   // and an out-of-line call cost as much again in register saves.
   [[gnu::always_inline]] void insert_key(std::int64_t time_ps, std::uint64_t seq, std::uint32_t slot) {
-    if (heap_.size() == heap_.capacity()) [[unlikely]]
-      heap_.reserve(heap_.empty() ? 64 : 2 * heap_.size());
-    heap_.push_back(Key{time_ps, (seq << kSlotBits) | slot});
-    sift_up(heap_.size() - 1);
+    heap_.push(EventKey{time_ps, (seq << kSlotBits) | slot});
   }
 
-  void sift_up(std::size_t i) {
-    const Key moving = heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / kArity;
-      if (!(moving < heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
-    }
-    heap_[i] = moving;
-  }
-
-  // Places `moving` (the former last element) starting at the root.
-  void sift_down_from_root(const Key& moving) {
-    const std::size_t n = heap_.size();
-    std::size_t i = 0;
-    for (;;) {
-      const std::size_t first = i * kArity + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      const std::size_t end = first + kArity < n ? first + kArity : n;
-      for (std::size_t c = first + 1; c < end; ++c)
-        if (heap_[c] < heap_[best]) best = c;
-      if (!(heap_[best] < moving)) break;
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    heap_[i] = moving;
-  }
-
-  std::vector<Key> heap_;
+  EventOrder heap_;
   std::vector<std::unique_ptr<std::array<Event, kChunkSize>>> chunks_;  // payload slots; a chunk never moves
   std::size_t slots_allocated_ = 0;
   std::size_t slots_used_ = 0;

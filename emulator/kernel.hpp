@@ -155,6 +155,7 @@ class Kernel {
 
   struct Fiber;
   [[noreturn]] void schedule_in_past(TimePoint t) const;
+  [[noreturn]] void bad_resume(std::uint32_t index) const;
   void run_fiber_body(std::uint32_t index);
 
   KernelOptions options_;
