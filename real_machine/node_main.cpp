@@ -98,8 +98,10 @@ std::vector<real::NodeRecord> gather(const real::NodeRecord& mine, int rank, int
 
 void print_summary(const carnival::RunData& d, const std::vector<real::ClockMap>& clocks,
                    const NodeOptions& o) {
-  fmt::print("run       {} {} on {} real node{} (processes over Open MPI)\n", o.agent.program,
-             d.run.parameters, d.run.nodes, d.run.nodes == 1 ? "" : "s");
+  std::string args;
+  for (const auto& a : o.agent.args) args += " " + a;
+  fmt::print("run       {}{} on {} real node{} (processes over Open MPI)\n", o.agent.program,
+             args.empty() ? "" : " --" + args, d.run.nodes, d.run.nodes == 1 ? "" : "s");
   fmt::print("time      {:.6f} s (node 0's clock, from the first start to the last exit)\n",
              static_cast<double>(d.run.virtual_time_ps) * 1e-12);
   for (const real::ClockMap& c : clocks)
