@@ -20,6 +20,7 @@
 #include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
 #include "carnival/store_error.hpp"
+#include "carnival/utc_time.hpp"
 #include "dsm/config.hpp"
 #include "real_machine/launcher.hpp"
 #include "tmk/host/program.hpp"
@@ -30,15 +31,6 @@ namespace ncp2::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string iso_now() {
-  const std::time_t t = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  std::array<char, 32> text{};
-  std::strftime(text.data(), text.size(), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text.data();
-}
 
 // ncp2-node is installed next to ncp2.
 std::string node_executable() {
@@ -70,7 +62,7 @@ std::vector<std::string> node_command(const RealRun& r, const std::string& node,
                              "--gc-threshold-kb",
                              std::to_string(r.config.dsm.gc_threshold_kb),
                              "--started-at",
-                             iso_now(),
+                             carnival::utc_now_iso(),
                              "--config",
                              config};
   if (!r.db.empty()) c.insert(c.end(), {"--db", absolute(r.db)});
@@ -93,7 +85,7 @@ void record_failure(const RealRun& r, const std::string& config, const std::stri
   d.run.status = interrupted ? "incomplete" : "failed";
   d.run.config = config;
   d.run.parameters = "{}";
-  d.run.started_at = iso_now();
+  d.run.started_at = carnival::utc_now_iso();
   d.run.message = why;
   for (int k = 0; k < r.nodes; ++k) d.nodes.push_back({k, 0});
   try {

@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/utc_time.hpp"
 #include "perf_counters/events.hpp"
 #include "perf_counters/perf_group.hpp"
 #include "perf_counters/series.hpp"
@@ -98,15 +99,6 @@ class IgnoreInterrupts {
   struct sigaction old_int_ {};
   struct sigaction old_quit_ {};
 };
-
-std::string utc_now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  std::array<char, 32> buf{};
-  std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf.data();
-}
 
 void describe_status(int status, CounterRun& run) {
   if (WIFEXITED(status)) {
@@ -292,7 +284,7 @@ CounterRun run_with_counters(std::span<const std::string> command, const Sampler
   if (group.empty()) throw NoCountersError("no requested event can be counted on this machine", run.events);
   const Fd pidfd = open_pidfd(pid);
 
-  run.started_at = utc_now_iso();
+  run.started_at = carnival::utc_now_iso();
   const Clock::time_point start = Clock::now();
   if (::write(go.write.get(), "g", 1) != 1) throw_errno("starting the command");
   go.write.reset();

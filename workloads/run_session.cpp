@@ -13,21 +13,13 @@
 
 #include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
+#include "carnival/utc_time.hpp"
 #include "workloads/registry.hpp"
 #include "workloads/stats_json.hpp"
 
 namespace ncp2::workloads {
 
 namespace {
-
-std::string utc_now_iso() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  std::array<char, 32> buf{};
-  std::strftime(buf.data(), buf.size(), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf.data();
-}
 
 std::string store_status(RunStatus s) {
   switch (s) {
@@ -136,7 +128,7 @@ RunOutcome RunSession::run(const SessionObserver& observer) {
   r.detect_races = options_.detect_races;
   if (observer.phase_started)
     observer.phase_started(SessionPhase::Run, RunHistory::latest(known, config_.machine.nodes));
-  started_at_ = utc_now_iso();
+  started_at_ = carnival::utc_now_iso();
   RunOutcome outcome = run_workload(config_, *workload_, params_, options_.seed, r);
   if (observer.phase_finished) observer.phase_finished(SessionPhase::Run, outcome);
   if (outcome.ok()) {
