@@ -29,6 +29,7 @@
 #include "real_machine/node_record.hpp"
 #include "real_machine/transport.hpp"
 #include "tmk/channel.hpp"
+#include "tmk/host/program_sites.hpp"
 
 namespace ncp2::tmk {
 class NodeProcess;
@@ -37,9 +38,6 @@ class OutputRelay;
 }  // namespace ncp2::tmk
 namespace ncp2::carnival {
 struct ScopeSite;
-}
-namespace ncp2::debug_info {
-class SourceLines;
 }
 
 namespace ncp2::real {
@@ -116,11 +114,9 @@ class NodeAgent {
   void serve(tmk::Channel& c);
   void account_computation(double resumed_ns, double posted_ns);
   void apply_mark(const tmk::ScopeMark& m);
-  [[nodiscard]] std::string resolve_file(const std::string& file);
-  const debug_info::SourceLines* source_lines();
   void close_pending(double resumed_ns);
   std::uint32_t site_of(std::uint64_t pc, bool return_address, bool function);
-  [[nodiscard]] std::string where(std::uint64_t pc, bool return_address);
+  [[nodiscard]] std::string where() const;  // " at prog.c:12 (in f)": the program's current request
 
   // Service thread (agent_service.cpp).
   void service_loop();
@@ -161,9 +157,7 @@ class NodeAgent {
   std::unique_ptr<tmk::NodeProcess> process_;
   std::atomic<pid_t> program_pid_{-1};
   std::unique_ptr<LrcNode> lrc_;
-  std::unique_ptr<debug_info::SourceLines> lines_;
-  std::map<std::uint64_t, std::uint32_t> sites_by_pc_;
-  std::map<std::uint64_t, std::string> where_by_pc_;
+  tmk::ProgramSites sites_;  // the program's line tables and scope sites
 
   // Shared by the two threads.
   std::mutex mutex_;

@@ -21,10 +21,8 @@ double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t
 }  // namespace
 
 void NodeAgent::fault(std::uint64_t address, bool write) {
-  const Channel& c = process_->channel();
   if (address < tmk::kHeapBase || address >= tmk::kHeapBase + options_.heap_bytes)
-    fail(fmt::format("node {}: an access fault outside the shared heap ({:#x}){}", self(), address,
-                     where(c.pc, false)));
+    fail(fmt::format("node {}: an access fault outside the shared heap ({:#x}){}", self(), address, where()));
   const auto page = static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes);
   faulted_.push_back(page);
   pending_->operation = write ? "write fault" : "none";
@@ -100,10 +98,10 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
       fail(
           fmt::format("node {}: Tmk_lock_acquire({}): the node already holds this lock (locks are not "
                       "recursive){}",
-                      self(), lock, where(process_->channel().pc, true)));
+                      self(), lock, where()));
     if (l.token) {  // released here and nobody asked since: no message at all
       l.held = true;
-      l.held_where = where(process_->channel().pc, true);
+      l.held_where = where();
       return;
     }
     lrc_->close_interval();
@@ -114,7 +112,7 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
   const int manager = static_cast<int>(lock % static_cast<std::uint32_t>(nodes()));
   WireWriter w;
   w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(known);
-  const std::string here = where(process_->channel().pc, true);
+  const std::string here = where();
   const double start = now_ns();
   report_blocked(1, lock, here);
   transport_.send(manager, Tag::LockRequest, std::move(w).take());
@@ -145,7 +143,7 @@ void NodeAgent::lock_release(std::uint32_t lock) {
   Lock& l = lock_state(lock);
   if (!l.held)
     fail(fmt::format("node {}: Tmk_lock_release({}): releasing a lock this node does not hold{}", self(),
-                     lock, where(process_->channel().pc, true)));
+                     lock, where()));
   lrc_->close_interval();
   l.held = false;
   if (l.next) {
@@ -187,7 +185,7 @@ NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
     w.u64(lrc_->diff_bytes());
   }
   const bool program_call = id < dsm::kMaxBarriers && process_;
-  report_blocked(2, id, program_call ? where(process_->channel().pc, true) : std::string());
+  report_blocked(2, id, program_call ? where() : std::string());
   transport_.send(0, Tag::BarrierArrive, std::move(w).take());
   const Message m = await_reply(Tag::BarrierRelease, [id](const Message& r) {
     WireReader peek(r.body);
@@ -247,8 +245,7 @@ void NodeAgent::malloc_request() {
     address = r.u64();
     why = r.text();
   }
-  if (address == 0)
-    fail(fmt::format("node {}: Tmk_malloc({} bytes): {}{}", self(), c.arg0, why, where(c.pc, true)));
+  if (address == 0) fail(fmt::format("node {}: Tmk_malloc({} bytes): {}{}", self(), c.arg0, why, where()));
   c.result = static_cast<std::int64_t>(address);
 }
 
@@ -269,7 +266,7 @@ void NodeAgent::free_request() {
   }
   if (!ok)
     fail(fmt::format("node {}: Tmk_free({:#x}): not an address Tmk_malloc returned (or freed twice){}",
-                     self(), c.arg0, where(c.pc, true)));
+                     self(), c.arg0, where()));
 }
 
 // Node 0's data reaches the others with the next barrier (docs/tmk-programs.md).

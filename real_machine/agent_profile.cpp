@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "carnival/scope.hpp"
-#include "debug_info/source_lines.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
@@ -116,7 +115,7 @@ void NodeAgent::apply_mark(const tmk::ScopeMark& m) {
                : std::string();
   };
   if (m.begin) {
-    annotations_.push_back(&carnival::site_for(text(m.name_at), "block", resolve_file(text(m.file_at)),
+    annotations_.push_back(&carnival::site_for(text(m.name_at), "block", sites_.resolve_file(text(m.file_at)),
                                                static_cast<int>(m.line), 0));
   } else if (!annotations_.empty()) {
     carnival::ScopeSite* site = annotations_.back();
@@ -125,48 +124,15 @@ void NodeAgent::apply_mark(const tmk::ScopeMark& m) {
   }
 }
 
-// __FILE__ as the compiler saw it: the line tables' absolute name of the same file when known.
-std::string NodeAgent::resolve_file(const std::string& file) {
-  namespace fs = std::filesystem;
-  if (file.empty() || fs::path(file).is_absolute()) return file;
-  if (const auto* lines = source_lines())
-    for (const auto& known : lines->files())
-      if (known.ends_with("/" + file) || fs::path(known).filename() == fs::path(file).filename())
-        return known;
-  return (fs::absolute(options_.program).parent_path() / file).lexically_normal().string();
-}
-
-const debug_info::SourceLines* NodeAgent::source_lines() {
-  const std::uint64_t base = process_ ? process_->channel().load_base : 0;
-  if (!lines_ && base != 0) lines_ = std::make_unique<debug_info::SourceLines>(options_.program, base);
-  return lines_.get();
-}
-
 // The scope site of an instruction: its line, or its function (0: unknown).
 std::uint32_t NodeAgent::site_of(std::uint64_t pc, bool return_address, bool function) {
-  const std::uint64_t at = return_address && pc != 0 ? pc - 1 : pc;
-  const std::uint64_t key = at * 2 + (function ? 1 : 0);
-  if (const auto it = sites_by_pc_.find(key); it != sites_by_pc_.end()) return it->second;
-  std::uint32_t id = 0;
-  if (const auto* lines = source_lines()) {
-    const debug_info::SourceLine l = lines->at(at);
-    if (l.known() && function && l.function_begin > 0 && l.function_end >= l.function_begin)
-      id = carnival::site_for(l.function, "function", l.file, l.function_begin, l.function_end).id;
-    else if (l.known() && !function)
-      id = carnival::site_for(fmt::format("line {}", l.line), "line", l.file, l.line, l.line).id;
-  }
+  sites_.load(process_->channel().load_base);
+  const tmk::ProgramSites::Sites& s = sites_.at(return_address && pc != 0 ? pc - 1 : pc);
+  const std::uint32_t id = function ? s.function : s.line;
   record_.note_site(id);
-  sites_by_pc_.emplace(key, id);
   return id;
 }
 
-std::string NodeAgent::where(std::uint64_t pc, bool return_address) {
-  const std::uint64_t key = pc * 2 + (return_address ? 1 : 0);
-  if (const auto it = where_by_pc_.find(key); it != where_by_pc_.end()) return it->second;
-  const auto* lines = source_lines();
-  if (!lines || pc == 0) return {};
-  const debug_info::SourceLine l = return_address ? lines->before_return(pc) : lines->at(pc);
-  return where_by_pc_[key] = l.known() ? " at " + l.describe(pc) : std::string();
-}
+std::string NodeAgent::where() const { return process_ ? sites_.where(process_->channel()) : std::string(); }
 
 }  // namespace ncp2::real

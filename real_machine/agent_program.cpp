@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "carnival/scope.hpp"
-#include "debug_info/source_lines.hpp"
 #include "dsm/types.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
@@ -26,7 +25,7 @@ using tmk::Channel;
 using tmk::Request;
 
 NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock& clock)
-    : transport_(transport), options_(std::move(options)), clock_(clock) {
+    : transport_(transport), options_(std::move(options)), clock_(clock), sites_(options_.program) {
   record_.node = self();
   record_.max_segments = options_.max_segments;
   if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
@@ -150,10 +149,10 @@ bool NodeAgent::handle_request() {
       return false;
     case Request::Crash:
       fail(fmt::format("node {} crashed: {}{}", self(), std::string(c.text, strnlen(c.text, tmk::kTextBytes)),
-                       where(c.pc, false)));
+                       where()));
     case Request::Misuse:
       fail(fmt::format("node {}: {}{}", self(), std::string(c.text, strnlen(c.text, tmk::kTextBytes)),
-                       where(c.pc, true)));
+                       where()));
     default:
       break;
   }
@@ -169,7 +168,7 @@ void NodeAgent::serve(Channel& c) {
   switch (c.request) {
     case Request::Startup:
       pending_->operation = "startup";
-      (void)source_lines();  // the line tables, loaded now rather than inside the first timed request
+      sites_.load(c.load_base);  // the line tables, loaded now rather than inside the first timed request
       return startup();
     case Request::None:
     case Request::MoreProtections:
@@ -183,14 +182,14 @@ void NodeAgent::serve(Channel& c) {
     case Request::Barrier:
       if (c.arg0 >= dsm::kMaxBarriers)
         fail(fmt::format("node {}: Tmk_barrier({}): barrier ids go from 0 to {}{}", self(), c.arg0,
-                         dsm::kMaxBarriers - 1, where(c.pc, true)));
+                         dsm::kMaxBarriers - 1, where()));
       return barrier(static_cast<std::uint32_t>(c.arg0));
     case Request::LockAcquire:
     case Request::LockRelease: {
       const bool acquire = c.request == Request::LockAcquire;
       if (c.arg0 >= dsm::kMaxLocks)
         fail(fmt::format("node {}: Tmk_lock_{}({}): lock ids go from 0 to {}{}", self(),
-                         acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1, where(c.pc, true)));
+                         acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1, where()));
       const auto lock = static_cast<std::uint32_t>(c.arg0);
       return acquire ? lock_acquire(lock) : lock_release(lock);
     }

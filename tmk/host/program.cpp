@@ -24,12 +24,12 @@
 #include "tmk/host/access_log.hpp"
 #include "tmk/host/node_process.hpp"
 #include "tmk/host/output_relay.hpp"
+#include "tmk/host/program_sites.hpp"
 #include "tmk/host/shared_heap.hpp"
 
 namespace ncp2::tmk {
 
 using debug_info::SourceLine;
-using debug_info::SourceLines;
 
 namespace {
 
@@ -38,7 +38,7 @@ std::string mib_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 
 class ProgramInstance final : public workloads::Instance {
  public:
   ProgramInstance(ProgramSpec spec, int nodes)
-      : spec_(std::move(spec)), nodes_(static_cast<std::size_t>(nodes)) {}
+      : spec_(std::move(spec)), nodes_(static_cast<std::size_t>(nodes)), sites_(spec_.path) {}
   ~ProgramInstance() override {
     for (auto& n : nodes_)
       if (n.process) n.process->kill();
@@ -76,7 +76,6 @@ class ProgramInstance final : public workloads::Instance {
   void merge_accesses(Node& node, dsm::Process& p);
   void apply_events(Node& node, dsm::Process& p);
   void apply_mark(Node& node, dsm::Process& p, const ScopeMark& m);
-  [[nodiscard]] std::string resolve_file(const std::string& file) const;
   void attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address);
   void enclosing_scope(Node& node, dsm::Process& p);
   void collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted);
@@ -86,12 +85,11 @@ class ProgramInstance final : public workloads::Instance {
   void distribute_request(Node& node);
   [[noreturn]] void abort_run(const Node& node, const std::string& what) const;
   [[nodiscard]] std::string where(const Node& node) const;
-  [[nodiscard]] const SourceLines& lines(const Node& node);
-  struct SitesAt {
-    std::uint32_t line = 0;
-    std::uint32_t function = 0;
-  };
-  const SitesAt& sites_at(const Node& node, std::uint64_t pc);
+  // The sites of an instruction, the line tables loaded from the node's process at the first.
+  const ProgramSites::Sites& sites_at(const Node& node, std::uint64_t pc) {
+    sites_.load(node.process->channel().load_base);
+    return sites_.at(pc);
+  }
 
   ProgramSpec spec_;
   std::vector<Node> nodes_;
@@ -102,8 +100,7 @@ class ProgramInstance final : public workloads::Instance {
   std::uint32_t region_ = 0;
   bool detect_races_ = false;
   double cycles_per_instruction_ = 1.0;
-  std::unique_ptr<SourceLines> lines_;
-  std::unordered_map<std::uint64_t, SitesAt> sites_by_pc_;
+  ProgramSites sites_;
   std::vector<dsm::PageId> changed_;  // buffers reused by every reply
   std::vector<std::uint32_t> changed_pages_;
   OutputRelay relay_;
@@ -139,7 +136,9 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
         if (c.pc == 0) return std::uint64_t{0};
         return c.request == Request::Fault ? c.pc : c.pc - 1;
       },
-      [this](std::uint64_t pc) { return lines_ ? lines_->at(pc).describe(pc) : std::string(); });
+      [this](std::uint64_t pc) {
+        return sites_.lines() ? sites_.lines()->at(pc).describe(pc) : std::string();
+      });
   for (auto& node : nodes_) start_process(node);
   relay_.start();
 }
@@ -175,26 +174,7 @@ void ProgramInstance::start_process(Node& node) {
   if (node.accesses) node.accesses->close_fd();  // the process has it; later nodes must not
 }
 
-const SourceLines& ProgramInstance::lines(const Node& node) {
-  if (!lines_) lines_ = std::make_unique<SourceLines>(spec_.path, node.process->channel().load_base);
-  return *lines_;
-}
-
-std::string ProgramInstance::where(const Node& node) const {
-  const Channel& c = node.process->channel();
-  if (!lines_ || c.pc == 0) return {};
-  const bool fault = c.request == Request::Fault || c.request == Request::Crash;
-  const SourceLine line = fault ? lines_->at(c.pc) : lines_->before_return(c.pc);
-  if (c.request == Request::Crash && !line.known()) {
-    // Inside a library (abort, a bad free): the program's innermost frame on the stack.
-    for (std::uint32_t i = 0; i < std::min<std::uint32_t>(c.frame_count, 16); ++i) {
-      const SourceLine frame = lines_->before_return(c.frames[i]);
-      if (frame.known() && !frame.file.ends_with("tmk_runtime.cpp"))
-        return fmt::format(" in a library call at {}", frame.describe(c.frames[i]));
-    }
-  }
-  return " at " + line.describe(c.pc);
-}
+std::string ProgramInstance::where(const Node& node) const { return sites_.where(node.process->channel()); }
 
 void ProgramInstance::abort_run(const Node& node, const std::string& what) const {
   throw dsm::DsmError(fmt::format("node {}: {}{}", node.id, what, where(node)));
@@ -217,7 +197,7 @@ void ProgramInstance::serve(Node& node, dsm::Process& p) {
     } catch (const dsm::DsmError& e) {
       // The runtime's message (a lock not held, an id out of range), with the program's line.
       const std::string text = e.what();
-      if (text.find(" at ") != std::string::npos || !lines_) throw;
+      if (text.find(" at ") != std::string::npos || !sites_.lines()) throw;
       throw dsm::DsmError(text + where(node));
     }
     fill_reply(node);
@@ -281,8 +261,8 @@ void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m
                : std::string();
   };
   if (m.begin) {
-    node.annotations.push_back(&carnival::site_for(text(m.name_at), "block", resolve_file(text(m.file_at)),
-                                                   static_cast<int>(m.line), 0));
+    node.annotations.push_back(&carnival::site_for(
+        text(m.name_at), "block", sites_.resolve_file(text(m.file_at)), static_cast<int>(m.line), 0));
   } else if (!node.annotations.empty()) {
     // The C pair gives the block's last line; the C++ form (line 0) ends with its enclosing block.
     carnival::ScopeSite* site = node.annotations.back();
@@ -292,37 +272,10 @@ void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m
   enclosing_scope(node, p);
 }
 
-// __FILE__ as the compiler saw it (often relative to where it ran): the line tables' absolute
-// name of the same file when there is one, else relative to the program's directory.
-std::string ProgramInstance::resolve_file(const std::string& file) const {
-  namespace fs = std::filesystem;
-  if (fs::path(file).is_absolute() || file.empty()) return file;
-  if (lines_)
-    for (const auto& known : lines_->files())
-      if (known.ends_with("/" + file) || fs::path(known).filename() == fs::path(file).filename())
-        return known;
-  return (fs::absolute(spec_.path).parent_path() / file).lexically_normal().string();
-}
-
 // The scope a request's time goes to: the line of the call (or fault) inside its function.
 void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address) {
-  const SitesAt& sites = sites_at(node, return_address && pc != 0 ? pc - 1 : pc);
+  const ProgramSites::Sites& sites = sites_at(node, return_address && pc != 0 ? pc - 1 : pc);
   if (sites.line != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.line);
-}
-
-// The scope sites of an instruction (its line and its function; 0: unknown), looked up once per
-// address: requests and samples repeat the same few addresses.
-const ProgramInstance::SitesAt& ProgramInstance::sites_at(const Node& node, std::uint64_t pc) {
-  if (const auto it = sites_by_pc_.find(pc); it != sites_by_pc_.end()) return it->second;
-  SitesAt sites;
-  const SourceLine at = lines(node).at(pc);
-  if (at.known()) {
-    if (at.function_begin > 0 && at.function_end >= at.function_begin)
-      sites.function =
-          carnival::site_for(at.function, "function", at.file, at.function_begin, at.function_end).id;
-    sites.line = carnival::site_for(fmt::format("line {}", at.line), "line", at.file, at.line, at.line).id;
-  }
-  return sites_by_pc_.emplace(pc, sites).first->second;
 }
 
 bool ProgramInstance::handle(Node& node, dsm::Process& p) {
@@ -330,7 +283,7 @@ bool ProgramInstance::handle(Node& node, dsm::Process& p) {
   apply_events(node, p);
   if (node.annotations.empty() && c.pc != 0) {
     // Without annotations the computation before a request goes to the requesting function.
-    const SitesAt& sites = sites_at(node, c.request == Request::Fault ? c.pc : c.pc - 1);
+    const ProgramSites::Sites& sites = sites_at(node, c.request == Request::Fault ? c.pc : c.pc - 1);
     if (sites.function != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.function);
   }
   charge(node, p, c.icount);
@@ -516,8 +469,8 @@ void ProgramInstance::verify(dsm::Process& p) {
 
 // A race's side: the line of the access whose return address the program recorded.
 workloads::Instance::SourcePlace ProgramInstance::describe_access(const dsm::AccessSite& site) const {
-  if (!lines_ || site.where == 0) return {};
-  const SourceLine at = lines_->before_return(site.where);
+  if (!sites_.lines() || site.where == 0) return {};
+  const SourceLine at = sites_.lines()->before_return(site.where);
   if (!at.known()) return {};
   return {carnival::relative_source_path(at.file), at.line};
 }
