@@ -6,7 +6,6 @@
 // emulated run of the program (tmk/host/program.cpp), so the two compare scope by scope.
 #include <algorithm>
 #include <cstring>
-#include <filesystem>
 
 #include <fmt/format.h>
 
