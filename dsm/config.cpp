@@ -34,6 +34,21 @@ std::vector<Key<C>> protocol_keys() {
   k.duration(
       "dsm.diff_apply_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_apply_per_word; },
       "software diff application on the PP, per word written (treadmarks)", kAssumed);
+  k.duration(
+      "dsm.diff_encode_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_encode_per_word; },
+      "software diff creation on the PP, per changed word copied into the diff, beyond the scan (treadmarks)",
+      "0: none; calibrated by the 1994 presets (configs/decstation-*-1994.toml)");
+  k.duration(
+      "dsm.diff_per_run", [](C& c) -> emu::Duration& { return c.dsm.diff_per_run; },
+      "software diff creation on the PP, per run of changed words (its header) (treadmarks)",
+      "0: none; calibrated by the 1994 presets (configs/decstation-*-1994.toml)");
+  k.integer(
+      "dsm.lazy_diffs", [](C& c) -> int& { return c.dsm.lazy_diffs; },
+      "1: virtual time follows TreadMarks' lazy diff creation (one twin kept across intervals; a diff made "
+      "and "
+      "charged only when requested or when a write notice invalidates the page); 0: a diff per interval at "
+      "the next write (treadmarks)",
+      "0: the model before issue 20; 1 in the 1994 presets (TreadMarks' lazy diff creation)", Range{0, 1});
   k.integer(
       "dsm.gc_threshold_kb", [](C& c) -> int& { return c.dsm.gc_threshold_kb; },
       "diffs + write notices held by a node that make the next barrier collect garbage",
@@ -129,6 +144,8 @@ void validate(const SystemConfig& c) {
   non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
   non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);
   non_negative("dsm.diff_apply_per_word", c.dsm.diff_apply_per_word);
+  non_negative("dsm.diff_encode_per_word", c.dsm.diff_encode_per_word);
+  non_negative("dsm.diff_per_run", c.dsm.diff_per_run);
   if (c.dsm.gc_threshold_kb < 1) fail("dsm.gc_threshold_kb", "must be at least 1");
   if (c.tmk.heap_mb < 1 || c.tmk.heap_mb > 1 << 20)
     fail("tmk.heap_mb", fmt::format("must be between 1 and {} MiB, got {}", 1 << 20, c.tmk.heap_mb));

@@ -14,13 +14,20 @@ namespace ncp2::dsm {
 
 // Costs of the TreadMarks protocol code itself.
 struct DsmConfig {
-  emu::Duration fault_trap{};           // PP takes an access fault and enters the DSM handler
-  emu::Duration protocol_handler{};     // one protocol handler's bookkeeping (lock, barrier, request)
-  emu::Duration per_write_notice{};     // creating or applying one write notice
-  emu::Duration diff_scan_per_word{};   // software diff creation, per word of the page (treadmarks)
-  emu::Duration diff_apply_per_word{};  // software diff application, per word written (treadmarks)
-  int gc_threshold_kb = 1024;           // diffs + write notices per node that trigger a GC at a barrier
-  int barrier_manager = 0;              // node that manages barriers
+  emu::Duration fault_trap{};            // PP takes an access fault and enters the DSM handler
+  emu::Duration protocol_handler{};      // one protocol handler's bookkeeping (lock, barrier, request)
+  emu::Duration per_write_notice{};      // creating or applying one write notice
+  emu::Duration diff_scan_per_word{};    // software diff creation, per word of the page (treadmarks)
+  emu::Duration diff_apply_per_word{};   // software diff application, per word written (treadmarks)
+  emu::Duration diff_encode_per_word{};  // software diff creation, per changed word copied (treadmarks)
+  emu::Duration diff_per_run{};          // software diff creation, per run of changed words (treadmarks)
+  // 1: virtual time follows TreadMarks' lazy diff creation (treadmarks machine): a page written in
+  // successive intervals keeps one twin, and its diff is made (and charged) only when someone
+  // requests it or a write notice invalidates the page. 0: a diff per interval, made at the page's
+  // next write. The data path is the same either way (docs/protocol.md).
+  int lazy_diffs = 0;
+  int gc_threshold_kb = 1024;  // diffs + write notices per node that trigger a GC at a barrier
+  int barrier_manager = 0;     // node that manages barriers
 };
 
 // PP cycles per operation of workload code: the deterministic time model charges a workload's

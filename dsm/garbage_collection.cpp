@@ -45,6 +45,9 @@ void Runtime::run_gc(NodeState& ns) {
       ns.spare_twins.push_back(std::move(ps.twin));
     ps.twin = {};
     ps.twin_interval = 0;
+    ps.modeled_twin = false;
+    ps.uncharged_words = 0;
+    ps.uncharged_runs = 0;
     for (auto& own : ps.diffs)
       if (ns.spare_diff_buffers.size() < kMaxSpareBuffers)
         ns.spare_diff_buffers.push_back(std::move(own.diff).take_storage());

@@ -51,6 +51,7 @@ void Runtime::apply_intervals(NodeState& ns, const VectorTime& learned, WorkCont
         ps.notices.emplace_back(emu::node_id(static_cast<int>(q)), i);
         ++notices;
         if (!ps.twin.empty()) make_diff(ns, page, ps.twin_interval, ctx);
+        charge_lazy_diff(ns, page, ctx);
         const std::uint32_t r = page_region_[raw(page)];
         ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::None);
         ns.note_access_change(page);

@@ -238,6 +238,11 @@ class Runtime {
 
   // shared helpers
   const Diff& make_diff(NodeState& ns, PageId page, std::uint32_t interval, emu::WorkContext* ctx);
+  // The PP's software cost of a diff of `words` changed words in `runs` runs (treadmarks).
+  [[nodiscard]] emu::Duration diff_cost(std::size_t words, std::size_t runs) const;
+  // dsm.lazy_diffs: the diff TreadMarks makes of a page now (request, invalidation) is charged.
+  void charge_lazy_diff(NodeState& ns, PageId page, emu::WorkContext* ctx);
+  [[nodiscard]] bool lazy_diffs() const { return config_.dsm.lazy_diffs != 0 && !cluster_.has_cp(); }
   void apply_intervals(NodeState& ns, const VectorTime& learned, emu::WorkContext* ctx);
   [[nodiscard]] std::size_t intervals_bytes(const VectorTime& from, const VectorTime& to) const;
   [[nodiscard]] std::size_t usage_bytes(const NodeState& ns) const;

@@ -75,6 +75,12 @@ struct Runtime::PageState {
   bool held = false;                // this node has a copy (possibly stale)
   std::vector<std::byte> twin;      // pre-write copy (ncp2: stands for the CP's write log)
   std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
+  // dsm.lazy_diffs (treadmarks): TreadMarks would still hold an undiffed twin of this page, kept
+  // across intervals until a diff is requested or the page is invalidated; the host's per-interval
+  // diffs made meanwhile were not charged, their sizes wait here for the diff TreadMarks makes.
+  bool modeled_twin = false;
+  std::uint32_t uncharged_words = 0;
+  std::uint32_t uncharged_runs = 0;
   std::vector<std::pair<NodeId, std::uint32_t>> notices;  // (writer, interval) not yet applied
   struct OwnDiff {
     std::uint32_t interval = 0;

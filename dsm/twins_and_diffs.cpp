@@ -27,10 +27,12 @@ const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interva
     ns.spare_diff_buffers.pop_back();
   }
   Diff d = Diff::between(ps.twin, page_bytes(ns.id, page), config_.memory.word_size, std::move(storage));
-  if (!cluster_.has_cp()) {
-    const auto words =
-        static_cast<std::int64_t>(page_size_ / static_cast<std::size_t>(config_.memory.word_size));
-    const emu::Duration cost = config_.dsm.diff_scan_per_word * words;
+  if (lazy_diffs()) {
+    // Charged when TreadMarks would make it (charge_lazy_diff), with the sizes of all it covers.
+    ps.uncharged_words += static_cast<std::uint32_t>(d.words());
+    ps.uncharged_runs += static_cast<std::uint32_t>(d.runs());
+  } else if (!cluster_.has_cp()) {
+    const emu::Duration cost = diff_cost(d.words(), d.runs());
     if (ctx)
       ctx->spend(cost);
     else
@@ -44,6 +46,30 @@ const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interva
   ns.diff_bytes += d.modeled_bytes();  // the machine's word-run size, not the byte masks (diff.hpp)
   ps.diffs.push_back({interval, std::move(d)});
   return ps.diffs.back().diff;
+}
+
+emu::Duration Runtime::diff_cost(std::size_t words, std::size_t runs) const {
+  const auto scanned =
+      static_cast<std::int64_t>(page_size_ / static_cast<std::size_t>(config_.memory.word_size));
+  return config_.dsm.diff_scan_per_word * scanned +
+         config_.dsm.diff_encode_per_word * static_cast<std::int64_t>(words) +
+         config_.dsm.diff_per_run * static_cast<std::int64_t>(runs);
+}
+
+// TreadMarks makes one diff of the twin it kept since the page's first write after the last diff:
+// one scan of the page, the changed words of every interval since (their sum: an upper bound of
+// the words of that one diff). The twin is gone after it: the page's next write makes a new one.
+void Runtime::charge_lazy_diff(NodeState& ns, PageId page, WorkContext* ctx) {
+  PageState& ps = ns.pages[raw(page)];
+  if (!lazy_diffs() || !ps.modeled_twin) return;
+  const emu::Duration cost = diff_cost(ps.uncharged_words, ps.uncharged_runs);
+  ps.modeled_twin = false;
+  ps.uncharged_words = 0;
+  ps.uncharged_runs = 0;
+  if (ctx)
+    ctx->spend(cost);
+  else
+    ns.pp->compute(cost);
 }
 
 void Runtime::fetch_diffs(NodeState& ns, PageId page) {
@@ -94,7 +120,8 @@ void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
     reply.insert(reply.end(), d.encoded().begin(), d.encoded().end());
     modeled += sizeof(header) + d.modeled_bytes();
   }
-  m->data.swap(reply);  // the message's old buffer becomes the next reply buffer
+  charge_lazy_diff(ns, page, &ctx);  // the one diff TreadMarks makes, once every interval's is in
+  m->data.swap(reply);               // the message's old buffer becomes the next reply buffer
   std::swap(m->source, m->destination);
   m->purpose = kDiffReply;
   m->payload_bytes = static_cast<std::uint32_t>(8 + modeled);
@@ -166,7 +193,10 @@ void Runtime::begin_write(NodeState& ns, PageId page) {
     ps.twin.assign(bytes.begin(), bytes.end());
     ps.twin_interval = current;
     ++ns.stats.twins;
-    if (software) {
+    // Lazily, TreadMarks still has the twin it made at an earlier interval's first write.
+    const bool copies = software && !(lazy_diffs() && ps.modeled_twin);
+    ps.modeled_twin = lazy_diffs();
+    if (copies) {
       const emu::TimePoint now = kernel_.now();
       const emu::TimePoint copied =
           ns.pp->bus().transfer(now, static_cast<std::int64_t>(page_size_), config_.pp.copy_bandwidth);

@@ -11,6 +11,7 @@ Node::Node(Kernel& kernel, NodeId node, const MachineConfig& config, const Comma
       bus(config.memory.bus_bandwidth),
       pp(kernel, node, fmt::format("node {} PP", index(node)), config.pp.interrupt_overhead, bus,
          config.pp.copy_bandwidth) {
+  pp.drain_queued_interrupts(config.pp.drain_interrupts != 0);
   if (config.has_cp())
     cp = std::make_unique<CommandProcessor>(kernel, node, commands, bus, config.cp.dma_bandwidth);
 }
@@ -57,8 +58,8 @@ void Cluster::send_from_pp(Message* m) {
     src.pp.compute(config_.pp.command_post);
     src.cp->submit(send_kind_, m, [this](WorkContext& ctx, Message* msg) { cp_send(ctx, msg); });
   } else {
-    const TimePoint copied =
-        src.bus.transfer(issued + config_.pp.send_overhead, m->payload_bytes, config_.pp.copy_bandwidth);
+    const TimePoint copied = src.bus.transfer(issued + config_.pp.send_overhead + message_software(*m),
+                                              m->payload_bytes, config_.pp.copy_bandwidth);
     src.pp.compute(copied - issued);
     network_.send(m, kernel_.now());
   }
@@ -76,7 +77,7 @@ void Cluster::send_from(WorkContext& ctx, Message* m) {
     submit_at(src.id, ctx.now(),
               Command{send_kind_, m, [this](WorkContext& c, Message* msg) { cp_send(c, msg); }});
   } else {
-    ctx.spend(config_.pp.send_overhead);
+    ctx.spend(config_.pp.send_overhead + message_software(*m));
     ctx.transfer(m->payload_bytes);
     network_.send(m, ctx.now());
   }
@@ -132,7 +133,7 @@ void Cluster::deliver(Message* m) {
     dst.pp.interrupt(
         [this, m](WorkContext& ctx) {
           m->chain.add(ctx.now(), StampPoint::PpHandlerStart, Resource::PP, ctx.node());
-          ctx.spend(config_.pp.receive_overhead);
+          ctx.spend(config_.pp.receive_overhead + message_software(*m));
           ctx.transfer(m->wire_bytes);  // copy out of the interface's buffer
           receiver_(ctx, m);
         },

@@ -105,6 +105,10 @@ class Cluster {
  private:
   void deliver(Message* m);
   void cp_send(WorkContext& ctx, Message* m);
+  // The software per-byte path of a message's payload on a machine without CPs (send or receive).
+  [[nodiscard]] Duration message_software(const Message& m) const {
+    return config_.pp.message_per_byte * static_cast<std::int64_t>(m.payload_bytes);
+  }
 
   Kernel& kernel_;
   MachineConfig config_;

@@ -37,6 +37,12 @@ struct PpConfig {
   Duration send_overhead{};         // software send path, per message (treadmarks)
   Duration receive_overhead{};      // software receive path, per message (treadmarks)
   double copy_bandwidth = 0;        // bytes/s of a memcpy by the PP
+  // Software cost per byte of a message's payload, at send and again at receive, beyond the copy:
+  // programmed I/O into the interface's FIFOs, segmentation into cells (treadmarks).
+  Duration message_per_byte{};
+  // 1: handlers queued behind a running one need no interrupt of their own (treadmarks' SIGIO
+  // handler drains its socket); 0: each handler pays interrupt_overhead.
+  int drain_interrupts = 0;
 };
 
 struct CpConfig {

@@ -67,6 +67,16 @@ std::vector<Key<MachineConfig>> machine_keys() {
   k.bandwidth(
       "pp.copy_bandwidth", [](MachineConfig& c) -> double& { return c.pp.copy_bandwidth; },
       "memcpy by the PP (twins, software diffs, message buffers)", kAssumed);
+  k.duration(
+      "pp.message_per_byte", [](MachineConfig& c) -> Duration& { return c.pp.message_per_byte; },
+      "software cost per payload byte of a message at send and at receive, beyond the copy: programmed I/O, "
+      "segmentation and reassembly (treadmarks)",
+      "0: none; calibrated by the 1994 presets (configs/decstation-*-1994.toml)");
+  k.integer(
+      "pp.drain_interrupts", [](MachineConfig& c) -> int& { return c.pp.drain_interrupts; },
+      "1: handlers queued behind a running one are served by the same interrupt, without a second "
+      "interrupt_overhead (a SIGIO handler reading its socket until it is empty); 0: one interrupt each",
+      "0: none; calibrated by the 1994 presets (configs/decstation-*-1994.toml)", Range{0, 1});
 
   k.real(
       "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },

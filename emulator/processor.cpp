@@ -28,6 +28,8 @@ Processor::Processor(Kernel& kernel, NodeId node, std::string name, Duration int
       node_(node),
       name_(std::move(name)),
       interrupt_overhead_(interrupt_overhead),
+      queued_overhead_(interrupt_overhead),
+      current_overhead_(interrupt_overhead),
       bus_(&bus),
       copy_bandwidth_(copy_bandwidth) {}
 
@@ -146,6 +148,7 @@ void Processor::raised(HandlerTag tag) {
   }
   set_activity(begin, PpActivity::Handler, tag);  // the entry overhead belongs to the handler
   stats_.interrupt_overhead += interrupt_overhead_;
+  current_overhead_ = interrupt_overhead_;
   kernel_.at(begin + interrupt_overhead_, [this] { run_handler(); });
 }
 
@@ -171,15 +174,16 @@ void Processor::run_handler() {
   pending_.pop_front();
   // A change of nature between queued handlers starts a new span where this one's overhead began.
   if (item.tag.service != span_tag_.service || item.tag.operation != span_tag_.operation)
-    set_activity(kernel_.now() - interrupt_overhead_, PpActivity::Handler, item.tag);
+    set_activity(kernel_.now() - current_overhead_, PpActivity::Handler, item.tag);
   WorkContext ctx(kernel_.now(), node_, Resource::PP, *bus_, copy_bandwidth_);
   item.handler(ctx);
   stats_.handlers += ctx.elapsed();
   const TimePoint end = ctx.now();
   handlers_free_at_ = end;
   if (!pending_.empty()) {
-    stats_.interrupt_overhead += interrupt_overhead_;
-    kernel_.at(end + interrupt_overhead_, [this] { run_handler(); });
+    stats_.interrupt_overhead += queued_overhead_;
+    current_overhead_ = queued_overhead_;
+    kernel_.at(end + queued_overhead_, [this] { run_handler(); });
     return;
   }
   // The last handler: the PP goes back to what the fiber was doing when it ends. An interrupt

@@ -111,6 +111,9 @@ class Processor {
   [[nodiscard]] TimePoint finish_time() const { return finish_time_; }
   [[nodiscard]] const ProcessorStats& stats() const { return stats_; }
   [[nodiscard]] MemoryBus& bus() const { return *bus_; }
+  // Handlers queued behind a running one are served by the same interrupt, without a second
+  // entry overhead: a SIGIO handler reads its socket until it is empty (pp.drain_interrupts).
+  void drain_queued_interrupts(bool drain) { queued_overhead_ = drain ? Duration{0} : interrupt_overhead_; }
   [[nodiscard]] double copy_bandwidth() const { return copy_bandwidth_; }
 
  private:
@@ -147,6 +150,8 @@ class Processor {
   NodeId node_;
   std::string name_;
   Duration interrupt_overhead_;
+  Duration queued_overhead_;   // for a handler queued behind another (0 when the interrupt drains)
+  Duration current_overhead_;  // the overhead of the handler scheduled next
   MemoryBus* bus_;
   double copy_bandwidth_;
   FiberId fiber_{};

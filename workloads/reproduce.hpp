@@ -4,7 +4,8 @@
 // workload with the parameters of the published variant, the machine preset it runs on
 // (configs/*.toml), the published value and where it was published. The emulated value is a
 // speedup, T(1 node) / T(N nodes) of the timed region, or the NCP2 gain, T(treadmarks) / T(ncp2)
-// - 1, both on the same preset and inputs.
+// - 1, both on the same preset and inputs, or a basic operation's cost in microseconds
+// (workloads/basic_costs.hpp; the row's `workload` names the operation).
 #include <functional>
 #include <optional>
 #include <string>
@@ -13,7 +14,7 @@
 
 namespace ncp2::workloads {
 
-enum class Quantity { Speedup, Gain };
+enum class Quantity { Speedup, Gain, Microseconds };
 
 struct PublishedRow {
   std::string paper;    // usenix94 | sc95 | sbacpad96
@@ -24,7 +25,7 @@ struct PublishedRow {
   std::string machine;              // treadmarks | ncp2 (Gain: the NCP2 side)
   int nodes = 8;
   Quantity quantity = Quantity::Speedup;
-  double published = 0;  // a speedup, or a gain as a fraction (0.52 = 52 %)
+  double published = 0;  // a speedup, a gain as a fraction (0.52 = 52 %), or microseconds
   std::string source;    // where the published value comes from
   std::string cite;      // the same, short ("USENIX'94 abstract")
 };

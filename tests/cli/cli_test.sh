@@ -279,5 +279,16 @@ for r in rows:
 PY
 then echo "ok: ncp2 reproduce --json"; else echo "FAIL: ncp2 reproduce --json"; failures=$((failures + 1)); fi
 
+if "$ncp2" reproduce basic-costs --json >"$tmp/costs.json" 2>/dev/null \
+   && python3 - "$tmp/costs.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert len(rows) == 8
+for r in rows:
+    assert r["quantity"] == "microseconds" and r["network"] == "atm" and r["emulated"] > 0, r
+    assert abs(r["ratio"] - 1) <= 0.10, r
+PY
+then echo "ok: ncp2 reproduce basic-costs --json"; else echo "FAIL: ncp2 reproduce basic-costs --json"; failures=$((failures + 1)); fi
+
 if [ "$failures" -ne 0 ]; then echo "$failures check(s) failed"; exit 1; fi
 echo "all checks passed"

@@ -349,5 +349,63 @@ TEST(ComputationModel, OperationCountsAreChargedWithTheConfiguredCyclesPerOperat
   EXPECT_EQ(charged, emu::nanoseconds(2850));
 }
 
+// dsm.lazy_diffs (treadmarks): a page written by its only writer in ten intervals costs one twin
+// and no diff until node 1 asks for it; then one diff is charged, with the changed words of every
+// interval it covers. The data node 1 reads is the same either way.
+TEST(Protocol, LazyDiffsChargeOneTwinAndTheDiffOnlyWhenRequested) {
+  using namespace emu::literals;
+  struct Outcome {
+    std::vector<emu::Duration> writes;  // node 0's write faults, one per interval
+    emu::Duration reader_wait{};
+    std::int64_t read = 0;
+  };
+  auto run = [](int lazy) {
+    auto cfg = machine(emu::MachineKind::TreadMarks, 2);
+    cfg.dsm.lazy_diffs = lazy;
+    cfg.dsm.fault_trap = 10_us;
+    cfg.dsm.diff_scan_per_word = 1_us;
+    cfg.dsm.diff_encode_per_word = 100_ns;
+    Harness h(cfg);
+    Outcome out;
+    h.run([&](Process& p) {
+      auto a = p.alloc<std::int32_t>("a", 1024);  // one page, homed at node 0
+      auto v = p.view(a);
+      if (p.id() == 1) (void)v.get(0);  // node 1 holds the page: it will need node 0's diffs
+      p.barrier(20);
+      for (std::uint32_t i = 0; i < 10; ++i) {
+        if (p.id() == 0) {  // one word per interval
+          const emu::TimePoint before = h.kernel.now();
+          v.set(i, static_cast<std::int32_t>(i + 1));
+          out.writes.push_back(h.kernel.now() - before);
+        }
+        p.barrier(i);
+      }
+      if (p.id() == 1) {
+        p.compute(1_ms);  // the last barrier's traffic is over
+        const emu::TimePoint before = h.kernel.now();
+        for (std::size_t i = 0; i < 10; ++i) out.read += v.get(i);
+        out.reader_wait = h.kernel.now() - before;
+      }
+    });
+    return out;
+  };
+  const Outcome eager = run(0);
+  const Outcome lazy = run(1);
+  EXPECT_EQ(eager.read, 55);
+  EXPECT_EQ(lazy.read, 55);
+  ASSERT_EQ(eager.writes.size(), 10U);
+  ASSERT_EQ(lazy.writes.size(), 10U);
+  const emu::Duration twin = lazy.writes[0] - 10_us;  // the first write: trap and twin, both ways
+  EXPECT_GT(twin, emu::Duration{0});
+  EXPECT_EQ(eager.writes[0], lazy.writes[0]);
+  for (std::size_t i = 1; i < 10; ++i) {
+    EXPECT_EQ(lazy.writes[i], 10_us) << i;  // lazily the trap only: the twin is kept
+    EXPECT_EQ(eager.writes[i], 10_us + 1024_us + 100_ns + twin) << i;  // the diff, a new twin
+  }
+  // Node 1's diff fetch: eagerly 9 diffs exist and the 10th is made (one scan, one word); lazily
+  // one diff is made, one scan with the 10 intervals' words.
+  EXPECT_EQ(lazy.reader_wait - eager.reader_wait, 9 * 100_ns);
+}
+
 }  // namespace
 }  // namespace ncp2::dsm

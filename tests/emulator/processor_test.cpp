@@ -67,6 +67,30 @@ TEST_F(ProcessorFixture, QueuedInterruptsRunOneAfterAnotherEachWithItsOverhead) 
   EXPECT_EQ(after, to_ps(100_us + 2 * (5_us + 2_us)));
 }
 
+// pp.drain_interrupts: the second handler, queued while the first runs, is served by the same
+// interrupt (no second overhead); a handler arriving after the last one ended pays it again.
+TEST_F(ProcessorFixture, ADrainingInterruptServesQueuedHandlersWithoutASecondOverhead) {
+  pp.drain_queued_interrupts(true);
+  std::int64_t after = -1;
+  std::vector<std::int64_t> starts;
+  pp.start([&] {
+    pp.compute(100_us);
+    after = to_ps(kernel.now());
+  });
+  for (auto at : {30_us, 31_us, 60_us}) {
+    kernel.at(kTimeZero + at, [&] {
+      pp.interrupt([&starts](WorkContext& ctx) {
+        starts.push_back(to_ps(ctx.now()));
+        ctx.spend(5_us);
+      });
+    });
+  }
+  kernel.run();
+  EXPECT_EQ(starts, (std::vector<std::int64_t>{to_ps(32_us), to_ps(37_us), to_ps(62_us)}));
+  EXPECT_EQ(after, to_ps(100_us + 3 * 5_us + 2 * 2_us));
+  EXPECT_EQ(pp.stats().interrupt_overhead, 2 * 2_us);
+}
+
 TEST_F(ProcessorFixture, WakeDuringAHandlerResumesWhenTheHandlerEnds) {
   std::int64_t resumed = -1;
   pp.start([&] {
