@@ -171,7 +171,8 @@ Subcommand add_reproduce_command(CLI::App& app) {
       "--json", o->json,
       R"(one JSON object: {"rows": [{"paper", "network", "workload", "machine", "nodes", "published", )"
       R"("emulated", "ratio", "source", ...}]}; a gain is a fraction (0.52 = 52 %))");
-  cmd->add_option("--nodes", o->nodes, "node counts instead of each row's own, e.g. 4,8,16")
+  cmd->add_option("--nodes", o->nodes,
+                  "node counts instead of each row's own, e.g. 4,8,16 (not for basic-costs: 8 processors)")
       ->type_name("LIST");
   cmd->add_option("--configs", o->configs,
                   "the directory of the presets (default: the installed or source tree's)")

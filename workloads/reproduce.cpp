@@ -190,7 +190,9 @@ std::vector<ReproducedRow> reproduce(std::string_view table, const ReproduceOpti
   Runs runs(options);
   std::vector<ReproducedRow> out;
   for (const PublishedRow& row : rows) {
-    const std::vector<int> counts = options.nodes.empty() ? std::vector<int>{row.nodes} : options.nodes;
+    // The basic costs are the papers' 8-processor figures: --nodes does not apply to them.
+    const bool fixed = options.nodes.empty() || row.quantity == Quantity::Microseconds;
+    const std::vector<int> counts = fixed ? std::vector<int>{row.nodes} : options.nodes;
     for (const int n : counts) {
       ReproducedRow r{row, n, std::nullopt, {}};
       std::string problem;
