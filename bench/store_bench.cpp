@@ -1,5 +1,7 @@
-// Writing wait rows into the SQLite store (goal: >= 2 M rows/s; see docs/performance.md for why
-// SQLite's per-column cost keeps it near 1 M/s). Each iteration writes a whole store file
+// Writing wait rows into the SQLite store, against two floors of bare SQLite measured in the same
+// run: 21 integer columns (BM_SqliteFloorRowSource/21) and exactly the store's rows in the store's
+// own `waits` table (BM_SqliteFloorWaitRows/1). Issue 21's goal: BM_AppendWaitsOnly >= 90 % of the
+// latter (docs/performance.md, CARNIVAL store). BM_WriteRunWaits writes a whole store file
 // (schema, N wait rows, their summary, the indexes, the sync and the rename) to the temp directory.
 //   ncp2_bench_store --benchmark_min_time=1 --benchmark_repetitions=3
 #include <unistd.h>
@@ -14,6 +16,7 @@
 
 #include "carnival/sqlite.hpp"
 #include "carnival/store.hpp"
+#include "carnival/store_schema.hpp"
 
 namespace {
 
@@ -165,6 +168,21 @@ void BM_SqliteFloor(benchmark::State& state) {
 }
 BENCHMARK(BM_SqliteFloor)->Arg(5)->Arg(21)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The floors' insert loop: one INSERT ... SELECT per batch, each in its own transaction. Not inlined,
+// so that callgrind can count its instructions alone (--toggle-collect='*insert_in_batches*').
+template <class Row>
+[[gnu::noinline]] void insert_in_batches(const ncp2::carnival::sql::Db& db,
+                                         ncp2::carnival::sql::RowSource& source,
+                                         ncp2::carnival::sql::Stmt& insert, std::span<const Row> rows,
+                                         std::size_t batch) {
+  for (std::size_t at = 0; at < rows.size(); at += batch) {
+    db.exec("BEGIN");
+    source.set(rows.subspan(at, std::min(batch, rows.size() - at)));
+    insert.run();
+    db.exec("COMMIT");
+  }
+}
+
 // The floor with the fastest way in that SQLite offers: the same integer rows read by SQLite from
 // memory through a virtual table (sql::RowSource, as the store does), one INSERT ... SELECT per
 // 50 000 rows. Shows how the cost grows with the number of columns.
@@ -200,12 +218,7 @@ void BM_SqliteFloorRowSource(benchmark::State& state) {
       ncp2::carnival::sql::RowSource source(db, "floor_rows", names, floor_column);
       ncp2::carnival::sql::Stmt insert(db, "INSERT INTO t SELECT * FROM floor_rows");
       state.ResumeTiming();
-      for (std::size_t at = 0; at < kRows; at += kBatch) {
-        db.exec("BEGIN");
-        source.set(std::span<const FloorRow>(rows).subspan(at, std::min(kBatch, kRows - at)));
-        insert.run();
-        db.exec("COMMIT");
-      }
+      insert_in_batches(db, source, insert, std::span<const FloorRow>(rows), kBatch);
       state.PauseTiming();
     }
     state.ResumeTiming();
@@ -214,6 +227,107 @@ void BM_SqliteFloorRowSource(benchmark::State& state) {
   state.counters["rows/s"] = benchmark::Counter(kRows, benchmark::Counter::kIsIterationInvariantRate);
 }
 BENCHMARK(BM_SqliteFloorRowSource)->Arg(5)->Arg(10)->Arg(21)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The second floor: bare SQLite writing exactly the store's wait rows — the same declared `waits`
+// table (the store's own CREATE TABLE: text columns, NOT NULL and CHECK constraints; Arg 1) or
+// the same columns without any constraint (Arg 0), the same values, read by SQLite through a
+// virtual table (the fastest way in), one INSERT ... SELECT per 50 000 rows, the store's pragmas.
+// No RunWriter: no summary, no cap, no bookkeeping. Goal 4 of issue 21 compares
+// BM_AppendWaitsOnly against this floor with Arg 1 (and docs/performance.md also against the
+// 21-integer floor above).
+void floor_wait_column(const void* rows, std::size_t index, int column, sqlite3_context* out) {
+  const WaitRow& w = static_cast<const WaitRow*>(rows)[index];
+  const auto optional = [out](std::int64_t v) {
+    if (v < 0)
+      sqlite3_result_null(out);
+    else
+      sqlite3_result_int64(out, v);
+  };
+  const auto text = [out](const std::string& t) {
+    sqlite3_result_text(out, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
+  };
+  constexpr int kParts = static_cast<int>(kWaitParts);
+  if (column >= 7 && column < 7 + kParts) {
+    sqlite3_result_int64(out, w.parts[static_cast<std::size_t>(column - 7)]);
+    return;
+  }
+  switch (column) {
+    case 0:
+      sqlite3_result_int64(out, static_cast<std::int64_t>(w.id));
+      return;
+    case 1:
+      sqlite3_result_int64(out, w.node);
+      return;
+    case 2:
+      sqlite3_result_int64(out, w.scope);
+      return;
+    case 3:
+      text(w.operation);
+      return;
+    case 4:
+      text(w.kind);
+      return;
+    case 5:
+      sqlite3_result_int64(out, w.start_ps);
+      return;
+    case 6:
+      sqlite3_result_int64(out, w.duration_ps);
+      return;
+    case 7 + kParts:
+      optional(w.cause_node);
+      return;
+    case 8 + kParts:
+      optional(w.cause_scope);
+      return;
+    case 9 + kParts:
+      sqlite3_result_int64(out, static_cast<std::int64_t>(w.object));
+      return;
+    default:
+      optional(w.remote_node);
+  }
+}
+
+// The store's CREATE TABLE waits (Arg 1), or the same column names and types with no constraint.
+std::string floor_waits_table(bool constraints) {
+  const std::string& schema = schema_sql();
+  const std::size_t begin = schema.find("CREATE TABLE waits(");
+  std::string table = schema.substr(begin, schema.find(");", begin) + 2 - begin);
+  if (constraints) return table;
+  std::string bare =
+      "CREATE TABLE waits(run_id INTEGER, id INTEGER, node INTEGER, scope_id INTEGER, "
+      "operation TEXT, kind TEXT, start_ps INTEGER, duration_ps INTEGER";
+  for (const auto& p : kWaitPartTable) bare += ", " + std::string(p.column) + " INTEGER";
+  return bare + ", cause_node INTEGER, cause_scope_id INTEGER, object INTEGER, remote_node INTEGER);";
+}
+
+void BM_SqliteFloorWaitRows(benchmark::State& state) {
+  const RunData data = synthetic_run(1'000'000);
+  const std::span<const WaitRow> waits(data.waits);
+  const std::string path = bench_path();
+  const std::string table = floor_waits_table(state.range(0) != 0);
+  constexpr std::size_t kBatch = 50'000;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::filesystem::remove(path);
+    {
+      ncp2::carnival::sql::Db db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+      db.exec(
+          "PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
+          "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536");
+      db.exec(table);
+      ncp2::carnival::sql::RowSource source(db, "floor_wait_rows", wait_row_columns(), floor_wait_column);
+      ncp2::carnival::sql::Stmt insert(db, "INSERT INTO waits SELECT 1, * FROM floor_wait_rows");
+      state.ResumeTiming();
+      insert_in_batches(db, source, insert, waits, kBatch);
+      state.PauseTiming();
+    }
+    state.ResumeTiming();
+  }
+  std::filesystem::remove(path);
+  state.counters["rows/s"] =
+      benchmark::Counter(static_cast<double>(waits.size()), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_SqliteFloorWaitRows)->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

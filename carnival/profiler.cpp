@@ -1,8 +1,10 @@
 #include "carnival/profiler.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 #include <stdexcept>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -19,9 +21,19 @@ std::uint64_t cell_key(int node, std::uint32_t scope, Category category, std::ui
          (static_cast<std::uint64_t>(category) << 8) | operation;
 }
 
-std::string operation_name(std::uint8_t op) {
-  return std::string(dsm::to_string(static_cast<dsm::Operation>(op)));
+// Every operation's name, made once: copying a short string costs less than building it.
+using OperationNames = std::array<std::string, 256>;
+const OperationNames& operation_names() {
+  static const OperationNames names = [] {
+    OperationNames out;
+    for (std::size_t i = 0; i < out.size(); ++i)
+      out[i] = std::string(dsm::to_string(static_cast<dsm::Operation>(i)));
+    return out;
+  }();
+  return names;
 }
+
+const std::string& operation_name(std::uint8_t op) { return operation_names()[op]; }
 
 }  // namespace
 
@@ -42,7 +54,7 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
   if (background_) worker_ = std::thread([this] { work(); });
   cluster.attach_probe(this);
   runtime.attribute_lines(&line_scope);  // the typed API's calls put their time on their lines
-  observer_id_ = runtime.add_wait_observer([this](const dsm::WaitRecord& w) { record_wait(w); });
+  runtime.set_wait_sink(this);
   exit_observer_id_ = runtime.add_exit_observer([this](emu::NodeId n, emu::TimePoint t) {
     record(Event{emu::to_ps(t),
                  0,
@@ -57,7 +69,7 @@ Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions
 Profiler::~Profiler() {
   cluster_.attach_probe(nullptr);
   runtime_.attribute_lines(nullptr);
-  runtime_.remove_wait_observer(observer_id_);
+  runtime_.set_wait_sink(nullptr);
   runtime_.remove_exit_observer(exit_observer_id_);
   if (worker_.joinable()) {
     {
@@ -85,7 +97,7 @@ std::unique_ptr<Profiler::Batch> Profiler::fresh_batch() {
   if (!b) b = std::make_unique_for_overwrite<Batch>();  // events are written before read
   b->size = 0;
   b->waits.clear();
-  b->stamps.clear();
+  b->stamp_count = 0;
   return b;
 }
 
@@ -154,13 +166,16 @@ void Profiler::pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to,
                static_cast<std::uint16_t>(emu::index(node)), activity, EventKind::PpSpan});
 }
 
-void Profiler::record_wait(const dsm::WaitRecord& w) {
+void Profiler::on_wait(const dsm::WaitView& w) {
   const auto stamps = w.chain.stamps();
+  if (batch_->stamp_count + stamps.size() > batch_->stamps.size()) hand_over();
   Batch& b = *batch_;
   // First the wait and its stamps: record() may hand the batch over.
-  b.waits.push_back(RecordedWait{w.start, w.end, w.object, static_cast<std::uint32_t>(b.stamps.size()),
+  b.waits.push_back(RecordedWait{w.start, w.end, w.object, static_cast<std::uint32_t>(b.stamp_count),
                                  static_cast<std::uint32_t>(stamps.size()), w.node, w.operation});
-  b.stamps.insert(b.stamps.end(), stamps.begin(), stamps.end());
+  static_assert(std::is_trivially_copyable_v<emu::Stamp>);  // std::copy_n: one memmove
+  std::copy_n(stamps.begin(), stamps.size(), b.stamps.begin() + static_cast<std::ptrdiff_t>(b.stamp_count));
+  b.stamp_count += stamps.size();
   record(Event{static_cast<std::int64_t>(b.waits.size() - 1),
                0,
                emu::Attribution{cluster_.pp(w.node).attribution().scope, 0, false},
@@ -204,7 +219,7 @@ void Profiler::account(const Batch& batch) {
         break;
       case EventKind::Wait: {
         const RecordedWait& w = batch.waits[static_cast<std::size_t>(e.from)];
-        on_wait(w, std::span(batch.stamps).subspan(w.first_stamp, w.stamps), e.attribution.scope);
+        account_wait(w, std::span(batch.stamps).subspan(w.first_stamp, w.stamps), e.attribution.scope);
         break;
       }
       case EventKind::Exit:
@@ -379,7 +394,7 @@ void Profiler::on_stop(std::int64_t end_ps) {
   }
 }
 
-void Profiler::on_wait(const RecordedWait& w, std::span<const emu::Stamp> stamps, std::uint32_t scope) {
+void Profiler::account_wait(const RecordedWait& w, std::span<const emu::Stamp> stamps, std::uint32_t scope) {
   const auto n = static_cast<std::size_t>(emu::index(w.node));
   auto& services = nodes_[n].service_in_wait;
   // Waits after the node left the exit barrier (its verification) are outside the timed region.
@@ -439,7 +454,28 @@ void Profiler::add_wait(const CompactWait& row) {
     ++waits_dropped_;
     return;
   }
-  waits_.push_back(row);
+  // Kept as the row finish() hands out (numbered from 1 in accounting order): made here, on the
+  // accounting thread, rather than converted on the emulation thread at the end.
+  WaitRow& w = waits_.emplace_back();
+  w.id = waits_.size();
+  w.node = row.node;
+  w.scope = row.scope;
+  w.operation = operation_name(row.operation);
+  w.start_ps = row.start_ps;
+  w.duration_ps = row.duration_ps;
+  w.parts = row.parts;
+  w.cause_node = row.cause_node;
+  w.cause_scope = row.cause_scope;
+  w.object = row.object;
+  w.remote_node = row.remote_node;
+  mention_scope(w.scope);
+  if (w.cause_scope >= 0) mention_scope(static_cast<std::uint32_t>(w.cause_scope));
+}
+
+void Profiler::mention_scope(std::uint32_t scope) {
+  if (scope >= wait_scopes_.size())
+    wait_scopes_.resize(std::max<std::size_t>(scope + 1, 2 * wait_scopes_.size()));
+  wait_scopes_[scope] = true;
 }
 
 RunData Profiler::finish(RunInfo info) {
@@ -489,27 +525,11 @@ void Profiler::move_profile(RunData& d, std::set<std::uint32_t>& used) const {
   });
 }
 
-// The wait instances (numbered from 1 in accounting order) and their summaries, sorted.
-void Profiler::move_waits(RunData& d, std::set<std::uint32_t>& used) const {
-  d.waits.reserve(waits_.size());
-  std::uint64_t next_id = 1;
-  for (const auto& c : waits_) {
-    WaitRow w;
-    w.id = next_id++;
-    w.node = c.node;
-    w.scope = c.scope;
-    w.operation = operation_name(c.operation);
-    w.start_ps = c.start_ps;
-    w.duration_ps = c.duration_ps;
-    w.parts = c.parts;
-    w.cause_node = c.cause_node;
-    w.cause_scope = c.cause_scope;
-    w.object = c.object;
-    w.remote_node = c.remote_node;
-    used.insert(w.scope);
-    if (w.cause_scope >= 0) used.insert(static_cast<std::uint32_t>(w.cause_scope));
-    d.waits.push_back(std::move(w));
-  }
+// The wait instances and their summaries, sorted.
+void Profiler::move_waits(RunData& d, std::set<std::uint32_t>& used) {
+  d.waits = std::move(waits_);
+  for (std::size_t scope = 0; scope < wait_scopes_.size(); ++scope)
+    if (wait_scopes_[scope]) used.insert(static_cast<std::uint32_t>(scope));
   d.waits_dropped = waits_dropped_;
   for (const auto& [key, s] : summary_) d.wait_summary.push_back(s);
   std::sort(d.wait_summary.begin(), d.wait_summary.end(), [](const WaitSummary& a, const WaitSummary& b) {

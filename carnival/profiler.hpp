@@ -1,6 +1,6 @@
 #pragma once
 // The CARNIVAL profiler on the emulated machine: receives every PP's and CP's activity spans
-// (emu::ActivityProbe) and every completed wait (dsm::Runtime's wait observer), and accumulates
+// (emu::ActivityProbe) and every completed wait (dsm::Runtime's wait sink), and accumulates
 // the profile (node x scope x category x operation), the wait instances with their 9-part
 // characterization and cause, and an optional timeline. Exact by construction:
 //  - per node, the PP categories sum to the node's finish time; the CP categories to the run's end;
@@ -42,7 +42,7 @@ struct ProfilerOptions {
   bool background = true;
 };
 
-class Profiler final : public emu::ActivityProbe {
+class Profiler final : public emu::ActivityProbe, public dsm::WaitSink {
  public:
   Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions options = {});
   ~Profiler() override;
@@ -62,6 +62,7 @@ class Profiler final : public emu::ActivityProbe {
   void pp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to, emu::PpActivity activity,
                const emu::Attribution& attribution, emu::HandlerTag tag) override;
   void cp_span(emu::NodeId node, emu::TimePoint from, emu::TimePoint to) override;
+  void on_wait(const dsm::WaitView& wait) override;
 
  private:
   // ---- the emulation thread's side: record the events, hand batches over
@@ -89,7 +90,10 @@ class Profiler final : public emu::ActivityProbe {
     std::array<Event, 4096> events;  // the first `size` (a plain array: no capacity check per event)
     std::size_t size = 0;
     std::vector<RecordedWait> waits;
-    std::vector<emu::Stamp> stamps;
+    // The waits' stamps, the first `stamp_count`: copied as bytes (a vector's insert constructs
+    // them one by one, a Stamp not being trivial); a batch is handed over early when they are full.
+    std::array<emu::Stamp, 8192> stamps;
+    std::size_t stamp_count = 0;
   };
   static constexpr std::size_t kMaxQueuedBatches = 64;  // then the emulation waits for the worker
 
@@ -147,7 +151,7 @@ class Profiler final : public emu::ActivityProbe {
   void account_cp(std::size_t node, const PendingSpan& span);
   void add_segment(int node, bool cp, Category category, std::uint8_t operation, std::uint32_t scope,
                    std::int64_t from, std::int64_t to);
-  // Wait instances as kept during the run (names are added by finish()).
+  // A wait instance as accounted (add_wait keeps it as a WaitRow).
   struct CompactWait {
     std::int64_t start_ps;
     std::int64_t duration_ps;
@@ -160,22 +164,21 @@ class Profiler final : public emu::ActivityProbe {
     std::uint16_t node;
     std::uint8_t operation;
   };
-  void record_wait(const dsm::WaitRecord& wait);
-  void on_wait(const RecordedWait& wait, std::span<const emu::Stamp> stamps, std::uint32_t scope);
+  void account_wait(const RecordedWait& wait, std::span<const emu::Stamp> stamps, std::uint32_t scope);
   // A node left the exit barrier: from then on its PP only counts when servicing others.
   void on_exit(std::size_t node, std::int64_t when_ps);
   void add_wait(const CompactWait& row);
+  void mention_scope(std::uint32_t scope);  // in wait_scopes_
   void flush_exit(std::size_t node, std::uint32_t scope);
   void move_profile(RunData& d, std::set<std::uint32_t>& used) const;
   void close_cp_scopes(std::int64_t end_ps);
-  void move_waits(RunData& d, std::set<std::uint32_t>& used) const;
+  void move_waits(RunData& d, std::set<std::uint32_t>& used);  // leaves no rows behind
 
   dsm::Runtime& runtime_;
   emu::Cluster& cluster_;
   ProfilerOptions options_;
   bool has_cp_;
   bool stopped_ = false;
-  int observer_id_ = 0;
   int exit_observer_id_ = 0;
   int exited_count_ = 0;
   std::int64_t end_ps_ = 0;
@@ -186,7 +189,8 @@ class Profiler final : public emu::ActivityProbe {
   std::vector<PendingSpan> pending_pp_;
   std::vector<PendingSpan> pending_cp_;
   std::vector<bool> exited_;
-  std::vector<CompactWait> waits_;
+  std::vector<WaitRow> waits_;     // the rows finish() hands out (up to max_wait_rows)
+  std::vector<bool> wait_scopes_;  // the scopes those rows mention (their scope, their cause's)
   std::unordered_map<std::uint64_t, WaitSummary> summary_;  // complete even when rows are capped
   std::vector<dsm::WaitSegment> segments_;                  // scratch for fold_wait
   std::uint64_t waits_dropped_ = 0;

@@ -3,6 +3,7 @@
 // PRAGMA application_id kApplicationId). Writing is atomic: the file is built as
 // "<path>.tmp-<pid>" and renamed over <path> at the end; its `runs` row says 'incomplete' until
 // the last statement sets the final status, so an interrupted write is recognisable.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -97,6 +98,7 @@ class RunWriter {
   void check_open(std::string_view what) const;
   void maybe_commit();
   void accumulate(std::span<const WaitRow> waits);
+  WaitSummary& summary_of(const WaitRow& w);          // its row of summary_, through summary_cache_
   void insert_waits(std::span<const WaitRow> waits);  // with the cap, without the summary
   void write_summary(std::span<const WaitSummary> rows);
   void close_and_rename(std::string_view status, std::string_view message, const RunInfo* info);
@@ -115,6 +117,9 @@ class RunWriter {
   std::uint64_t timeline_written_ = 0;
   std::uint64_t timeline_dropped_ = 0;
   std::map<SummaryKey, WaitSummary> summary_;
+  // Direct-mapped cache in front of summary_ (whose nodes never move): a hit costs a few compares
+  // instead of a map look-up with a key of two strings (docs/performance.md, CARNIVAL store).
+  std::array<WaitSummary*, 256> summary_cache_{};
 };
 
 }  // namespace ncp2::carnival

@@ -149,6 +149,7 @@ void RunWriter::open(const std::string& path, const RunInfo& info, const WriteOp
   rows_in_transaction_ = 0;
   waits_written_ = waits_dropped_ = timeline_written_ = timeline_dropped_ = 0;
   summary_.clear();
+  summary_cache_.fill(nullptr);
   fs::remove(temp_path_, ec);  // a leftover of this very process
 
   try {
@@ -239,23 +240,33 @@ void RunWriter::append_scopes(std::span<const Scope> scopes) {
   }
 }
 
+WaitSummary& RunWriter::summary_of(const WaitRow& w) {
+  const std::string_view op = w.operation;
+  const std::size_t hash = static_cast<std::size_t>(w.node) * 0x9E3779B1U +
+                           static_cast<std::size_t>(w.scope) * 0x85EBCA77U + op.size() * 31U +
+                           (op.empty() ? 0U : static_cast<unsigned char>(op.back())) + w.kind.size() * 131U;
+  static_assert(sizeof(std::size_t) == 8 && std::tuple_size_v<decltype(summary_cache_)> == 256);
+  WaitSummary*& slot = summary_cache_[(hash * 0x9E3779B97F4A7C15ULL) >> 56];  // Fibonacci hashing, 8 bits
+  if (slot && slot->node == w.node && slot->scope == w.scope && slot->operation == w.operation &&
+      slot->kind == w.kind)
+    return *slot;
+  WaitSummary& row = summary_[SummaryKey{w.node, w.scope, w.operation, w.kind}];
+  if (row.count == 0) {
+    row.node = w.node;
+    row.scope = w.scope;
+    row.operation = w.operation;
+    row.kind = w.kind;
+  }
+  slot = &row;
+  return row;
+}
+
 void RunWriter::accumulate(std::span<const WaitRow> waits) {
-  // Keyed by the previous row's key to skip the map look-up for runs of alike waits.
-  WaitSummary* last = nullptr;
   for (const auto& w : waits) {
-    if (!last || last->node != w.node || last->scope != w.scope || last->operation != w.operation ||
-        last->kind != w.kind) {
-      last = &summary_[SummaryKey{w.node, w.scope, w.operation, w.kind}];
-      if (last->count == 0) {
-        last->node = w.node;
-        last->scope = w.scope;
-        last->operation = w.operation;
-        last->kind = w.kind;
-      }
-    }
-    ++last->count;
-    last->total_ps += w.duration_ps;
-    for (std::size_t i = 0; i < kWaitParts; ++i) last->parts[i] += w.parts[i];
+    WaitSummary& s = summary_of(w);
+    ++s.count;
+    s.total_ps += w.duration_ps;
+    for (std::size_t i = 0; i < kWaitParts; ++i) s.parts[i] += w.parts[i];
   }
 }
 

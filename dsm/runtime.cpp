@@ -381,6 +381,9 @@ void Runtime::remove_exit_observer(int id) {
 }
 
 void Runtime::emit_wait(NodeState& ns) {
+  if (wait_sink_)
+    wait_sink_->on_wait(WaitView{ns.id, ns.wait_op, ns.wait_object, ns.wait_requests, ns.wait_start,
+                                 kernel_.now(), ns.chain});
   if (wait_observers_.empty()) return;
   WaitRecord w;
   w.node = ns.id;
