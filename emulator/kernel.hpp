@@ -18,6 +18,10 @@
 
 namespace ncp2::emu {
 
+namespace fiber_switch {
+struct Context;
+}
+
 // Identifies a fiber spawned by a Kernel (index in spawn order).
 enum class FiberId : std::uint32_t {};
 
@@ -156,6 +160,8 @@ class Kernel {
   struct Fiber;
   [[noreturn]] void schedule_in_past(TimePoint t) const;
   [[noreturn]] void bad_resume(std::uint32_t index) const;
+  // The first function of every fiber's stack (a fiber_switch::Entry); never returns.
+  static void fiber_entry(fiber_switch::Context* from, fiber_switch::Context* self);
   void run_fiber_body(std::uint32_t index);
 
   KernelOptions options_;
