@@ -78,6 +78,7 @@ FiberId Kernel::spawn(std::string name, std::function<void()> body) {
   fiber->self.index = index;
   fiber_switch::prepare(fiber->self, fiber->stack.sp, &Kernel::fiber_entry);
   fibers_.push_back(std::move(fiber));
+  fiber_finished_.push_back(0);
   resume_at(FiberId{index}, now());
   return FiberId{index};
 }
@@ -107,6 +108,7 @@ void Kernel::run_fiber_body(std::uint32_t index) {
     }
   }
   f.finished = true;
+  fiber_finished_[index] = 1;
   f.waiting_for = "finished";
   f.describe = nullptr;
 }
@@ -152,11 +154,14 @@ void Kernel::resume(FiberId id) {
 void Kernel::bad_resume(std::uint32_t index) const {
   if (in_fiber()) throw std::logic_error("Kernel::resume called from inside a fiber; use resume_at");
   if (index >= fibers_.size()) throw std::out_of_range(fmt::format("resume of unknown fiber {}", index));
+  if (handoff_ != kNoFiber && !fibers_[index]->finished)
+    throw std::logic_error(fmt::format("resume of fiber '{}' after another resume in the same event",
+                                       fibers_[index]->name));
   throw std::logic_error(fmt::format("resume of finished fiber '{}'", fibers_[index]->name));
 }
 
 void Kernel::resume_at(FiberId id, TimePoint t) {
-  at(t, [this, id] { resume(id); });
+  at(t, [this, id] { resume_after_event(id); });
 }
 
 void Kernel::at_function(TimePoint t, std::function<void()> fn) {
@@ -211,8 +216,19 @@ RunResult Kernel::run(TimePoint limit) {
       const Event& e = queue_.payload(due.slot);
       e.invoke(e);
       queue_.release(due.slot);
+      if (handoff_ != kNoFiber) {
+        // resume_after_event: switched to here, in the loop (see there).
+        Fiber& f = *fibers_[handoff_];
+        current_ = handoff_;
+        handoff_ = kNoFiber;
+        san::leave_main(f.sanitizer);
+        fiber_switch::switch_to(f.to_kernel, f.self);
+        san::back_in_main();
+        current_ = kNoFiber;
+      }
     }
   } catch (...) {
+    handoff_ = kNoFiber;
     if (!pending_exception_) pending_exception_ = std::current_exception();
   }
   if (pending_exception_) {

@@ -211,5 +211,37 @@ TEST(FiberSwitch, ManyFibersInterleaveInTimeOrder) {
   for (int i = 0; i < kFibers; ++i) ASSERT_EQ(order[static_cast<std::size_t>(i)], i);
 }
 
+TEST(FiberSwitch, ResumeAfterEventRunsTheFiberBeforeTheNextEvent) {
+  Kernel k;
+  std::vector<std::string> log;
+  const FiberId id = k.spawn("f", [&] {
+    log.emplace_back("fiber starts");
+    k.suspend_current("the event");
+    log.emplace_back("fiber resumed");
+  });
+  k.at(at_ps(10), [&] {
+    log.emplace_back("event");
+    k.resume_after_event(id);
+  });
+  k.at(at_ps(10), [&] { log.emplace_back("next event"); });
+  EXPECT_EQ(k.run().status, RunStatus::Completed);
+  EXPECT_EQ(log, (std::vector<std::string>{"fiber starts", "event", "fiber resumed", "next event"}));
+}
+
+TEST(FiberSwitch, ResumeAfterEventRejectsMisuse) {
+  Kernel k;
+  const FiberId a = k.spawn("a", [&] { k.suspend_current("forever"); });
+  const FiberId b = k.spawn("b", [&] { k.suspend_current("forever"); });
+  k.at(at_ps(10), [&] {
+    k.resume_after_event(a);
+    k.resume_after_event(b);  // a second one in the same event
+  });
+  EXPECT_THROW(k.run(), std::logic_error);
+  Kernel k2;
+  const FiberId done = k2.spawn("done", [] {});
+  k2.at(at_ps(10), [&] { k2.resume_after_event(done); });
+  EXPECT_THROW(k2.run(), std::logic_error);
+}
+
 }  // namespace
 }  // namespace ncp2::emu
