@@ -144,6 +144,7 @@ void Kernel::resume(FiberId id) {
   if (in_fiber() || index >= fibers_.size() || fibers_[index]->finished) [[unlikely]]
     bad_resume(index);
   Fiber& f = *fibers_[index];
+  queue_.settle();  // the fiber may look at the pending events (try_advance)
   current_ = index;
   san::leave_main(f.sanitizer);
   fiber_switch::switch_to(f.to_kernel, f.self);
@@ -205,7 +206,7 @@ RunResult Kernel::run(TimePoint limit) {
         }
         if (options_.on_poll) options_.on_poll();
       }
-      const EventQueue::Due due = queue_.pop_due();
+      const EventQueue::Due due = queue_.take_due();
       now_ps_ = due.time_ps;
       ++events_processed_;
       if (options_.trace_hash) {
@@ -215,7 +216,7 @@ RunResult Kernel::run(TimePoint limit) {
       // Run in place (the slot is reused only after release), then free the slot.
       const Event& e = queue_.payload(due.slot);
       e.invoke(e);
-      queue_.release(due.slot);
+      queue_.finish_due(due.slot);
       if (handoff_ != kNoFiber) {
         // resume_after_event: switched to here, in the loop (see there).
         Fiber& f = *fibers_[handoff_];
@@ -228,6 +229,7 @@ RunResult Kernel::run(TimePoint limit) {
       }
     }
   } catch (...) {
+    queue_.settle();
     handoff_ = kNoFiber;
     if (!pending_exception_) pending_exception_ = std::current_exception();
   }

@@ -127,7 +127,7 @@ class Kernel {
   // between. Otherwise returns false and the caller must suspend until now + d.
   bool try_advance(Duration d) {
     const std::int64_t target = now_ps_ + d.count();
-    if (!queue_.empty() && queue_.top_time() <= target) return false;
+    if (!queue_.empty() && queue_.top_time() <= target) return false;  // (top_time settles)
     now_ps_ = target;
     if ((++fast_forwards_ & 1023) == 0 && options_.on_poll) options_.on_poll();
     return true;
