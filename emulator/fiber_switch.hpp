@@ -33,13 +33,13 @@ using Entry = void (*)(Context* from, Context* self);
 // Prepares `context` so that the first switch to it runs `entry` on the stack whose highest
 // address is `stack_top` (exclusive).
 inline void prepare(Context& context, void* stack_top, Entry entry) {
-  // At a function's entry rsp + 8 is 16-byte aligned; the slot below it is a null return address
-  // that ends every unwinder's and debugger's walk of the fiber's stack.
-  const std::uintptr_t top = reinterpret_cast<std::uintptr_t>(stack_top) & ~std::uintptr_t{15};
-  const std::uintptr_t sp = top - 16 - 8;
+  // At a function's entry rsp + 8 is 16-byte aligned, and rsp points to its return address: here
+  // a null one, which ends every unwinder's and debugger's walk of the fiber's stack.
+  char* const top = static_cast<char*>(stack_top);
+  char* const sp = top - (reinterpret_cast<std::uintptr_t>(top) & 15) - 16 - 8;
   const std::uintptr_t null_return = 0;
-  std::memcpy(reinterpret_cast<void*>(sp), &null_return, sizeof null_return);
-  context.sp = reinterpret_cast<void*>(sp);
+  std::memcpy(sp, &null_return, sizeof null_return);
+  context.sp = sp;
   context.fp = nullptr;
   context.pc = reinterpret_cast<const void*>(entry);
 }
@@ -63,7 +63,7 @@ inline void prepare(Context& context, void* stack_top, Entry entry) {
       : "rax", "rbx", "rcx", "rdx", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",  //
         "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",                    //
         "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",              //
-        "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",              //
+        "st", "st(1)", "st(2)", "st(3)", "st(4)", "st(5)", "st(6)", "st(7)",               //
         "mm0", "mm1", "mm2", "mm3", "mm4", "mm5", "mm6", "mm7", "cc", "memory");
 }
 

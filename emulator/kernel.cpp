@@ -156,8 +156,8 @@ void Kernel::bad_resume(std::uint32_t index) const {
   if (in_fiber()) throw std::logic_error("Kernel::resume called from inside a fiber; use resume_at");
   if (index >= fibers_.size()) throw std::out_of_range(fmt::format("resume of unknown fiber {}", index));
   if (handoff_ != kNoFiber && !fibers_[index]->finished)
-    throw std::logic_error(fmt::format("resume of fiber '{}' after another resume in the same event",
-                                       fibers_[index]->name));
+    throw std::logic_error(
+        fmt::format("resume of fiber '{}' after another resume in the same event", fibers_[index]->name));
   throw std::logic_error(fmt::format("resume of finished fiber '{}'", fibers_[index]->name));
 }
 

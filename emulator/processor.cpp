@@ -120,7 +120,6 @@ void Processor::wake() {
   schedule_resume(std::max(kernel_.now(), handlers_free_at_));
 }
 
-
 PpActivity Processor::fiber_activity() const {
   switch (state_) {
     case PpState::Waiting:

@@ -152,7 +152,8 @@ TEST(FiberSwitch, CancellationUnwindsSuspendedAndSkipsUnstartedFibers) {
     k.spawn("never started", [&] { ++bodies_started; });
     k.cancel_unfinished_fibers();
     EXPECT_EQ(destroyed, 3);
-    for (std::size_t i = 0; i < k.fiber_count(); ++i) EXPECT_TRUE(k.fiber_finished(FiberId(static_cast<std::uint32_t>(i))));
+    for (std::size_t i = 0; i < k.fiber_count(); ++i)
+      EXPECT_TRUE(k.fiber_finished(FiberId(static_cast<std::uint32_t>(i))));
   }
   EXPECT_EQ(bodies_started, 3);
 }
@@ -188,7 +189,7 @@ TEST(FiberSwitch, ManyFibersInterleaveInTimeOrder) {
   std::vector<std::uint64_t> sums(kFibers, 0);
   for (int i = 0; i < kFibers; ++i) {
     k.spawn("f" + std::to_string(i), [&k, &order, &sums, i] {
-      std::uint64_t local = static_cast<std::uint64_t>(i);
+      auto local = static_cast<std::uint64_t>(i);
       for (int round = 0; round < kRounds; ++round) {
         order.push_back(i);
         local = local * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -202,7 +203,7 @@ TEST(FiberSwitch, ManyFibersInterleaveInTimeOrder) {
   EXPECT_EQ(k.run().status, RunStatus::Completed);
   ASSERT_EQ(order.size(), std::size_t{kFibers} * kRounds);
   for (int i = 0; i < kFibers; ++i) {
-    std::uint64_t expected = static_cast<std::uint64_t>(i);
+    auto expected = static_cast<std::uint64_t>(i);
     for (int round = 0; round < kRounds; ++round)
       expected = expected * 6364136223846793005ULL + 1442695040888963407ULL;
     ASSERT_EQ(sums[static_cast<std::size_t>(i)], expected) << "fiber " << i;
