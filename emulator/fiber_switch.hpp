@@ -9,6 +9,8 @@
 // changes it. No call and no return: the return-stack predictor stays balanced.
 //
 // The sanitizer annotations (fiber_sanitizer.hpp) are the caller's business, as with Boost.Context.
+// Not for processes with CET enforced (-fcf-protection on a kernel that enables it): the resume
+// address is a plain label without ENDBR64, and no shadow stack is switched.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
