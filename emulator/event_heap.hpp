@@ -36,6 +36,10 @@ class EventHeap {
     sift_up(heap_.size() - 1);
   }
 
+  // Replaces the smallest key by `k`, which must not be smaller (the heap must not be empty): one
+  // sift-down, where a pop and a push would be a sift-down and a sift-up.
+  void replace_top(EventKey k) { sift_down_from_root(k); }
+
   // Removes and returns the smallest key; the heap must not be empty.
   EventKey pop() {
     const EventKey top = heap_.front();

@@ -19,11 +19,12 @@ class EventOrder {
   static constexpr std::size_t kToRadix = 4096;
   static constexpr std::size_t kToHeap = 1024;
 
-  [[nodiscard]] bool empty() const { return large_ ? radix_.empty() : heap_.empty(); }
-  [[nodiscard]] std::size_t size() const { return large_ ? radix_.size() : heap_.size(); }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  [[nodiscard]] std::size_t size() const { return large_ ? radix_.size() : heap_.size() - (held_ ? 1 : 0); }
   [[nodiscard]] bool radix_mode() const { return large_; }
   void reserve(std::size_t n) { heap_.reserve(n < kToRadix ? n : kToRadix); }  // kToRadix: a power of two
   void clear() {
+    held_ = false;
     heap_.clear();
     radix_.clear();
     large_ = false;
@@ -32,6 +33,11 @@ class EventOrder {
   // Inlined into every event's scheduling (an out-of-line call cost ~20 instructions more per
   // wake in BM_FiberWake); the radix side stays out of line.
   [[gnu::always_inline]] void push(const Key& k) {
+    if (held_) {  // the running event's first push takes its key's place (see take_top)
+      held_ = false;
+      heap_.replace_top(k);
+      return;
+    }
     // The switch to the radix heap is checked only when the heap must grow (one branch less).
     if (large_ || heap_.full()) [[unlikely]] {
       push_slow(k);
@@ -43,12 +49,31 @@ class EventOrder {
   [[nodiscard]] const Key& top() {
     if (large_) [[unlikely]]
       return radix_.top();
+    settle();
     return heap_.top();
   }
   Key pop() {
     if (large_) [[unlikely]]
       return pop_large();
+    settle();
     return heap_.pop();
+  }
+  // The kernel loop's pop: returns the smallest key, which (4-ary heap side) stays in place,
+  // held, while its event runs. The event's first push replaces it (one sift-down instead of a
+  // sift-up now and a sift-down at the pop); settle() removes it if no push did. Every other
+  // access settles first, so the order seen from outside is exactly that of pop().
+  Key take_top() {
+    if (large_) [[unlikely]]
+      return pop_large();
+    settle();
+    held_ = true;
+    return heap_.top();
+  }
+  void settle() {
+    if (held_) {
+      held_ = false;
+      (void)heap_.pop();
+    }
   }
 
  private:
@@ -66,6 +91,7 @@ class EventOrder {
     return k;
   }
   [[gnu::noinline]] void to_radix() {
+    settle();
     radix_.clear();
     while (!heap_.empty()) radix_.push(heap_.pop());
     large_ = true;
@@ -79,6 +105,7 @@ class EventOrder {
   EventHeap heap_;
   RadixEventHeap radix_;
   bool large_ = false;
+  bool held_ = false;  // the heap's top is the running event's key (take_top)
 };
 
 }  // namespace ncp2::emu

@@ -107,6 +107,17 @@ class EventQueue {
     const EventKey top = heap_.pop();
     return {top.time_ps, top.order >> kSlotBits, static_cast<std::uint32_t>(top.order & (kMaxSlots - 1))};
   }
+  // The kernel loop's pop_due: the key may stay in the order while the event runs (EventOrder::
+  // take_top); call finish_due() after the event, or settle() before anything else looks.
+  Due take_due() {
+    const EventKey top = heap_.take_top();
+    return {top.time_ps, top.order >> kSlotBits, static_cast<std::uint32_t>(top.order & (kMaxSlots - 1))};
+  }
+  void finish_due(std::uint32_t slot) {
+    heap_.settle();
+    release(slot);
+  }
+  void settle() { heap_.settle(); }
   // The stored callable of a slot (call it as `e.invoke(e)`); stays in place until release().
   [[nodiscard]] const Event& payload(std::uint32_t slot) const {
     return (*chunks_[slot >> kChunkBits])[slot & (kChunkSize - 1)];

@@ -1,14 +1,10 @@
 #pragma once
 // Tells AddressSanitizer and ThreadSanitizer about the kernel's stack switches (kernel.cpp).
-// Boost.Context's fcontext switches are plain assembly: without these calls ASan takes a fiber's
-// stack for the thread's own (an exception thrown in a fiber then "unpoisons" the wrong range, and
-// fake stacks of use-after-return detection get mixed up), and TSan mixes the fibers' call stacks.
-// In a build without sanitizers every function here is empty and inlined away.
-//
-// Not annotated: the round trip inside boost::context::fiber's constructor (it enters the new
-// stack once and jumps straight back, in library code we cannot wrap). It touches no stack memory
-// ASan tracks as long as detect_stack_use_after_return=0, the default of GCC 12's libasan, which
-// the asan preset's tests also set explicitly (docs/testing.md).
+// The kernel's stack switches (fiber_switch.hpp) are plain assembly: without these calls ASan takes
+// a fiber's stack for the thread's own (an exception thrown in a fiber then "unpoisons" the wrong
+// range, and fake stacks of use-after-return detection get mixed up), and TSan mixes the fibers'
+// call stacks. In a build without sanitizers every function here is empty and inlined away. Every
+// switch is annotated, the first entry into a fiber included (Kernel::fiber_entry).
 
 #include <cstddef>
 
@@ -65,8 +61,8 @@ inline void destroyed([[maybe_unused]] Context& fiber) {
 #endif
 }
 
-// Before a fiber's stack goes back to the system: frames that never returned (Boost.Context's
-// entry frame) leave their redzones poisoned, and the next mapping at that address (a node's page
+// Before a fiber's stack goes back to the system: frames that never returned (the fiber's entry
+// frame) leave their redzones poisoned, and the next mapping at that address (a node's page
 // copy, another stack) would inherit the poison: false stack-buffer-underflow reports.
 inline void stack_released([[maybe_unused]] const void* bottom, [[maybe_unused]] std::size_t size) {
 #if defined(NCP2_ASAN)

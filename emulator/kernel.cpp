@@ -4,57 +4,51 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "emulator/fiber_sanitizer.hpp"
+#include "emulator/fiber_switch.hpp"
 
 namespace ncp2::emu {
 
 namespace bc = boost::context;
 namespace san = fiber_sanitizer;
 
-namespace {
-
-// protected_fixedsize_stack that also notes where the stack is: the sanitizers need its bounds.
-class NotedStack {
- public:
-  NotedStack(std::size_t size, san::Context& context) : inner_(size), context_(&context) {}
-  bc::stack_context allocate() {
-    bc::stack_context s = inner_.allocate();
-    context_->stack_bottom = static_cast<const char*>(s.sp) - s.size;  // sp is the top
-    context_->stack_size = s.size;
-    return s;
-  }
-  void deallocate(bc::stack_context& s) noexcept {
-    san::stack_released(static_cast<const char*>(s.sp) - s.size, s.size);
-    inner_.deallocate(s);
-  }
-
- private:
-  bc::protected_fixedsize_stack inner_;
-  san::Context* context_;
-};
-
-}  // namespace
-
-// Each emulated processor is a Boost.Context fiber (the stackful coroutine that Boost.Fiber is
-// built on). The event loop switches to it directly and it switches straight back: no scheduler,
-// no clock reads, no locks, no condition variables in between.
+// Each emulated processor is a fiber: a stack of its own, entered and left with the kernel's own
+// switch (fiber_switch.hpp). The event loop switches to it directly and it switches straight back:
+// no scheduler, no clock reads, no locks, no condition variables in between.
 struct Kernel::Fiber {
+  // Where the fiber continues while it is suspended, and which fiber it is (for its entry).
+  struct Switch : fiber_switch::Context {
+    Kernel* kernel = nullptr;
+    std::uint32_t index = 0;
+  };
+  Switch self;
+  fiber_switch::Context to_kernel;  // where the event loop continues while the fiber runs
   std::string name;
   std::function<void()> body;
-  bc::fiber self;       // the fiber while it is suspended
-  bc::fiber to_kernel;  // the event loop while the fiber runs
   std::string_view waiting_for = "not started";
   DescribeFn describe = nullptr;  // when set, describes what the fiber waits for (lazily)
   const void* describe_context = nullptr;
   bool finished = false;
   bool cancel = false;
   san::Context sanitizer;
+  // A guard page below each stack turns an overflow into a fault instead of silent corruption.
+  bc::protected_fixedsize_stack allocator;
+  bc::stack_context stack{};
 
-  Fiber() { san::created(sanitizer); }
-  ~Fiber() { san::destroyed(sanitizer); }
+  explicit Fiber(std::size_t stack_bytes) : allocator(stack_bytes) {
+    san::created(sanitizer);
+    stack = allocator.allocate();
+    sanitizer.stack_bottom = static_cast<const char*>(stack.sp) - stack.size;  // sp is the top
+    sanitizer.stack_size = stack.size;
+  }
+  // Only when the fiber is not running: finished, or never started (its frames are then dead).
+  ~Fiber() {
+    san::stack_released(sanitizer.stack_bottom, sanitizer.stack_size);
+    allocator.deallocate(stack);
+    san::destroyed(sanitizer);
+  }
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
 };
@@ -77,22 +71,27 @@ void Kernel::schedule_in_past(TimePoint t) const {
 FiberId Kernel::spawn(std::string name, std::function<void()> body) {
   if (in_fiber()) throw std::logic_error("Kernel::spawn must be called outside fibers");
   const auto index = static_cast<std::uint32_t>(fibers_.size());
-  auto fiber = std::make_unique<Fiber>();
+  auto fiber = std::make_unique<Fiber>(options_.fiber_stack_bytes);
   fiber->name = std::move(name);
   fiber->body = std::move(body);
-  // A guard page below each stack turns an overflow into a fault instead of silent corruption.
-  fiber->self = bc::fiber(std::allocator_arg, NotedStack(options_.fiber_stack_bytes, fiber->sanitizer),
-                          [this, index](bc::fiber&& kernel) {
-                            Fiber& f = *fibers_[index];
-                            san::entered(f.sanitizer);
-                            f.to_kernel = std::move(kernel);
-                            run_fiber_body(index);
-                            san::leave_fiber(f.sanitizer, true);
-                            return std::move(f.to_kernel);
-                          });
+  fiber->self.kernel = this;
+  fiber->self.index = index;
+  fiber_switch::prepare(fiber->self, fiber->stack.sp, &Kernel::fiber_entry);
   fibers_.push_back(std::move(fiber));
+  fiber_finished_.push_back(0);
   resume_at(FiberId{index}, now());
   return FiberId{index};
+}
+
+void Kernel::fiber_entry(fiber_switch::Context* /*from*/, fiber_switch::Context* self) {
+  const auto& me = static_cast<const Fiber::Switch&>(*self);
+  Kernel& kernel = *me.kernel;
+  Fiber& f = *kernel.fibers_[me.index];
+  san::entered(f.sanitizer);
+  kernel.run_fiber_body(me.index);
+  san::leave_fiber(f.sanitizer, true);
+  fiber_switch::switch_to(f.self, f.to_kernel);
+  __builtin_trap();  // a finished fiber is never resumed (Kernel::resume checks)
 }
 
 void Kernel::run_fiber_body(std::uint32_t index) {
@@ -109,6 +108,7 @@ void Kernel::run_fiber_body(std::uint32_t index) {
     }
   }
   f.finished = true;
+  fiber_finished_[index] = 1;
   f.waiting_for = "finished";
   f.describe = nullptr;
 }
@@ -120,7 +120,7 @@ void Kernel::suspend_current(std::string_view reason) {
   f.waiting_for = reason;
   f.describe = nullptr;
   san::leave_fiber(f.sanitizer, false);
-  f.to_kernel = std::move(f.to_kernel).resume();
+  fiber_switch::switch_to(f.self, f.to_kernel);
   san::entered(f.sanitizer);
   if (f.cancel) throw FiberCancelled{};
 }
@@ -132,7 +132,7 @@ void Kernel::suspend_current(DescribeFn describe, const void* context) {
   f.describe = describe;
   f.describe_context = context;
   san::leave_fiber(f.sanitizer, false);
-  f.to_kernel = std::move(f.to_kernel).resume();
+  fiber_switch::switch_to(f.self, f.to_kernel);
   san::entered(f.sanitizer);
   f.describe = nullptr;
   if (f.cancel) throw FiberCancelled{};
@@ -144,9 +144,10 @@ void Kernel::resume(FiberId id) {
   if (in_fiber() || index >= fibers_.size() || fibers_[index]->finished) [[unlikely]]
     bad_resume(index);
   Fiber& f = *fibers_[index];
+  queue_.settle();  // the fiber may look at the pending events (try_advance)
   current_ = index;
   san::leave_main(f.sanitizer);
-  f.self = std::move(f.self).resume();
+  fiber_switch::switch_to(f.to_kernel, f.self);
   san::back_in_main();
   current_ = kNoFiber;
 }
@@ -154,11 +155,14 @@ void Kernel::resume(FiberId id) {
 void Kernel::bad_resume(std::uint32_t index) const {
   if (in_fiber()) throw std::logic_error("Kernel::resume called from inside a fiber; use resume_at");
   if (index >= fibers_.size()) throw std::out_of_range(fmt::format("resume of unknown fiber {}", index));
+  if (handoff_ != kNoFiber && !fibers_[index]->finished)
+    throw std::logic_error(
+        fmt::format("resume of fiber '{}' after another resume in the same event", fibers_[index]->name));
   throw std::logic_error(fmt::format("resume of finished fiber '{}'", fibers_[index]->name));
 }
 
 void Kernel::resume_at(FiberId id, TimePoint t) {
-  at(t, [this, id] { resume(id); });
+  at(t, [this, id] { resume_after_event(id); });
 }
 
 void Kernel::at_function(TimePoint t, std::function<void()> fn) {
@@ -202,7 +206,7 @@ RunResult Kernel::run(TimePoint limit) {
         }
         if (options_.on_poll) options_.on_poll();
       }
-      const EventQueue::Due due = queue_.pop_due();
+      const EventQueue::Due due = queue_.take_due();
       now_ps_ = due.time_ps;
       ++events_processed_;
       if (options_.trace_hash) {
@@ -212,9 +216,21 @@ RunResult Kernel::run(TimePoint limit) {
       // Run in place (the slot is reused only after release), then free the slot.
       const Event& e = queue_.payload(due.slot);
       e.invoke(e);
-      queue_.release(due.slot);
+      queue_.finish_due(due.slot);
+      if (handoff_ != kNoFiber) {
+        // resume_after_event: switched to here, in the loop (see there).
+        Fiber& f = *fibers_[handoff_];
+        current_ = handoff_;
+        handoff_ = kNoFiber;
+        san::leave_main(f.sanitizer);
+        fiber_switch::switch_to(f.to_kernel, f.self);
+        san::back_in_main();
+        current_ = kNoFiber;
+      }
     }
   } catch (...) {
+    queue_.settle();
+    handoff_ = kNoFiber;
     if (!pending_exception_) pending_exception_ = std::current_exception();
   }
   if (pending_exception_) {
@@ -247,13 +263,13 @@ void Kernel::cancel_unfinished_fibers() {
   if (in_fiber()) return;  // cannot switch from inside a fiber; the destructor will do it
   for (std::uint32_t i = 0; i < fibers_.size(); ++i) {
     Fiber& f = *fibers_[i];
-    if (f.finished || !f.self) continue;
+    if (f.finished) continue;
     // Resumed with the cancel flag, the fiber throws FiberCancelled from its suspension point
     // (or skips its body if it never started) and unwinds to its end.
     f.cancel = true;
     current_ = i;
     san::leave_main(f.sanitizer);
-    f.self = std::move(f.self).resume();
+    fiber_switch::switch_to(f.to_kernel, f.self);
     san::back_in_main();
     current_ = kNoFiber;
   }

@@ -19,7 +19,7 @@ class MemoryBus {
     if (bytes <= 0) return earliest;
     const TimePoint start = std::max(earliest, free_at_);
     waited_ += start - earliest;
-    const Duration busy = transfer_time(bytes, std::min(engine_bandwidth, bandwidth_));
+    const Duration busy = transfer_time_(bytes, std::min(engine_bandwidth, bandwidth_));
     free_at_ = start + busy;
     busy_ += busy;
     bytes_ += bytes;
@@ -40,6 +40,7 @@ class MemoryBus {
   Duration waited_{0};
   std::int64_t bytes_ = 0;
   std::int64_t transfers_ = 0;
+  TransferTimeMemo transfer_time_;
 };
 
 }  // namespace ncp2::emu

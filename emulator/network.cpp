@@ -139,7 +139,7 @@ void Network::send(Message* m, TimePoint when) {
     throw std::out_of_range(fmt::format("message from node {} to node {}: no such node (cluster of {})",
                                         index(m->source), index(m->destination), nodes_));
   m->wire_bytes = m->payload_bytes + static_cast<std::uint32_t>(config_.header_bytes);
-  m->serialization = transfer_time(m->wire_bytes, config_.link_bandwidth);
+  m->serialization = serialization_(m->wire_bytes, config_.link_bandwidth);
   ++messages_;
   bytes_ += m->wire_bytes;
   if (m->source == m->destination) {

@@ -53,6 +53,7 @@ class Network {
   [[nodiscard]] const CableStats& ejection_stats(NodeId n) const;
 
  private:
+  TransferTimeMemo serialization_;  // of a message's wire bytes on a link
   struct Cable {
     int to_switch = -1;  // switch at the far end, or -1 when it ends at a node
     TimePoint free_at = kTimeZero;

@@ -122,8 +122,6 @@ void Processor::wake() {
   schedule_resume(std::max(kernel_.now(), handlers_free_at_));
 }
 
-void Processor::resume_fiber() { kernel_.resume(fiber_); }
-
 PpActivity Processor::fiber_activity() const {
   switch (state_) {
     case PpState::Waiting:

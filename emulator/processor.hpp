@@ -129,7 +129,7 @@ class Processor {
   void block_until_woken(Suspend suspend);
   void schedule_compute_end(TimePoint end);
   void run_handler();
-  void resume_fiber();
+  void resume_fiber() { kernel_.resume_after_event(fiber_); }  // an event's last action
   void schedule_resume(TimePoint at);
   // Ends the current span at `t` (reporting it to the probe) and starts the next one there.
   void note(TimePoint t) {

@@ -40,6 +40,26 @@ inline std::string format_time(TimePoint t) { return format_duration(t.time_sinc
 // transfer never takes less than the physics allows. Exact for the default configurations.
 Duration transfer_time(std::int64_t bytes, double bytes_per_second);
 
+// transfer_time with its last answer remembered: a bus or a network sees the same sizes at the
+// same bandwidth over and over (message headers, pages), and the division is the expensive part.
+// Exact: transfer_time is a pure function.
+class TransferTimeMemo {
+ public:
+  Duration operator()(std::int64_t bytes, double bytes_per_second) {
+    if (bytes != bytes_ || bytes_per_second != bandwidth_) [[unlikely]] {
+      bytes_ = bytes;
+      bandwidth_ = bytes_per_second;
+      time_ = transfer_time(bytes, bytes_per_second);
+    }
+    return time_;
+  }
+
+ private:
+  std::int64_t bytes_ = 0;
+  double bandwidth_ = 0.0;
+  Duration time_{0};  // transfer_time(0, x) is 0
+};
+
 // Duration of `cycles` cycles of a clock running at `mhz`, rounded to the nearest picosecond.
 Duration cycles_at(std::int64_t cycles, double mhz);
 
