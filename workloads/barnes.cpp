@@ -1,16 +1,22 @@
 // barnes: Barnes-Hut gravitational N-body simulation, written from the algorithm (the SPLASH
-// Barnes-Hut pattern on TreadMarks, simplified). Bodies of equal mass start uniformly in a unit
-// sphere with small seeded velocities. Every time step:
-//   build tree: each node reads every body's position (the current buffer) and builds the octree
-//     privately — replicated tree building, the simplest DSM-friendly variant: no locks on cells,
-//     every node's copy identical because it is built from the same positions in the same order;
+// Barnes-Hut pattern on TreadMarks). Bodies of equal mass start uniformly in a unit sphere with
+// small seeded velocities. Every time step:
+//   build tree, two ways (parameter `tree`):
+//     replicated (the default): each node reads every body's position (the current buffer) and
+//       builds the octree privately — the simplest DSM-friendly variant: no locks on cells, every
+//       node's copy identical because it is built from the same positions in the same order;
+//     shared (SPLASH's pattern): one octree in shared memory, rebuilt every step: each node inserts
+//       its own bodies under cell locks, a barrier, each node sums the mass centres of some of the
+//       root's octants, a barrier (barnes_tree.hpp, barnes_shared_tree.cpp);
 //   forces: each node computes the acceleration of its own bodies (a contiguous block: the simple
-//     partition, not cost zones) by walking the tree with the opening criterion size/distance < theta;
+//     partition, not cost zones) by walking the tree with the opening criterion size/distance < theta
+//     (tree=shared: reading the shared cells through the DSM);
 //   update: each node moves its own bodies into the other position buffer (double buffering: no
 //     node overwrites a position another may still read), then one barrier.
 // Every body's acceleration is computed by one node from a tree identical to the sequential one, in
-// the same order, so the parallel run reproduces the sequential one exactly. One barrier per step,
-// plus the exit barrier.
+// the same order, so the parallel run reproduces the sequential one exactly: the shared tree's shape
+// does not depend on the order the nodes insert the bodies, and mass centres sum the children in
+// octant order. One barrier per step (three with tree=shared), plus the exit barrier.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -22,162 +28,75 @@
 #include <fmt/format.h>
 
 #include "carnival/scope.hpp"
+#include "workloads/barnes_tree.hpp"
 #include "workloads/registry.hpp"
 
 namespace ncp2::workloads {
 namespace {
 
-constexpr double kSoftening2 = 0.05 * 0.05;  // Plummer softening, squared (unit sphere, G = 1)
-constexpr int kMaxDepth = 64;  // bodies closer than 2^-64 would need more: not with seeded doubles
+using barnes::Cell;
+using barnes::Counts;
+using barnes::kCellOps;
+using barnes::kInsertLevelOps;
+using barnes::kInteractionOps;
+using barnes::kOpenTestOps;
+using barnes::kSoftening2;
+using barnes::Vec;
 
-constexpr dsm::OpCounts kInsertLevelOps{.flops = 3, .int_ops = 6, .loads = 5, .stores = 1, .branches = 4};
-constexpr dsm::OpCounts kCellOps{
-    .flops = 12, .int_ops = 8, .loads = 16, .stores = 5, .branches = 9};  // mass centre
-constexpr dsm::OpCounts kOpenTestOps{.flops = 9, .int_ops = 2, .loads = 5, .branches = 2};
-constexpr dsm::OpCounts kInteractionOps{
-    .flops = 20, .loads = 4, .branches = 1};  // sqrt and divide counted as several
 constexpr dsm::OpCounts kUpdateOps{.flops = 12, .loads = 9, .stores = 9, .branches = 1};
 
-using Vec = std::array<double, 3>;
-
-// The octree of one step: cells with their mass centre; a child is a cell (>= 0), empty (-1) or a
-// body b (encoded -2 - b).
+// The private octree of one step (tree=replicated): every node builds its own copy.
 class Octree {
- public:
-  struct Counts {
-    std::int64_t insert_levels = 0, cells = 0, open_tests = 0, interactions = 0;
-  };
+ private:
+  [[nodiscard]] auto cell_at() const {
+    return [this](std::int32_t i) -> const Cell& { return cells_[static_cast<std::size_t>(i)]; };
+  }
 
+ public:
   void build(std::span<const double> pos, Counts& counts) {
-    const std::size_t n = pos.size() / 3;
-    cells_.clear();
-    Vec lo{pos[0], pos[1], pos[2]}, hi = lo;
-    for (std::size_t b = 0; b < n; ++b)
-      for (std::size_t c = 0; c < 3; ++c) {
-        lo[c] = std::min(lo[c], pos[3 * b + c]);
-        hi[c] = std::max(hi[c], pos[3 * b + c]);
-      }
-    double half = 0;
-    Vec centre{};
-    for (std::size_t c = 0; c < 3; ++c) {
-      centre[c] = (lo[c] + hi[c]) / 2;
-      half = std::max(half, (hi[c] - lo[c]) / 2);
-    }
-    new_cell(centre, half * 1.000001 + 1e-12);
-    for (std::size_t b = 0; b < n; ++b) insert(pos, static_cast<std::int32_t>(b), counts);
+    cells_.assign(1, barnes::root_cell(pos));
+    for (std::size_t b = 0; b < pos.size() / 3; ++b) insert(pos, static_cast<std::int32_t>(b), counts);
     summarize(0, pos, counts);
   }
 
   // The acceleration on body b (excluded from its own sum) at position x.
   Vec acceleration(std::span<const double> pos, std::int32_t b, double theta, double mass,
                    Counts& counts) const {
-    Vec x{pos[3 * static_cast<std::size_t>(b)], pos[3 * static_cast<std::size_t>(b) + 1],
-          pos[3 * static_cast<std::size_t>(b) + 2]};
-    Vec a{};
-    walk(0, pos, x, b, theta * theta, mass, a, counts);
-    return a;
+    return barnes::acceleration(cell_at(), pos, b, theta, mass, counts);
   }
 
  private:
-  struct Cell {
-    Vec centre{};
-    double half = 0;
-    Vec mass_centre{};
-    double mass = 0;
-    std::array<std::int32_t, 8> child{-1, -1, -1, -1, -1, -1, -1, -1};
-  };
-
-  std::int32_t new_cell(const Vec& centre, double half) {
-    cells_.push_back(Cell{centre, half, {}, 0, {-1, -1, -1, -1, -1, -1, -1, -1}});
-    return static_cast<std::int32_t>(cells_.size() - 1);
-  }
-
-  static int octant(const Vec& centre, std::span<const double> pos, std::int32_t b) {
-    const auto i = 3 * static_cast<std::size_t>(b);
-    return (pos[i] >= centre[0] ? 1 : 0) | (pos[i + 1] >= centre[1] ? 2 : 0) |
-           (pos[i + 2] >= centre[2] ? 4 : 0);
-  }
-
   void insert(std::span<const double> pos, std::int32_t b, Counts& counts) {
     std::int32_t cell = 0;
     for (int depth = 0;; ++depth) {
       ++counts.insert_levels;
-      const int o = octant(cells_[static_cast<std::size_t>(cell)].centre, pos, b);
-      const std::int32_t there = cells_[static_cast<std::size_t>(cell)].child[static_cast<std::size_t>(o)];
+      const auto o =
+          static_cast<std::size_t>(barnes::octant(cells_[static_cast<std::size_t>(cell)].centre, pos, b));
+      const std::int32_t there = cells_[static_cast<std::size_t>(cell)].child[o];
       if (there == -1) {
-        cells_[static_cast<std::size_t>(cell)].child[static_cast<std::size_t>(o)] = -2 - b;
+        cells_[static_cast<std::size_t>(cell)].child[o] = -2 - b;
         return;
       }
       if (there >= 0) {
         cell = there;
         continue;
       }
-      if (depth >= kMaxDepth) throw WorkloadError("barnes: two bodies too close to separate in the octree");
+      if (depth >= barnes::kMaxDepth)
+        throw WorkloadError("barnes: two bodies too close to separate in the octree");
       // A body is there: split into a sub-cell holding it, then go on inserting b.
-      const Cell& parent = cells_[static_cast<std::size_t>(cell)];
-      const double half = parent.half / 2;
-      Vec centre = parent.centre;
-      for (std::size_t c = 0; c < 3; ++c) centre[c] += ((o >> c) & 1) != 0 ? half : -half;
-      const std::int32_t sub = new_cell(centre, half);  // may reallocate cells_
-      const std::int32_t other = -2 - there;
-      cells_[static_cast<std::size_t>(sub)].child[static_cast<std::size_t>(octant(centre, pos, other))] =
-          there;
-      cells_[static_cast<std::size_t>(cell)].child[static_cast<std::size_t>(o)] = sub;
-      cell = sub;
+      Cell sub = barnes::sub_cell(cells_[static_cast<std::size_t>(cell)], static_cast<int>(o));
+      sub.child[static_cast<std::size_t>(barnes::octant(sub.centre, pos, -2 - there))] = there;
+      cells_.push_back(sub);
+      cells_[static_cast<std::size_t>(cell)].child[o] = static_cast<std::int32_t>(cells_.size() - 1);
+      cell = static_cast<std::int32_t>(cells_.size() - 1);
     }
   }
 
   void summarize(std::int32_t cell, std::span<const double> pos, Counts& counts) {
     ++counts.cells;
-    Vec weighted{};
-    double mass = 0;
-    for (const std::int32_t child : cells_[static_cast<std::size_t>(cell)].child) {
-      if (child == -1) continue;
-      if (child >= 0) {
-        summarize(child, pos, counts);
-        const Cell& c = cells_[static_cast<std::size_t>(child)];
-        for (std::size_t k = 0; k < 3; ++k) weighted[k] += c.mass * c.mass_centre[k];
-        mass += c.mass;
-      } else {
-        const auto i = 3 * static_cast<std::size_t>(-2 - child);
-        for (std::size_t k = 0; k < 3; ++k) weighted[k] += pos[i + k];
-        mass += 1;  // in units of one body's mass
-      }
-    }
-    Cell& c = cells_[static_cast<std::size_t>(cell)];
-    c.mass = mass;
-    for (std::size_t k = 0; k < 3; ++k) c.mass_centre[k] = weighted[k] / mass;
-  }
-
-  static void attract(const Vec& x, const Vec& source, double mass, Vec& a, Counts& counts) {
-    ++counts.interactions;
-    const Vec d{source[0] - x[0], source[1] - x[1], source[2] - x[2]};
-    const double r2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2] + kSoftening2;
-    const double scale = mass / (r2 * std::sqrt(r2));
-    for (std::size_t k = 0; k < 3; ++k) a[k] += scale * d[k];
-  }
-
-  void walk(std::int32_t cell, std::span<const double> pos, const Vec& x, std::int32_t self, double theta2,
-            double body_mass, Vec& a, Counts& counts) const {
-    for (const std::int32_t child : cells_[static_cast<std::size_t>(cell)].child) {
-      if (child == -1) continue;
-      if (child < 0) {
-        const std::int32_t b = -2 - child;
-        if (b == self) continue;
-        const auto i = 3 * static_cast<std::size_t>(b);
-        attract(x, Vec{pos[i], pos[i + 1], pos[i + 2]}, body_mass, a, counts);
-        continue;
-      }
-      const Cell& c = cells_[static_cast<std::size_t>(child)];
-      ++counts.open_tests;
-      const Vec d{c.mass_centre[0] - x[0], c.mass_centre[1] - x[1], c.mass_centre[2] - x[2]};
-      const double dist2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
-      const double size = 2 * c.half;
-      if (size * size < theta2 * dist2)
-        attract(x, c.mass_centre, c.mass * body_mass, a, counts);  // far enough: the cell as one mass
-      else
-        walk(child, pos, x, self, theta2, body_mass, a, counts);
-    }
+    for (const std::int32_t child : cells_[static_cast<std::size_t>(cell)].child)
+      if (child >= 0) summarize(child, pos, counts);
+    barnes::combine(cells_[static_cast<std::size_t>(cell)], cell_at(), pos);
   }
 
   std::vector<Cell> cells_;
@@ -191,6 +110,7 @@ class Barnes final : public Instance {
         theta_(params.real("theta")),
         dt_(params.real("dt")),
         mass_(1.0 / static_cast<double>(params.integer("bodies"))),
+        shared_tree_(params.text("tree") == "shared"),
         nodes_(nodes),
         seed_(seed),
         trees_(static_cast<std::size_t>(nodes)) {}
@@ -202,7 +122,10 @@ class Barnes final : public Instance {
     for (std::size_t step = 0; step < steps_; ++step) {
       CARNIVAL_SCOPE_KIND(p, "time step", "loop");
       const auto& from = positions_[step % 2];
-      build_tree(p, from);
+      if (shared_tree_)
+        build_shared_tree(p, from, step);
+      else
+        build_tree(p, from);
       forces(p, from);
       update(p, from, positions_[(step + 1) % 2]);
       p.barrier(0);  // the new positions are complete
@@ -235,6 +158,7 @@ class Barnes final : public Instance {
     positions_[1] = p.alloc<double>("barnes.positions1", 3 * n_);
     velocities_ = p.alloc<double>("barnes.velocities", 3 * n_);
     accelerations_ = p.alloc<double>("barnes.accelerations", 3 * n_);
+    if (shared_tree_) tree_.allocate(p, n_, nodes_);
   }
 
   void initialize(dsm::Process& p) const {
@@ -249,24 +173,52 @@ class Barnes final : public Instance {
 
   void build_tree(dsm::Process& p, const dsm::SharedArray<double>& from) {
     CARNIVAL_SCOPE_KIND(p, "build tree", "function");
-    Octree::Counts counts;
+    Counts counts;
     trees_[static_cast<std::size_t>(p.id())].build(p.view(from).read_span(0, 3 * n_), counts);
     p.charge(kInsertLevelOps * static_cast<double>(counts.insert_levels) +
              kCellOps * static_cast<double>(counts.cells));
   }
 
+  // tree=shared: the bodies inserted into the shared tree, a barrier, the mass centres, a barrier.
+  void build_shared_tree(dsm::Process& p, const dsm::SharedArray<double>& from, std::size_t step) {
+    CARNIVAL_SCOPE_KIND(p, "build tree", "function");
+    const auto span = p.view(from).read_span(0, 3 * n_);
+    const std::vector<double> pos(span.begin(), span.end());  // a private copy: the locks end the span
+    Counts counts;
+    tree_.insert(p, pos, begin(p.id()), begin(p.id() + 1) - begin(p.id()), step, counts);
+    tree_.summarize(p, pos, counts);
+  }
+
+  [[nodiscard]] auto shared_acceleration(dsm::Process& p) const {
+    return [cells = p.view(tree_.cells())](std::span<const double> x, std::int32_t b, double theta,
+                                           double mass, Counts& c) {
+      return barnes::acceleration([&cells](std::int32_t i) { return cells.get(static_cast<std::size_t>(i)); },
+                                  x, b, theta, mass, c);
+    };
+  }
+
   void forces(dsm::Process& p, const dsm::SharedArray<double>& from) {
     CARNIVAL_SCOPE_KIND(p, "forces", "function");
-    const Octree& tree = trees_[static_cast<std::size_t>(p.id())];
     const auto pos = p.view(from).read_span(0, 3 * n_);
+    if (shared_tree_) return body_loop(p, pos, shared_acceleration(p));
+    const Octree& tree = trees_[static_cast<std::size_t>(p.id())];
+    body_loop(p, pos,
+              [&tree](std::span<const double> x, std::int32_t b, double theta, double mass, Counts& c) {
+                return tree.acceleration(x, b, theta, mass, c);
+              });
+  }
+
+  // Every body of this node's block: its acceleration from `acceleration_of`.
+  template <class AccelerationOf>
+  void body_loop(dsm::Process& p, std::span<const double> pos, const AccelerationOf& acceleration_of) {
     const std::size_t first = begin(p.id()), count = begin(p.id() + 1) - first;
     const auto acc = p.view(accelerations_).write_span(3 * first, 3 * count);
     constexpr std::size_t kBatch = 64;  // bodies per charge
     for (std::size_t lo = 0; lo < count; lo += kBatch) {
       CARNIVAL_SCOPE_KIND(p, "body loop", "loop");
-      Octree::Counts counts;
+      Counts counts;
       for (std::size_t k = lo; k < std::min(count, lo + kBatch); ++k) {
-        const Vec a = tree.acceleration(pos, static_cast<std::int32_t>(first + k), theta_, mass_, counts);
+        const Vec a = acceleration_of(pos, static_cast<std::int32_t>(first + k), theta_, mass_, counts);
         std::ranges::copy(a, acc.begin() + static_cast<std::ptrdiff_t>(3 * k));
       }
       p.charge(kOpenTestOps * static_cast<double>(counts.open_tests) +
@@ -294,9 +246,11 @@ class Barnes final : public Instance {
   double theta_;
   double dt_;
   double mass_;
+  bool shared_tree_;
   int nodes_;
   std::uint64_t seed_;
-  std::vector<Octree> trees_;  // per node: its private copy of this step's tree
+  std::vector<Octree> trees_;  // tree=replicated, per node: its private copy of this step's tree
+  barnes::SharedTree tree_;    // tree=shared
   std::array<dsm::SharedArray<double>, 2> positions_;
   dsm::SharedArray<double> velocities_, accelerations_;
 };
@@ -314,7 +268,7 @@ void Barnes::verify(dsm::Process& p) {
   for (std::size_t b = 0; b < n_; ++b)
     initial(b, std::span(x).subspan(3 * b, 3), std::span(v).subspan(3 * b, 3));
   Octree tree;
-  Octree::Counts counts;
+  Counts counts;
   for (std::size_t step = 0; step < steps_; ++step) {
     tree.build(x, counts);
     for (std::size_t b = 0; b < n_; ++b) {
@@ -371,14 +325,17 @@ Workload barnes_workload() {
   Workload w;
   w.name = "barnes";
   w.description =
-      "Barnes-Hut N-body: octree rebuilt by every node each step from the shared positions, forces on a "
-      "block "
-      "of bodies, double-buffered positions";
+      "Barnes-Hut N-body: octree rebuilt each step (by every node privately, or tree=shared: in shared "
+      "memory under cell locks), forces on a block of bodies, double-buffered positions";
   w.parameters = {
       int_param("bodies", 2048, "bodies of equal mass, uniform in the unit sphere", 2, 1 << 18),
       int_param("steps", 3, "time steps (one barrier each)", 1, 1000),
       real_param("theta", 0.7, "opening criterion: a cell is one mass when size/distance < theta", 0.0, 1.0),
       real_param("dt", 0.01, "time step (G = 1, total mass 1)", 1e-6, 1.0),
+      text_param("tree", "replicated",
+                 "replicated: every node builds a private octree; shared: one octree in shared memory, "
+                 "built by all nodes under cell locks (SPLASH's sharing pattern)",
+                 {"replicated", "shared"}),
   };
   w.presets = {
       {"small", {{"bodies", std::int64_t{256}}, {"steps", std::int64_t{2}}}},

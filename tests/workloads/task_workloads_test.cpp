@@ -319,7 +319,35 @@ TEST(Barnes, ExactAtAnyNodeCountAndThetaZeroIsDirectSummation) {
   EXPECT_LT(std::stod(direct.verification.substr(at + 21)), 1e-12) << direct.verification;
 }
 
-TEST(Barnes, Deterministic) { expect_deterministic("barnes", 3); }
+TEST(Barnes, Deterministic) {
+  expect_deterministic("barnes", 3);
+  expect_deterministic("barnes", 3, {"tree=shared"});
+}
+
+// tree=shared: the octree built in shared memory under cell locks gives exactly the sequential run
+// (its shape does not depend on the insertion order, mass centres sum in octant order); the
+// replicated tree takes no lock.
+TEST(Barnes, SharedTreeExactOnAnyNodeCountAndTakesLocks) {
+  for (auto kind : kBoth) {
+    for (const int nodes : {1, 2, 4, 8}) {
+      const RunOutcome o = run("barnes", kind, nodes, {"tree=shared"});
+      ASSERT_TRUE(o.ok()) << nodes << " nodes: " << o.diagnosis << o.verification;
+      EXPECT_NE(o.verification.find("identical to the sequential run"), std::string::npos) << o.verification;
+      EXPECT_GT(o.totals().lock_acquires, 0u) << nodes << " nodes";
+      EXPECT_EQ(o.barrier_episodes, 1u + 3 * 2 + 1) << nodes << " nodes";  // the small preset: 2 steps
+      if (nodes > 1) expect_remote_locking(o);
+    }
+    const RunOutcome replicated = run("barnes", kind, 4, {"tree=replicated"});
+    ASSERT_TRUE(replicated.ok()) << replicated.diagnosis << replicated.verification;
+    EXPECT_EQ(replicated.totals().lock_acquires, 0u);
+  }
+  // Small trees too, and theta = 0 (every cell opened).
+  for (const Strings& a :
+       {Strings{"tree=shared", "bodies=2"}, Strings{"tree=shared", "bodies=37", "theta=0"}}) {
+    const RunOutcome o = run("barnes", emu::MachineKind::TreadMarks, 2, a);
+    ASSERT_TRUE(o.ok()) << a.back() << ": " << o.diagnosis << o.verification;
+  }
+}
 
 TEST(Barnes, ParameterErrors) {
   EXPECT_EQ(check_error("barnes", {"bodies=7"}, 8),
@@ -327,6 +355,8 @@ TEST(Barnes, ParameterErrors) {
   EXPECT_EQ(check_error("barnes", {"bodies=1"}, 1), "parameter 'bodies' must be at least 2, got 1");
   EXPECT_EQ(check_error("barnes", {"theta=1.5"}, 1), "parameter 'theta' must be at most 1, got 1.5");
   EXPECT_EQ(check_error("barnes", {"steps=0"}, 1), "parameter 'steps' must be at least 1, got 0");
+  EXPECT_EQ(check_error("barnes", {"tree=private"}, 1),
+            "parameter 'tree' must be one of replicated, shared, got 'private'");
   EXPECT_EQ(check_error("barnes", {}, 8), "");
 }
 
