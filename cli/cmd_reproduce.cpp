@@ -3,6 +3,7 @@
 // published value's source, per row; text or JSON.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -80,17 +81,24 @@ const char* quantity_name(workloads::Quantity q) {
   return "speedup";
 }
 
+std::string workload_text(const workloads::ReproducedRow& r) {
+  std::string name = r.row.workload;
+  for (const auto& p : r.row.params) name += " " + p;
+  return name;
+}
+
 void print_text(const std::vector<workloads::ReproducedRow>& rows) {
-  fmt::print("{:<10} {:<9} {:<28} {:<11} {:>5} {:>10} {:>10} {:>6}  source\n", "paper", "network", "workload",
-             "machine", "nodes", "published", "emulated", "ratio");
+  std::size_t width = 28;  // the workload column fits its longest name (parameters included)
+  for (const auto& r : rows) width = std::max(width, workload_text(r).size());
+  fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  source\n", "paper", "network", "workload",
+             width, "machine", "nodes", "published", "emulated", "ratio");
   int within = 0;
   int with_value = 0;
   for (const auto& r : rows) {
-    std::string name = r.row.workload;
-    for (const auto& p : r.row.params) name += " " + p;
+    const std::string name = workload_text(r);
     const std::string machine = r.row.quantity == workloads::Quantity::Gain ? "ncp2/tm" : r.row.machine;
-    fmt::print("{:<10} {:<9} {:<28} {:<11} {:>5} {:>10} {:>10} {:>6}  {}\n", r.row.paper, r.row.network, name,
-               machine, r.nodes, value_text(r.row, r.row.published),
+    fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  {}\n", r.row.paper, r.row.network, name,
+               width, machine, r.nodes, value_text(r.row, r.row.published),
                r.emulated ? value_text(r.row, *r.emulated) : "-",
                r.ratio() ? fmt::format("{:.2f}", *r.ratio()) : "-",
                r.problem.empty() ? r.row.cite : r.problem);
@@ -108,8 +116,6 @@ void print_text(const std::vector<workloads::ReproducedRow>& rows) {
 void print_json(const std::vector<workloads::ReproducedRow>& rows) {
   nlohmann::json out{{"rows", nlohmann::json::array()}};
   for (const auto& r : rows) {
-    std::string name = r.row.workload;
-    for (const auto& p : r.row.params) name += " " + p;
     out["rows"].push_back({{"paper", r.row.paper},
                            {"network", r.row.network},
                            {"workload", r.row.workload},
