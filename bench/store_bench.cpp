@@ -228,65 +228,6 @@ void BM_SqliteFloorRowSource(benchmark::State& state) {
 }
 BENCHMARK(BM_SqliteFloorRowSource)->Arg(5)->Arg(10)->Arg(21)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// The second floor: bare SQLite writing exactly the store's wait rows — the same declared `waits`
-// table (the store's own CREATE TABLE: text columns, NOT NULL and CHECK constraints; Arg 1) or
-// the same columns without any constraint (Arg 0), the same values, read by SQLite through a
-// virtual table (the fastest way in), one INSERT ... SELECT per 50 000 rows, the store's pragmas.
-// No RunWriter: no summary, no cap, no bookkeeping. Goal 4 of issue 21 compares
-// BM_AppendWaitsOnly against this floor with Arg 1 (and docs/performance.md also against the
-// 21-integer floor above).
-void floor_wait_column(const void* rows, std::size_t index, int column, sqlite3_context* out) {
-  const WaitRow& w = static_cast<const WaitRow*>(rows)[index];
-  const auto optional = [out](std::int64_t v) {
-    if (v < 0)
-      sqlite3_result_null(out);
-    else
-      sqlite3_result_int64(out, v);
-  };
-  const auto text = [out](const std::string& t) {
-    sqlite3_result_text(out, t.data(), static_cast<int>(t.size()), SQLITE_STATIC);
-  };
-  constexpr int kParts = static_cast<int>(kWaitParts);
-  if (column >= 7 && column < 7 + kParts) {
-    sqlite3_result_int64(out, w.parts[static_cast<std::size_t>(column - 7)]);
-    return;
-  }
-  switch (column) {
-    case 0:
-      sqlite3_result_int64(out, static_cast<std::int64_t>(w.id));
-      return;
-    case 1:
-      sqlite3_result_int64(out, w.node);
-      return;
-    case 2:
-      sqlite3_result_int64(out, w.scope);
-      return;
-    case 3:
-      text(w.operation);
-      return;
-    case 4:
-      text(w.kind);
-      return;
-    case 5:
-      sqlite3_result_int64(out, w.start_ps);
-      return;
-    case 6:
-      sqlite3_result_int64(out, w.duration_ps);
-      return;
-    case 7 + kParts:
-      optional(w.cause_node);
-      return;
-    case 8 + kParts:
-      optional(w.cause_scope);
-      return;
-    case 9 + kParts:
-      sqlite3_result_int64(out, static_cast<std::int64_t>(w.object));
-      return;
-    default:
-      optional(w.remote_node);
-  }
-}
-
 // The store's CREATE TABLE waits (Arg 1), or the same column names and types with no constraint.
 std::string floor_waits_table(bool constraints) {
   const std::string& schema = schema_sql();
@@ -300,6 +241,14 @@ std::string floor_waits_table(bool constraints) {
   return bare + ", cause_node INTEGER, cause_scope_id INTEGER, object INTEGER, remote_node INTEGER);";
 }
 
+// The second floor: bare SQLite writing exactly the store's wait rows — the same declared `waits`
+// table (the store's own CREATE TABLE: text columns, NOT NULL and CHECK constraints; Arg 1) or
+// the same columns without any constraint (Arg 0), the same values, read by SQLite through a
+// virtual table (the fastest way in; the store's own column function, so the floor and the store
+// hand SQLite the values alike), one INSERT ... SELECT per 50 000 rows, the store's pragmas.
+// No RunWriter: no summary, no cap, no bookkeeping. Goal 4 of issue 21 compares
+// BM_AppendWaitsOnly against this floor with Arg 1 (and docs/performance.md also against the
+// 21-integer floor above).
 void BM_SqliteFloorWaitRows(benchmark::State& state) {
   const RunData data = synthetic_run(1'000'000);
   const std::span<const WaitRow> waits(data.waits);
@@ -315,7 +264,7 @@ void BM_SqliteFloorWaitRows(benchmark::State& state) {
           "PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
           "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536");
       db.exec(table);
-      ncp2::carnival::sql::RowSource source(db, "floor_wait_rows", wait_row_columns(), floor_wait_column);
+      ncp2::carnival::sql::RowSource source(db, "floor_wait_rows", wait_row_columns(), wait_row_column);
       ncp2::carnival::sql::Stmt insert(db, "INSERT INTO waits SELECT 1, * FROM floor_wait_rows");
       state.ResumeTiming();
       insert_in_batches(db, source, insert, waits, kBatch);

@@ -4,9 +4,12 @@
 // and the part columns of `waits` and `wait_summary` come from those tables, and so do the column
 // lists of the writer's INSERTs and the readers' SELECTs.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+struct sqlite3_context;
 
 namespace ncp2::carnival {
 
@@ -36,6 +39,9 @@ std::string_view index_sql();
 const std::string& wait_part_columns();
 // The columns of `waits` after run_id, in table order (what the writer's row source yields).
 const std::string& wait_row_columns();
+// sql::RowSource's column function over WaitRow rows (carnival/store.hpp), in wait_row_columns()'s
+// order: the writer's and the store benchmark's one way into SQLite. Defined in store_writer.cpp.
+void wait_row_column(const void* rows, std::size_t index, int column, sqlite3_context* out);
 // The columns of `wait_summary` after run_id, in table order.
 const std::string& wait_summary_columns();
 

@@ -36,6 +36,34 @@ void result_optional(sqlite3_context* out, std::int64_t v) {
     sqlite3_result_int64(out, v);
 }
 
+void bind_run(sql::Stmt& s, const RunInfo& r, std::string_view status, std::string_view message) {
+  s.bind(1, r.workload);
+  s.bind(2, r.machine);
+  s.bind(3, r.nodes);
+  s.bind(4, status);
+  s.bind(5, r.virtual_time_ps);
+  s.bind(6, r.config);
+  s.bind(7, r.parameters);
+  s.bind(8, r.seed);
+  s.bind(9, r.started_at);
+  s.bind(10, r.wall_seconds);
+  s.bind(11, r.verified);
+  s.bind(12, message);
+}
+
+bool valid_status(std::string_view s) {
+  return s == "complete" || s == "incomplete" || s == "failed" || s == "deadlock";
+}
+
+// INSERT INTO wait_summary VALUES (?1, ..., ?n): run_id, the summary columns.
+std::string summary_insert() {
+  std::string sql = "INSERT INTO wait_summary VALUES (?1";
+  for (std::size_t i = 2; i <= 7 + kWaitParts; ++i) sql += fmt::format(", ?{}", i);
+  return sql + ")";
+}
+
+}  // namespace
+
 // sql::RowSource::ColumnFn for WaitRow, in the order of wait_row_columns() (store_schema.hpp).
 void wait_row_column(const void* rows, std::size_t index, int column, sqlite3_context* out) {
   const WaitRow& w = static_cast<const WaitRow*>(rows)[index];
@@ -82,34 +110,6 @@ void wait_row_column(const void* rows, std::size_t index, int column, sqlite3_co
       sqlite3_result_error(out, "ncp2_wait_rows: no such column", -1);
   }
 }
-
-void bind_run(sql::Stmt& s, const RunInfo& r, std::string_view status, std::string_view message) {
-  s.bind(1, r.workload);
-  s.bind(2, r.machine);
-  s.bind(3, r.nodes);
-  s.bind(4, status);
-  s.bind(5, r.virtual_time_ps);
-  s.bind(6, r.config);
-  s.bind(7, r.parameters);
-  s.bind(8, r.seed);
-  s.bind(9, r.started_at);
-  s.bind(10, r.wall_seconds);
-  s.bind(11, r.verified);
-  s.bind(12, message);
-}
-
-bool valid_status(std::string_view s) {
-  return s == "complete" || s == "incomplete" || s == "failed" || s == "deadlock";
-}
-
-// INSERT INTO wait_summary VALUES (?1, ..., ?n): run_id, the summary columns.
-std::string summary_insert() {
-  std::string sql = "INSERT INTO wait_summary VALUES (?1";
-  for (std::size_t i = 2; i <= 7 + kWaitParts; ++i) sql += fmt::format(", ?{}", i);
-  return sql + ")";
-}
-
-}  // namespace
 
 struct RunWriter::Statements {
   explicit Statements(const sql::Db& db)
