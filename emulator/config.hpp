@@ -3,6 +3,7 @@
 // with NCP2 defaults (SPEC §1). The protocol's costs live with the protocol (dsm/config.hpp).
 // One table of keys (config_keys.cpp) drives TOML parsing, `--set` overrides, "did you mean",
 // printing the effective configuration, and the key list in the docs.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -75,6 +76,9 @@ struct NetworkConfig {
 
 struct EmulatorSection {
   int fiber_stack_kb = 256;
+  [[nodiscard]] std::size_t fiber_stack_bytes() const {
+    return static_cast<std::size_t>(fiber_stack_kb) * 1024;
+  }
 };
 
 struct MachineConfig {

@@ -70,7 +70,7 @@ class TrafficRun {
  private:
   static KernelOptions kernel_options(const MachineConfig& config, const TrafficOptions& options) {
     KernelOptions k;
-    k.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
+    k.fiber_stack_bytes = config.emulator.fiber_stack_bytes();
     k.trace_hash = options.trace_hash;
     k.fast_forward = options.fast_forward;
     return k;

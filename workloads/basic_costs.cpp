@@ -49,7 +49,7 @@ class Experiment {
   }
   static emu::KernelOptions options(const dsm::SystemConfig& c) {
     emu::KernelOptions o;
-    o.fiber_stack_bytes = static_cast<std::size_t>(c.emulator.fiber_stack_kb) * 1024;
+    o.fiber_stack_bytes = c.emulator.fiber_stack_bytes();
     return o;
   }
 

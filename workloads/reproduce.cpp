@@ -130,9 +130,7 @@ class Runs {
   std::optional<double> microseconds(const PublishedRow& row) {
     auto it = costs_.find(row.config);
     if (it == costs_.end()) {
-      dsm::SystemConfig config = dsm::default_config(emu::MachineKind::TreadMarks);
-      dsm::apply_toml_file(config, (std::filesystem::path(options_.configs_dir) / row.config).string());
-      config.machine.kind = emu::MachineKind::TreadMarks;
+      const dsm::SystemConfig config = preset(row, emu::MachineKind::TreadMarks);
       if (options_.progress) options_.progress(fmt::format("basic operation costs on {}", row.config));
       it = costs_.emplace(row.config, measure_basic_costs(config)).first;
     }
@@ -149,9 +147,7 @@ class Runs {
       return it->second;
     }
     dsm::SystemConfig config =
-        dsm::default_config(machine == "ncp2" ? emu::MachineKind::Ncp2 : emu::MachineKind::TreadMarks);
-    dsm::apply_toml_file(config, (std::filesystem::path(options_.configs_dir) / row.config).string());
-    config.machine.kind = machine == "ncp2" ? emu::MachineKind::Ncp2 : emu::MachineKind::TreadMarks;
+        preset(row, machine == "ncp2" ? emu::MachineKind::Ncp2 : emu::MachineKind::TreadMarks);
     config.machine.nodes = nodes;
     const Workload& w = find_workload(row.workload);
     const Params params = w.resolve("paper", row.params);
@@ -171,6 +167,14 @@ class Runs {
   }
 
  private:
+  // The row's preset over the machine's defaults, on that machine.
+  [[nodiscard]] dsm::SystemConfig preset(const PublishedRow& row, emu::MachineKind kind) const {
+    dsm::SystemConfig config = dsm::default_config(kind);
+    dsm::apply_toml_file(config, (std::filesystem::path(options_.configs_dir) / row.config).string());
+    config.machine.kind = kind;
+    return config;
+  }
+
   using Key = std::tuple<std::string, std::vector<std::string>, std::string, std::string, int>;
   const ReproduceOptions& options_;
   std::map<Key, std::optional<double>> cache_;

@@ -117,7 +117,7 @@ struct Session {
                            std::chrono::duration<double>(t - started).count()});
       };
     }
-    o.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
+    o.fiber_stack_bytes = config.emulator.fiber_stack_bytes();
     return o;
   }
 

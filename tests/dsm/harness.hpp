@@ -24,7 +24,7 @@ struct Harness {
   }
   emu::KernelOptions options() const {
     emu::KernelOptions o;
-    o.fiber_stack_bytes = static_cast<std::size_t>(cfg.emulator.fiber_stack_kb) * 1024;
+    o.fiber_stack_bytes = cfg.emulator.fiber_stack_bytes();
     return o;
   }
   emu::RunResult run(const std::function<void(Process&)>& body,

@@ -44,7 +44,7 @@ int probe(bool detect, const std::string& program, int nodes, std::vector<std::s
   dsm::SystemConfig config = dsm::default_config(emu::MachineKind::Ncp2);
   config.machine.nodes = nodes;
   emu::KernelOptions options;
-  options.fiber_stack_bytes = static_cast<std::size_t>(config.emulator.fiber_stack_kb) * 1024;
+  options.fiber_stack_bytes = config.emulator.fiber_stack_bytes();
   emu::Kernel kernel(options);
   emu::Cluster cluster(kernel, config);
   dsm::Runtime runtime(kernel, cluster, config);
