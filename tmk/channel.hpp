@@ -18,6 +18,15 @@ inline constexpr std::uint32_t kChannelVersion = 4;
 // Shared memory is mapped at this address in every node process (the same address is the same
 // datum on every node). High enough to stay clear of the program, its heap and its libraries.
 inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
+// ncp2-cc's write guards (tmk/instrument/write_guard_pass.cpp): an instrumented store to shared
+// memory first reads the byte of its host page in the table at kWriteTableBase (1: this node may
+// write the page, so its write fault was served) and then writes through a second mapping of the
+// shared memory at kHeapBase + kWriteAliasOffset that is always writable. Write faults then cost no
+// signal and no mprotect; the first mapping keeps the protections for loads and for code built
+// without the guards. The heap must be smaller than the offset.
+inline constexpr std::uint64_t kWriteAliasOffset = 0x10000000000ULL;  // 1 TiB
+inline constexpr std::uint64_t kWriteTableBase = 0x5c0000000000ULL;
+inline constexpr unsigned kWriteTablePageShift = 12;  // one byte per 4 KiB host page
 
 // Environment of a node process started by the emulator.
 inline constexpr const char* kChannelFdEnv = "NCP2_TMK_CHANNEL_FD";

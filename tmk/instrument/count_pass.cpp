@@ -44,6 +44,7 @@
 
 #include "plugin_common.hpp"
 #include "race_pass.hpp"
+#include "write_guard_pass.hpp"
 
 using namespace llvm;
 
@@ -270,8 +271,9 @@ void register_callbacks(PassBuilder& PB) {
   PB.registerOptimizerLastEPCallback([](ModulePassManager& MPM, OptimizationLevel /*Level*/) {
     MPM.addPass(CountPass());
     MPM.addPass(ncp2_plugin::RacePass());
+    MPM.addPass(ncp2_plugin::WriteGuardPass());  // last: it rewrites the stores' addresses
   });
-  // For use with opt: -passes=ncp2-count, -passes=ncp2-races.
+  // For use with opt: -passes=ncp2-count, -passes=ncp2-races, -passes=ncp2-write-guards.
   PB.registerPipelineParsingCallback(
       [](StringRef Name, ModulePassManager& MPM, ArrayRef<PassBuilder::PipelineElement> /*Elements*/) {
         if (Name == "ncp2-count") {
@@ -280,6 +282,10 @@ void register_callbacks(PassBuilder& PB) {
         }
         if (Name == "ncp2-races") {  // opt: instruments whether or not -ncp2-races is given
           MPM.addPass(ncp2_plugin::RacePass(true));
+          return true;
+        }
+        if (Name == "ncp2-write-guards") {
+          MPM.addPass(ncp2_plugin::WriteGuardPass(true));
           return true;
         }
         return false;

@@ -16,8 +16,6 @@
 #include "race_pass.hpp"
 
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/Analysis/EHPersonalities.h"
-#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -71,47 +69,6 @@ struct Access {
   DebugLoc Loc;
 };
 
-// Memory no other node can see: this process's stack (allocas, byval copies), its globals and
-// thread-locals, other address spaces (fs/gs-relative).
-bool is_private(const Value* Pointer) {
-  if (Pointer->getType()->getPointerAddressSpace() != 0) return true;
-  const Value* Object = getUnderlyingObject(Pointer, 0);
-  if (isa<AllocaInst>(Object) || isa<GlobalValue>(Object) || isa<ConstantPointerNull>(Object)) return true;
-  if (const auto* A = dyn_cast<Argument>(Object)) return A->hasByValAttr();
-  return false;
-}
-
-bool has_line(const Instruction& I) {
-  return !isa<DbgInfoIntrinsic>(I) && I.getDebugLoc() && I.getDebugLoc().getLine() != 0;
-}
-
-// Where the access is, for the race report: its own line, or (an access the optimizer merged, line
-// 0) the nearest line before it in its block, else after it, else the function's.
-DebugLoc line_for(const Instruction& I) {
-  const Function& F = *I.getFunction();
-  DISubprogram* SP = F.getSubprogram();
-  if (SP == nullptr) return {};
-  if (has_line(I)) return I.getDebugLoc();
-  for (const Instruction* P = I.getPrevNode(); P != nullptr; P = P->getPrevNode())
-    if (has_line(*P)) return P->getDebugLoc();
-  for (const Instruction* N = I.getNextNode(); N != nullptr; N = N->getNextNode())
-    if (has_line(*N)) return N->getDebugLoc();
-  if (I.getDebugLoc()) return I.getDebugLoc();
-  const unsigned Line = SP->getScopeLine() != 0 ? SP->getScopeLine() : SP->getLine();
-  return DILocation::get(F.getContext(), Line, 0, SP);
-}
-
-bool should_instrument(const Function& F, const SmallPtrSetImpl<const Function*>& OptOut) {
-  if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked)) return false;
-  if (F.getName().startswith(ncp2_plugin::kRuntimePrefix)) return false;
-  if (F.hasFnAttribute(kOptOutAnnotation) || F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation))
-    return false;
-  // Calls inside Windows-style funclets would need funclet bundles (never on Linux).
-  if (F.hasPersonalityFn() && isFuncletEHPersonality(classifyEHPersonality(F.getPersonalityFn())))
-    return false;
-  return !OptOut.contains(&F);
-}
-
 class RaceInstrumenter {
  public:
   explicit RaceInstrumenter(Module& M)
@@ -128,7 +85,7 @@ class RaceInstrumenter {
     const auto OptOut = ncp2_plugin::annotated_functions(M_, kOptOutAnnotation);
     std::vector<Access> Accesses;
     for (Function& F : M_) {
-      if (!should_instrument(F, OptOut)) continue;
+      if (!ncp2_plugin::should_check_accesses(F, OptOut, kOptOutAnnotation)) continue;
       for (BasicBlock& BB : F)
         for (Instruction& I : BB) collect(I, Accesses);
     }
@@ -164,8 +121,8 @@ class RaceInstrumenter {
   }
 
   void add(Instruction& I, Value* Pointer, Value* Size, bool Write, std::vector<Access>& Out) const {
-    if (Size == nullptr || is_private(Pointer)) return;
-    Out.push_back({&I, Pointer, Size, Write, line_for(I)});
+    if (Size == nullptr || ncp2_plugin::is_private(Pointer)) return;
+    Out.push_back({&I, Pointer, Size, Write, ncp2_plugin::line_for(I)});
   }
 
   Value* size_of(Type* T) const {

@@ -27,6 +27,7 @@
 
 #include "tmk.h"
 #include "tmk/channel.hpp"
+#include "write_guards.hpp"
 
 using ncp2::tmk::Channel;
 using ncp2::tmk::Protection;
@@ -49,6 +50,9 @@ unsigned long long __ncp2_tmk_race_bytes = 0;  // NOLINT: the pass's ABI names
 void __ncp2_tmk_race_read(unsigned long long address, unsigned long long size);   // NOLINT
 void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size);  // NOLINT
 extern const char __ncp2_tmk_race_checks __attribute__((weak));                   // NOLINT
+// Write guards (ncp2-cc's default, tmk/instrument/write_guard_pass.cpp, write_guards.hpp): a guarded
+// store to a page this node may not write yet calls this first.
+void __ncp2_tmk_write_guard(unsigned long long address, unsigned long long size);  // NOLINT
 }
 
 namespace {
@@ -90,8 +94,16 @@ long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value) {
 }
 
 void apply_protections(const Channel& c) {
+  namespace guards = ncp2::tmk::guards;
+  const std::size_t host_pages_per_page = g.page_bytes / 4096;
   for (std::uint32_t i = 0; i < c.protection_runs; ++i) {
     const auto& run = c.run[i];
+    if (guards::active()) {
+      if (!guards::apply(std::size_t{run.first_page} * host_pages_per_page,
+                         std::size_t{run.pages} * host_pages_per_page, run.protection))
+        die("mprotect of shared memory failed");
+      continue;
+    }
     int prot = PROT_NONE;
     if (run.protection == Protection::Read) prot = PROT_READ;
     if (run.protection == Protection::ReadWrite) prot = PROT_READ | PROT_WRITE;
@@ -221,6 +233,9 @@ void on_fault(int signal_number, siginfo_t* info, void* context) {
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   if (signal_number == SIGSEGV && g.started && in_heap(address)) {
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    // Code without the guards writing a page a guarded store already faulted in: no request.
+    if (write && ncp2::tmk::guards::allow_unguarded_write(address)) return;
+    ++ncp2::tmk::guards::counts().signal_faults;
     call(Request::Fault, address, write ? 1 : 0, pc);
     return;  // the instruction runs again, now with the page's new protection
   }
@@ -256,11 +271,27 @@ void install_handlers() {
   sigaction(SIGABRT, &sa, nullptr);
 }
 
+// NCP2_HOST_STATS set: how this process's faults reached the emulator, on its standard error.
+void report_host_counts() {
+  if (!std::getenv("NCP2_HOST_STATS")) return;
+  const auto& n = ncp2::tmk::guards::counts();
+  char text[256];
+  const int length = std::snprintf(
+      text, sizeof text,
+      "ncp2 tmk host: write guards %s, %llu guarded write faults, %llu signalled faults, "
+      "%llu unguarded writes let through, %llu mprotect calls\n",
+      ncp2::tmk::guards::active() ? "on" : "off", static_cast<unsigned long long>(n.guarded_faults),
+      static_cast<unsigned long long>(n.signal_faults), static_cast<unsigned long long>(n.unguarded_writes),
+      static_cast<unsigned long long>(n.mprotects));
+  (void)!write(STDERR_FILENO, text, static_cast<std::size_t>(length));
+}
+
 // Returning from main or calling exit() without Tmk_exit: the same as Tmk_exit(status).
 // The emulator does not answer an exit: the process ends at once, its shared memory stays with
 // the emulator (the other nodes may still need its pages and diffs).
 void post_exit(int status, void* pc) {
   g.exiting = true;
+  report_host_counts();
   __ncp2_tmk_race_bytes = 0;  // the emulator takes the log now, while this process still runs
   Channel& c = *g.channel;
   c.request = Request::Exit;
@@ -308,6 +339,13 @@ void map_heap() {
   void* want = reinterpret_cast<void*>(g.heap_base);
   void* at = mmap(want, g.heap_bytes, PROT_NONE, MAP_SHARED | MAP_FIXED_NOREPLACE, heap_fd, 0);
   const int map_error = errno;
+  const char* why = nullptr;
+  if (at == want && !ncp2::tmk::guards::start(heap_fd, g.heap_base, g.heap_bytes, g.page_bytes, &why) &&
+      why) {
+    char text[200];  // the program still runs, with a signal per write fault
+    const int n = std::snprintf(text, sizeof text, "ncp2 tmk runtime: write guards off (%s)\n", why);
+    (void)!write(STDERR_FILENO, text, static_cast<std::size_t>(n));
+  }
   close(heap_fd);
   if (at != want) {
     char text[200];
@@ -437,6 +475,23 @@ __attribute__((noinline)) void __ncp2_tmk_race_read(unsigned long long address, 
 
 __attribute__((noinline)) void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size) {
   record(address, size, true, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+}
+
+// A guarded store (tmk/instrument/write_guard_pass.cpp) to pages this node may not write yet: the
+// same write fault a signal would report, without the signal; the store then goes through the alias.
+__attribute__((noinline)) void __ncp2_tmk_write_guard(unsigned long long address, unsigned long long size) {
+  namespace guards = ncp2::tmk::guards;
+  void* pc = static_cast<char*>(__builtin_return_address(0)) - 1;  // inside the call: the store's line
+  const std::uint64_t offset = address - g.heap_base;
+  std::size_t last = guards::none;
+  for (std::size_t page = guards::first_unwritable(offset, size); page != guards::none;
+       page = guards::first_unwritable(offset, size)) {
+    if (page == last) die("the emulator did not let this node write a page after its write fault");
+    last = page;
+    ++guards::counts().guarded_faults;
+    const std::uint64_t page_address = g.heap_base + std::uint64_t{page} * 4096;
+    call(Request::Fault, address > page_address ? address : page_address, 1, pc);
+  }
 }
 
 void Tmk_exit(int status) {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The write guards ncp2-cc adds by default (tmk/instrument/write_guard_pass.cpp): the IR verifier
+# after the passes (C and C++, -O0..-O3); every kind of write reaches shared memory correctly with
+# and without them (tests/tmk/programs/write_kinds.c, 1..5 nodes, both machines) with the same
+# virtual times, messages and results; write faults reach the emulator through the guards (not
+# signals) and unguarded code still works (NCP2_HOST_STATS); the examples' virtual times are the
+# same with and without the guards; a guarded program runs natively.
+# Usage: write_guards_test.sh BIN_DIR SOURCE_DIR
+set -u
+bin="$1"
+src="$2"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export NCP2_HISTORY=  # never the user's run history
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+kinds="$src/tests/tmk/programs/write_kinds.c"
+
+for opt in -O0 -O1 -O2 -O3; do
+  for f in "$kinds" "$src/examples/jacobi.c" "$src/examples/water.c" "$src/examples/qsort.c" "$src/tests/tmk/programs/race_pair.c"; do
+    "$bin/ncp2-cc" --ncp2-races $opt -mllvm -ncp2-write-guards-verify -mllvm -ncp2-races-verify -c -o "$tmp/v.o" "$f" ||
+      fail "ncp2-cc $opt $(basename "$f") with guards and race checks"
+  done
+  "$bin/ncp2-c++" $opt -mllvm -ncp2-write-guards-verify -x c++ -c -o "$tmp/v.o" "$kinds" ||
+    fail "ncp2-c++ $opt write_kinds.c as C++"
+done
+"$bin/ncp2-cc" --ncp2-show -O2 -c x.c | grep -q -- "-ncp2-write-guards" || fail "ncp2-cc does not add the guards by default"
+"$bin/ncp2-cc" --ncp2-show --ncp2-no-write-guards -O2 -c x.c | grep -q -- "-ncp2-write-guards" &&
+  fail "ncp2-cc --ncp2-no-write-guards still adds them"
+
+"$bin/ncp2-cc" -O2 -o "$tmp/guarded" "$kinds" || { fail "ncp2-cc write_kinds.c"; exit 1; }
+"$bin/ncp2-cc" --ncp2-no-write-guards -O2 -o "$tmp/plain" "$kinds" || { fail "ncp2-cc --ncp2-no-write-guards"; exit 1; }
+"$tmp/guarded" 2 | grep -q "^write_kinds ok " || fail "the guarded program run natively"
+
+# summary PROGRAM NODES MACHINE: the run's result lines (output, virtual time, messages, verdict).
+summary() {
+  timeout 120 "$bin/ncp2" run "$1" --nodes "$2" --machine "$3" --progress never -- 3 2>&1 |
+    grep -E "write_kinds ok|^time|^messages|^verified"
+}
+for machine in ncp2 treadmarks; do
+  for n in 1 2 3 5; do
+    with=$(summary "$tmp/guarded" "$n" "$machine")
+    without=$(summary "$tmp/plain" "$n" "$machine")
+    if ! grep -q "verified  yes" <<<"$with" || ! grep -q "write_kinds ok" <<<"$with"; then
+      fail "write_kinds on $n nodes of $machine with guards"; echo "$with"
+    elif [ "$with" != "$without" ]; then
+      fail "write_kinds on $n nodes of $machine: guards change the run"; diff <(echo "$with") <(echo "$without")
+    else
+      echo "ok: write_kinds, $n nodes of $machine: same run with and without guards"
+    fi
+  done
+done
+
+# How the faults came: NCP2_HOST_STATS makes every node's runtime count them.
+stats=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/guarded" --nodes 3 --progress never -- 3 2>&1 | grep "node 1\] ncp2 tmk host")
+field() { sed -E "s/.* ([0-9]+) $1.*/\1/" <<<"$stats"; }
+if ! grep -q "write guards on" <<<"$stats" || [ "$(field "guarded write faults")" -lt 15 ] ||
+  [ "$(field "unguarded writes let through")" -lt 3 ]; then
+  fail "guarded faults and unguarded writes expected: $stats"
+else
+  echo "ok: $stats"
+fi
+stats=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/plain" --nodes 3 --progress never -- 3 2>&1 | grep "node 1\] ncp2 tmk host")
+grep -q "write guards off, 0 guarded write faults" <<<"$stats" || fail "no guards expected: $stats"
+
+# The examples: the same virtual times with and without the guards; the guards take the writes.
+for ex in "jacobi 130 130 6 1" "sor 130 130 6 1.25 1" "qsort 20000 512"; do
+  set -- $ex
+  name=$1
+  shift
+  "$bin/ncp2-cc" -O2 -o "$tmp/$name" "$src/examples/$name.c" -lm || { fail "ncp2-cc $name.c"; continue; }
+  "$bin/ncp2-cc" --ncp2-no-write-guards -O2 -o "$tmp/${name}_plain" "$src/examples/$name.c" -lm || continue
+  with=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/$name" --nodes 4 --progress never -- "$@" 2>&1)
+  without=$("$bin/ncp2" run "$tmp/${name}_plain" --nodes 4 --progress never -- "$@" 2>&1)
+  if [ "$(grep -E '^time|^messages|^verified' <<<"$with")" != "$(grep -E '^time|^messages|^verified' <<<"$without")" ] ||
+    ! grep -q "verified  yes" <<<"$with"; then
+    fail "$name: guards change the run"; grep -E '^time|^messages|^verified' <<<"$with"; grep -E '^time|^messages|^verified' <<<"$without"
+  elif ! grep "node 1\] ncp2 tmk host" <<<"$with" | grep -qv " 0 guarded write faults"; then
+    fail "$name: no write fault went through the guards"
+  else
+    echo "ok: $name, same run with and without guards"
+  fi
+done
+
+[ "$failures" -eq 0 ] || { echo "$failures failure(s)"; exit 1; }
+echo "all write-guard checks passed"

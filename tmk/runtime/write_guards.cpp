@@ -1,0 +1,134 @@
+// The runtime's side of ncp2-cc's write guards (write_guards.hpp).
+#include "write_guards.hpp"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+
+extern "C" {
+// The pass defines the marker in every module it guards; weak here, so its address tells whether
+// the program was built with the guards. The pass reads __ncp2_tmk_guard_bytes before each store.
+extern const char __ncp2_tmk_write_guards __attribute__((weak));  // NOLINT: the pass's ABI names
+unsigned long long __ncp2_tmk_guard_bytes = 0;                    // NOLINT
+}
+
+namespace ncp2::tmk::guards {
+namespace {
+
+// What the heap's own mapping currently allows, per host page (so that unchanged pages cost no
+// mprotect): the emulator's None and Read, or ReadWrite after an unguarded write was let through.
+struct State {
+  bool active = false;
+  std::uintptr_t heap_base = 0;
+  std::size_t host_pages = 0;
+  unsigned char* writable = nullptr;  // the table the guarded stores read (kWriteTableBase)
+  unsigned char* mapped = nullptr;    // Protection of the heap's mapping, per host page
+  Counts counts;
+};
+State g;  // NOLINT: the process's one heap
+
+constexpr std::size_t kHostPage = std::size_t{1} << kWriteTablePageShift;
+
+int prot_of(Protection p) {
+  if (p == Protection::ReadWrite) return PROT_READ | PROT_WRITE;
+  return p == Protection::Read ? PROT_READ : PROT_NONE;
+}
+
+void* map_fixed(std::uintptr_t at, std::size_t bytes, int prot, int flags, int fd) {
+  void* want = reinterpret_cast<void*>(at);
+  void* got = mmap(want, bytes, prot, flags | MAP_FIXED_NOREPLACE, fd, 0);
+  if (got == MAP_FAILED) return nullptr;
+  if (got != want) {  // a kernel without MAP_FIXED_NOREPLACE placed it elsewhere
+    munmap(got, bytes);
+    return nullptr;
+  }
+  return got;
+}
+
+// mprotect of the heap's mapping over [first, first + count) host pages, skipping pages already so.
+bool protect(std::size_t first, std::size_t count, Protection want) {
+  const auto code = static_cast<unsigned char>(want);
+  std::size_t p = first;
+  while (p < first + count) {
+    if (g.mapped[p] == code) {
+      ++p;
+      continue;
+    }
+    std::size_t end = p;
+    while (end < first + count && g.mapped[end] != code) g.mapped[end++] = code;
+    ++g.counts.mprotects;
+    if (mprotect(reinterpret_cast<void*>(g.heap_base + p * kHostPage), (end - p) * kHostPage,
+                 prot_of(want)) != 0)
+      return false;
+    p = end;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool start(int heap_fd, std::uintptr_t heap_base, std::size_t heap_bytes, std::size_t page_bytes,
+           const char** why) {
+  *why = nullptr;
+  if (&__ncp2_tmk_write_guards == nullptr) return false;  // built without them: nothing to say
+  if (heap_base != kHeapBase || heap_bytes > kWriteAliasOffset || heap_bytes % kHostPage != 0 ||
+      page_bytes % kHostPage != 0) {
+    *why = "the shared heap is not where the guards expect it";
+    return false;
+  }
+  const std::size_t pages = heap_bytes / kHostPage;
+  const std::size_t table_bytes = (pages + kHostPage - 1) / kHostPage * kHostPage;
+  if (!map_fixed(heap_base + kWriteAliasOffset, heap_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, heap_fd)) {
+    *why = std::strerror(errno);
+    return false;
+  }
+  void* table =
+      map_fixed(kWriteTableBase, table_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1);
+  void* mapped = mmap(nullptr, table_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (!table || mapped == MAP_FAILED) {
+    *why = std::strerror(errno);
+    munmap(reinterpret_cast<void*>(heap_base + kWriteAliasOffset), heap_bytes);
+    if (table) munmap(table, table_bytes);
+    if (mapped != MAP_FAILED) munmap(mapped, table_bytes);
+    return false;
+  }
+  g.heap_base = heap_base;
+  g.host_pages = pages;
+  g.writable = static_cast<unsigned char*>(table);
+  g.mapped = static_cast<unsigned char*>(mapped);  // zero: Protection::None, as the heap is mapped
+  g.active = true;
+  __ncp2_tmk_guard_bytes = heap_bytes;
+  return true;
+}
+
+bool active() { return g.active; }
+
+bool apply(std::size_t first_host_page, std::size_t host_pages, Protection protection) {
+  if (first_host_page >= g.host_pages) return true;
+  if (host_pages > g.host_pages - first_host_page) host_pages = g.host_pages - first_host_page;
+  std::memset(g.writable + first_host_page, protection == Protection::ReadWrite ? 1 : 0, host_pages);
+  return protect(first_host_page, host_pages,
+                 protection == Protection::None ? Protection::None : Protection::Read);
+}
+
+bool allow_unguarded_write(std::uintptr_t address) {
+  if (!g.active || address < g.heap_base) return false;
+  const std::size_t page = (address - g.heap_base) / kHostPage;
+  if (page >= g.host_pages || g.writable[page] == 0) return false;
+  ++g.counts.unguarded_writes;
+  return protect(page, 1, Protection::ReadWrite);
+}
+
+std::size_t first_unwritable(std::uint64_t offset, std::uint64_t size) {
+  if (size == 0 || offset >= g.host_pages * kHostPage) return none;
+  const std::uint64_t end =
+      offset + size < g.host_pages * kHostPage ? offset + size : g.host_pages * kHostPage;
+  for (std::size_t p = offset / kHostPage; p <= (end - 1) / kHostPage; ++p)
+    if (g.writable[p] == 0) return p;
+  return none;
+}
+
+Counts& counts() { return g.counts; }
+
+}  // namespace ncp2::tmk::guards
