@@ -17,6 +17,15 @@ void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Ac
   validate_page(ns, page, wanted);
 }
 
+bool Runtime::write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const {
+  if (meter_) return false;
+  const NodeState& ns = *nodes_[static_cast<std::size_t>(emu::index(n))];
+  const std::uint32_t page = regions_.at(region).first_page + local_page;
+  const PageState& ps = ns.pages[page];
+  return ns.regions[region].access[local_page] == static_cast<std::uint8_t>(Access::Read) && ps.held &&
+         ps.notices.empty();
+}
+
 void Runtime::validate_page(NodeState& ns, PageId page, Access wanted) {
   PageState& ps = ns.pages[raw(page)];
   const std::uint32_t r = page_region_[raw(page)];

@@ -200,6 +200,12 @@ class Runtime {
   std::byte* region_data(NodeId n, std::uint32_t region);
   const std::uint8_t* region_access(NodeId n, std::uint32_t region);
   void fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted);
+  // Whether a write fault of node n on the page would involve nothing but the node's own state: it
+  // holds the page valid for reading, so the fault sends nothing and only reads the page (to twin
+  // it, and to diff an earlier interval's twin): tmk/'s deferred write faults replay it later with
+  // the page's bytes of then. No compute meter either (the measured model charges host time at
+  // every fault).
+  [[nodiscard]] bool write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const;
   // Checking spans: node n takes a span of `bytes` bytes at byte `offset` of `region`, written at
   // file:line; returns where the region starts for the node's spans until its next synchronization.
   std::byte* take_span(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes,

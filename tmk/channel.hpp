@@ -14,7 +14,7 @@
 namespace ncp2::tmk {
 
 inline constexpr std::uint32_t kChannelMagic = 0x4e435032;  // "NCP2"
-inline constexpr std::uint32_t kChannelVersion = 4;
+inline constexpr std::uint32_t kChannelVersion = 5;
 // Shared memory is mapped at this address in every node process (the same address is the same
 // datum on every node). High enough to stay clear of the program, its heap and its libraries.
 inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
@@ -52,7 +52,10 @@ enum class Request : std::uint32_t {
   MoreProtections,  // the node applied a full reply's protections and asks for the rest
 };
 
-enum class Protection : std::uint32_t { None = 0, Read = 1, ReadWrite = 2 };
+// ReadLocalWrite: readable, and a write fault needs nothing but this node's own state (the page is
+// valid and its last diff made), so a guarded store may take it at once and report it with the
+// next request (DeferredFault); for the page's mapping it is Read.
+enum class Protection : std::uint32_t { None = 0, Read = 1, ReadWrite = 2, ReadLocalWrite = 3 };
 
 struct ProtectionRun {
   std::uint32_t first_page;
@@ -80,6 +83,19 @@ struct Sample {
   std::uint64_t pc;  // a return address inside the sampled function
 };
 
+// A write fault a guarded store took at once on a ReadLocalWrite page (tmk/runtime/write_guards.cpp):
+// the emulator replays it before the next request, at its instruction count and after the marks
+// and samples recorded before it, with the page as it was then (a snapshot in the snapshot area,
+// slot i at i * page_bytes). The same fault, the same virtual time, without a round trip.
+struct DeferredFault {
+  std::uint64_t address;
+  std::uint64_t icount;
+  std::uint64_t pc;
+  std::uint32_t marks;    // scope marks recorded before it
+  std::uint32_t samples;  // samples recorded before it
+};
+
+inline constexpr std::size_t kMaxDeferredFaults = 1024;
 inline constexpr std::size_t kMaxProtectionRuns = 4096;
 inline constexpr std::size_t kMaxSamples = 4096;
 inline constexpr std::size_t kMaxScopeMarks = 1024;
@@ -109,8 +125,8 @@ struct Channel {
   std::uint32_t marks;    // scope marks since the last request
   std::uint32_t marks_text_used;
   std::uint32_t race_checks;  // Startup: 1 when the program records its accesses (ncp2-cc --ncp2-races)
-  std::uint32_t reserved;
-  char text[kTextBytes];  // a message (Crash, Misuse)
+  std::uint32_t deferred;     // write faults taken at once since the last request (deferred_fault)
+  char text[kTextBytes];      // a message (Crash, Misuse)
 
   // ---- emulator -> node (the reply)
   std::int64_t result;          // Malloc: the address
@@ -124,18 +140,22 @@ struct Channel {
   std::uint32_t more_protections;  // 1: apply these, then ask for the rest (MoreProtections)
   std::uint64_t distributed;       // Distribute records waiting in the bulk area
   std::uint64_t bulk_used;
+  std::uint32_t deferral_slots;  // Startup: write faults the node may take at once per request (0: none)
+  std::uint32_t reserved;
 
   ScopeMark mark[kMaxScopeMarks];
   Sample sample[kMaxSamples];
   char marks_text[kMarksTextBytes];
   ProtectionRun run[kMaxProtectionRuns];
+  DeferredFault deferred_fault[kMaxDeferredFaults];
 };
 
 // Bytes of the channel's shared memory: the Channel, then the bulk area (Tmk_distribute data:
-// records of [u64 address][u64 size][bytes, padded to 8]).
+// records of [u64 address][u64 size][bytes, padded to 8]), then the snapshot area (DeferredFault).
 inline constexpr std::size_t kBulkBytes = std::size_t{64} << 20;
+inline constexpr std::size_t kSnapshotBytes = std::size_t{4} << 20;
 inline constexpr std::size_t kChannelBytes = (sizeof(Channel) + 4095) / 4096 * 4096;
-inline constexpr std::size_t kChannelMapBytes = kChannelBytes + kBulkBytes;
+inline constexpr std::size_t kChannelMapBytes = kChannelBytes + kBulkBytes + kSnapshotBytes;
 
 // The access log of a node whose program was built with ncp2-cc --ncp2-races, in a second shared
 // mapping (only when the run detects data races): per page of the shared heap, the bytes read and

@@ -3,7 +3,8 @@
 # after the passes (C and C++, -O0..-O3); every kind of write reaches shared memory correctly with
 # and without them (tests/tmk/programs/write_kinds.c, 1..5 nodes, both machines) with the same
 # virtual times, messages and results; write faults reach the emulator through the guards (not
-# signals) and unguarded code still works (NCP2_HOST_STATS); the examples' virtual times are the
+# signals; most taken at once and replayed later) and unguarded code still works (NCP2_HOST_STATS);
+# the examples' virtual times are the
 # same with and without the guards; a guarded program runs natively.
 # Usage: write_guards_test.sh BIN_DIR SOURCE_DIR
 set -u
@@ -54,9 +55,11 @@ done
 # How the faults came: NCP2_HOST_STATS makes every node's runtime count them.
 stats=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/guarded" --nodes 3 --progress never -- 3 2>&1 | grep "node 1\] ncp2 tmk host")
 field() { sed -E "s/.* ([0-9]+) $1.*/\1/" <<<"$stats"; }
-if ! grep -q "write guards on" <<<"$stats" || [ "$(field "guarded write faults")" -lt 15 ] ||
-  [ "$(field "unguarded writes let through")" -lt 3 ]; then
-  fail "guarded faults and unguarded writes expected: $stats"
+# Most write faults are taken at once (the page was valid: a snapshot, replayed by the emulator
+# before the next request), the others asked through the guards; code without guards still works.
+if ! grep -q "write guards on" <<<"$stats" || [ "$(field "taken at once")" -lt 10 ] ||
+  [ "$(field "guarded write faults")" -lt 3 ] || [ "$(field "unguarded writes let through")" -lt 3 ]; then
+  fail "faults taken at once, guarded faults and unguarded writes expected: $stats"
 else
   echo "ok: $stats"
 fi
@@ -75,7 +78,7 @@ for ex in "jacobi 130 130 6 1" "sor 130 130 6 1.25 1" "qsort 20000 512"; do
   if [ "$(grep -E '^time|^messages|^verified' <<<"$with")" != "$(grep -E '^time|^messages|^verified' <<<"$without")" ] ||
     ! grep -q "verified  yes" <<<"$with"; then
     fail "$name: guards change the run"; grep -E '^time|^messages|^verified' <<<"$with"; grep -E '^time|^messages|^verified' <<<"$without"
-  elif ! grep "node 1\] ncp2 tmk host" <<<"$with" | grep -qv " 0 guarded write faults"; then
+  elif ! grep "node 1\] ncp2 tmk host" <<<"$with" | grep -qv " 0 guarded write faults, [0-9]* signalled faults, 0 taken"; then
     fail "$name: no write fault went through the guards"
   else
     echo "ok: $name, same run with and without guards"

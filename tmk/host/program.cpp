@@ -64,6 +64,11 @@ class ProgramInstance final : public workloads::Instance {
     std::uint64_t pending_records = 0;
     std::vector<ProtectionRun> pending_protections;
     std::vector<carnival::ScopeSite*> annotations;  // the open TMK_SCOPE_BEGIN scopes
+    std::uint32_t next_mark = 0;                    // the request's marks and samples applied so far
+    std::uint32_t next_sample = 0;
+    // The current bytes of the pages of its deferred faults while they show their snapshots (its
+    // own: replays of different nodes interleave, each fault's compute lets the others run).
+    std::vector<std::byte> pages_now;
     bool exited = false;
   };
 
@@ -74,7 +79,11 @@ class ProgramInstance final : public workloads::Instance {
   void startup(Node& node, dsm::Process& p);
   void charge(Node& node, dsm::Process& p, std::uint64_t icount);
   void merge_accesses(Node& node, dsm::Process& p);
-  void apply_events(Node& node, dsm::Process& p);
+  void apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end, std::uint32_t samples_end);
+  void replay_deferred_faults(Node& node, dsm::Process& p);
+  void replay(Node& node, dsm::Process& p, const DeferredFault& fault);
+  [[nodiscard]] Protection protection_of(dsm::Runtime& runtime, const Node& node, const std::uint8_t* access,
+                                         std::uint32_t page) const;
   void apply_mark(Node& node, dsm::Process& p, const ScopeMark& m);
   void attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address);
   void enclosing_scope(Node& node, dsm::Process& p);
@@ -234,13 +243,17 @@ void ProgramInstance::enclosing_scope(Node& node, dsm::Process& p) {
   pp.set_scope(node.annotations.empty() ? 0 : node.annotations.back()->id);
 }
 
-// Scope marks and samples made since the last request, in the order of their instruction counts:
-// the computation before a sample goes to the sampled line, before a mark to the open scope.
-void ProgramInstance::apply_events(Node& node, dsm::Process& p) {
+// Scope marks and samples made since the last request, up to the first `marks_end` and
+// `samples_end` of them, in the order of their instruction counts: the computation before a sample
+// goes to the sampled line, before a mark to the open scope.
+void ProgramInstance::apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end,
+                                   std::uint32_t samples_end) {
   Channel& c = node.process->channel();
-  const std::uint32_t marks = std::min<std::uint32_t>(c.marks, kMaxScopeMarks);
-  const std::uint32_t samples = std::min<std::uint32_t>(c.samples, kMaxSamples);
-  for (std::uint32_t i = 0, j = 0; i < marks || j < samples;) {
+  const std::uint32_t marks = std::min<std::uint32_t>({c.marks, kMaxScopeMarks, marks_end});
+  const std::uint32_t samples = std::min<std::uint32_t>({c.samples, kMaxSamples, samples_end});
+  std::uint32_t& i = node.next_mark;
+  std::uint32_t& j = node.next_sample;
+  while (i < marks || j < samples) {
     if (j < samples && (i >= marks || c.sample[j].icount <= c.mark[i].icount)) {
       const Sample& s = c.sample[j++];
       attribute(node, p, s.pc, true);
@@ -250,6 +263,67 @@ void ProgramInstance::apply_events(Node& node, dsm::Process& p) {
     }
   }
   enclosing_scope(node, p);
+}
+
+// The write faults the node took at once since its last request (tmk/runtime/write_guards.cpp),
+// each where a fault request would have come: after the marks and samples made before it. Until
+// its fault, a page shows the emulator its bytes of then (the snapshot; the node had not written it
+// yet in this interval): what the fault twins, and diffs of it served meanwhile, read those.
+void ProgramInstance::replay_deferred_faults(Node& node, dsm::Process& p) {
+  const Channel& c = node.process->channel();
+  node.next_mark = 0;
+  node.next_sample = 0;
+  if (c.deferred > c.deferral_slots || c.deferral_slots > kMaxDeferredFaults)
+    abort_run(node,
+              fmt::format("reports {} write faults taken at once, beyond its {} slots (its channel to the "
+                          "emulator was overwritten?)",
+                          c.deferred, c.deferral_slots));
+  const auto memory = [&](const DeferredFault& f) {
+    const std::uint64_t offset = f.address - kHeapBase;
+    if (f.address < kHeapBase || offset >= heap_bytes_)
+      abort_run(node, fmt::format("took a write fault at once at {:#x}, outside the shared heap", f.address));
+    return node.process->heap() + offset / page_bytes_ * page_bytes_;
+  };
+  node.pages_now.resize(std::size_t{c.deferred} * page_bytes_);
+  for (std::uint32_t k = 0; k < c.deferred; ++k) {
+    std::byte* page = memory(c.deferred_fault[k]);
+    std::memcpy(node.pages_now.data() + std::size_t{k} * page_bytes_, page, page_bytes_);
+    std::memcpy(page, node.process->snapshots() + std::size_t{k} * page_bytes_, page_bytes_);
+  }
+  for (std::uint32_t k = 0; k < c.deferred; ++k) {
+    const DeferredFault fault = c.deferred_fault[k];
+    apply_events(node, p, fault.marks, fault.samples);
+    replay(node, p, fault);
+    std::memcpy(memory(fault), node.pages_now.data() + std::size_t{k} * page_bytes_, page_bytes_);
+  }
+  apply_events(node, p, UINT32_MAX, UINT32_MAX);
+}
+
+// One deferred write fault, as handle() runs a fault request.
+void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& fault) {
+  dsm::Runtime& runtime = p.runtime();
+  const auto page = static_cast<std::uint32_t>((fault.address - kHeapBase) / page_bytes_);
+  if (!runtime.write_fault_is_local(p.node(), region_, page))
+    abort_run(node, fmt::format("took the write fault of address {:#x} at once, but it was not a local fault "
+                                "(an emulator error, please report it)",
+                                fault.address));
+  if (node.annotations.empty() && fault.pc != 0) {
+    const ProgramSites::Sites& sites = sites_at(node, fault.pc);
+    if (sites.function != 0) runtime.cluster().pp(p.node()).set_scope(sites.function);
+  }
+  charge(node, p, fault.icount);
+  attribute(node, p, fault.pc, false);
+  runtime.fault(p.node(), region_, page, dsm::Access::Write);
+  enclosing_scope(node, p);
+}
+
+// A page's protection for the node's process: its access, and whether a write fault may be taken at once.
+Protection ProgramInstance::protection_of(dsm::Runtime& runtime, const Node& node, const std::uint8_t* access,
+                                          std::uint32_t page) const {
+  const auto protection = static_cast<Protection>(access[page]);
+  if (protection == Protection::Read && runtime.write_fault_is_local(emu::node_id(node.id), region_, page))
+    return Protection::ReadLocalWrite;
+  return protection;
 }
 
 void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m) {
@@ -280,7 +354,7 @@ void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, b
 
 bool ProgramInstance::handle(Node& node, dsm::Process& p) {
   Channel& c = node.process->channel();
-  apply_events(node, p);
+  replay_deferred_faults(node, p);
   if (node.annotations.empty() && c.pc != 0) {
     // Without annotations the computation before a request goes to the requesting function.
     const ProgramSites::Sites& sites = sites_at(node, c.request == Request::Fault ? c.pc : c.pc - 1);
@@ -362,15 +436,17 @@ void ProgramInstance::startup(Node& node, dsm::Process& p) {
   c.heap_bytes = heap_bytes_;
   c.page_bytes = page_bytes_;
   c.sample_period = static_cast<std::uint64_t>(p.runtime().config().tmk.sample_instructions);
+  c.deferral_slots = static_cast<std::uint32_t>(std::min(kMaxDeferredFaults, kSnapshotBytes / page_bytes_));
   // Every page's first protection.
   p.runtime().take_access_changes(p.node(), changed_);
   const std::uint8_t* access = p.runtime().region_access(p.node(), region_);
   const auto pages = static_cast<std::uint32_t>(heap_bytes_ / page_bytes_);
   node.pending_protections.clear();
   for (std::uint32_t page = 0; page < pages;) {
+    const Protection protection = protection_of(p.runtime(), node, access, page);
     std::uint32_t end = page + 1;
-    while (end < pages && access[end] == access[page]) ++end;
-    node.pending_protections.push_back({page, end - page, static_cast<Protection>(access[page]), 0});
+    while (end < pages && protection_of(p.runtime(), node, access, end) == protection) ++end;
+    node.pending_protections.push_back({page, end - page, protection, 0});
     page = end;
   }
 }
@@ -389,10 +465,12 @@ void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime,
   pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
   const std::uint8_t* access = runtime.region_access(emu::node_id(node.id), region_);
   for (std::size_t i = 0; i < pages.size();) {
+    const Protection protection = protection_of(runtime, node, access, pages[i]);
     std::size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + 1 && access[pages[j]] == access[pages[i]]) ++j;
-    node.pending_protections.push_back(
-        {pages[i], static_cast<std::uint32_t>(j - i), static_cast<Protection>(access[pages[i]]), 0});
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
+           protection_of(runtime, node, access, pages[j]) == protection)
+      ++j;
+    node.pending_protections.push_back({pages[i], static_cast<std::uint32_t>(j - i), protection, 0});
     i = j;
   }
 }

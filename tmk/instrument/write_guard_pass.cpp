@@ -3,7 +3,7 @@
 // in the shared heap it inserts
 //
 //   if (address - kHeapBase < __ncp2_tmk_guard_bytes) {
-//     if (table[offset >> 12] == 0 || the access crosses a page) __ncp2_tmk_write_guard(address, size);
+//     if (table[offset >> 12] != 1 || the access crosses a page) __ncp2_tmk_write_guard(address, size);
 //     address += kWriteAliasOffset;   // the always-writable mapping of the same memory
 //   }
 //
@@ -154,7 +154,7 @@ class WriteGuards {
     Value* Entry = B.CreateIntToPtr(B.CreateAdd(Index, ConstantInt::get(I64_, ncp2::tmk::kWriteTableBase)),
                                     PointerType::getUnqual(I8_), "ncp2.entry");
     Value* Writable = B.CreateLoad(I8_, Entry, "ncp2.writable");
-    Value* NotWritable = B.CreateICmpEQ(Writable, ConstantInt::get(I8_, 0));
+    Value* NotWritable = B.CreateICmpNE(Writable, ConstantInt::get(I8_, 1));  // 0, or 2: a local fault
     Value* InPage = B.CreateAnd(Offset, ConstantInt::get(I64_, kHostPage - 1));
     Value* Crosses = B.CreateICmpUGT(B.CreateAdd(InPage, Size), ConstantInt::get(I64_, kHostPage));
     return B.CreateOr(NotWritable, Crosses, "ncp2.guard");

@@ -50,9 +50,6 @@ unsigned long long __ncp2_tmk_race_bytes = 0;  // NOLINT: the pass's ABI names
 void __ncp2_tmk_race_read(unsigned long long address, unsigned long long size);   // NOLINT
 void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size);  // NOLINT
 extern const char __ncp2_tmk_race_checks __attribute__((weak));                   // NOLINT
-// Write guards (ncp2-cc's default, tmk/instrument/write_guard_pass.cpp, write_guards.hpp): a guarded
-// store to a page this node may not write yet calls this first.
-void __ncp2_tmk_write_guard(unsigned long long address, unsigned long long size);  // NOLINT
 }
 
 namespace {
@@ -105,7 +102,7 @@ void apply_protections(const Channel& c) {
       continue;
     }
     int prot = PROT_NONE;
-    if (run.protection == Protection::Read) prot = PROT_READ;
+    if (run.protection == Protection::Read || run.protection == Protection::ReadLocalWrite) prot = PROT_READ;
     if (run.protection == Protection::ReadWrite) prot = PROT_READ | PROT_WRITE;
     void* at = reinterpret_cast<void*>(g.heap_base + std::size_t{run.first_page} * g.page_bytes);
     if (mprotect(at, std::size_t{run.pages} * g.page_bytes, prot) != 0)
@@ -168,6 +165,7 @@ void exchange(Channel& c) {
   c.marks = 0;
   c.marks_text_used = 0;
   c.samples = 0;
+  c.deferred = 0;
 }
 
 // One request: its reply's protections and distributed data applied before returning.
@@ -279,10 +277,10 @@ void report_host_counts() {
   const int length = std::snprintf(
       text, sizeof text,
       "ncp2 tmk host: write guards %s, %llu guarded write faults, %llu signalled faults, "
-      "%llu unguarded writes let through, %llu mprotect calls\n",
+      "%llu taken at once, %llu unguarded writes let through, %llu mprotect calls\n",
       ncp2::tmk::guards::active() ? "on" : "off", static_cast<unsigned long long>(n.guarded_faults),
-      static_cast<unsigned long long>(n.signal_faults), static_cast<unsigned long long>(n.unguarded_writes),
-      static_cast<unsigned long long>(n.mprotects));
+      static_cast<unsigned long long>(n.signal_faults), static_cast<unsigned long long>(n.deferred_faults),
+      static_cast<unsigned long long>(n.unguarded_writes), static_cast<unsigned long long>(n.mprotects));
   (void)!write(STDERR_FILENO, text, static_cast<std::size_t>(length));
 }
 
@@ -443,6 +441,7 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
   g.heap_bytes = c.heap_bytes;
   g.page_bytes = c.page_bytes;
   map_heap();
+  ncp2::tmk::guards::connect(g.channel, g.bulk + ncp2::tmk::kBulkBytes, call);
   map_access_log();
   g.started = true;
   for (;;) {
@@ -475,23 +474,6 @@ __attribute__((noinline)) void __ncp2_tmk_race_read(unsigned long long address, 
 
 __attribute__((noinline)) void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size) {
   record(address, size, true, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
-}
-
-// A guarded store (tmk/instrument/write_guard_pass.cpp) to pages this node may not write yet: the
-// same write fault a signal would report, without the signal; the store then goes through the alias.
-__attribute__((noinline)) void __ncp2_tmk_write_guard(unsigned long long address, unsigned long long size) {
-  namespace guards = ncp2::tmk::guards;
-  void* pc = static_cast<char*>(__builtin_return_address(0)) - 1;  // inside the call: the store's line
-  const std::uint64_t offset = address - g.heap_base;
-  std::size_t last = guards::none;
-  for (std::size_t page = guards::first_unwritable(offset, size); page != guards::none;
-       page = guards::first_unwritable(offset, size)) {
-    if (page == last) die("the emulator did not let this node write a page after its write fault");
-    last = page;
-    ++guards::counts().guarded_faults;
-    const std::uint64_t page_address = g.heap_base + std::uint64_t{page} * 4096;
-    call(Request::Fault, address > page_address ? address : page_address, 1, pc);
-  }
 }
 
 void Tmk_exit(int status) {

@@ -2,6 +2,7 @@
 #include "write_guards.hpp"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +12,8 @@ extern "C" {
 // the program was built with the guards. The pass reads __ncp2_tmk_guard_bytes before each store.
 extern const char __ncp2_tmk_write_guards __attribute__((weak));  // NOLINT: the pass's ABI names
 unsigned long long __ncp2_tmk_guard_bytes = 0;                    // NOLINT
+extern unsigned long long __ncp2_tmk_icount;                      // NOLINT
+void __ncp2_tmk_write_guard(unsigned long long address, unsigned long long size);  // NOLINT
 }
 
 namespace ncp2::tmk::guards {
@@ -22,6 +25,10 @@ struct State {
   bool active = false;
   std::uintptr_t heap_base = 0;
   std::size_t host_pages = 0;
+  std::size_t page_bytes = 0;  // the emulated page
+  Channel* channel = nullptr;
+  unsigned char* snapshots = nullptr;
+  Requester request = nullptr;
   unsigned char* writable = nullptr;  // the table the guarded stores read (kWriteTableBase)
   unsigned char* mapped = nullptr;    // Protection of the heap's mapping, per host page
   Counts counts;
@@ -29,6 +36,19 @@ struct State {
 State g;  // NOLINT: the process's one heap
 
 constexpr std::size_t kHostPage = std::size_t{1} << kWriteTablePageShift;
+// The table's values; the pass tests for kWritable alone.
+constexpr unsigned char kNotWritable = 0;
+constexpr unsigned char kWritable = 1;
+constexpr unsigned char kLocalWriteFault = 2;  // Protection::ReadLocalWrite
+constexpr std::size_t kNone = ~std::size_t{0};
+
+[[noreturn]] void die(const char* message) {
+  const char prefix[] = "ncp2 tmk runtime: ";
+  (void)!write(STDERR_FILENO, prefix, sizeof(prefix) - 1);
+  (void)!write(STDERR_FILENO, message, std::strlen(message));
+  (void)!write(STDERR_FILENO, "\n", 1);
+  _exit(70);
+}
 
 int prot_of(Protection p) {
   if (p == Protection::ReadWrite) return PROT_READ | PROT_WRITE;
@@ -95,6 +115,7 @@ bool start(int heap_fd, std::uintptr_t heap_base, std::size_t heap_bytes, std::s
   }
   g.heap_base = heap_base;
   g.host_pages = pages;
+  g.page_bytes = page_bytes;
   g.writable = static_cast<unsigned char*>(table);
   g.mapped = static_cast<unsigned char*>(mapped);  // zero: Protection::None, as the heap is mapped
   g.active = true;
@@ -104,10 +125,19 @@ bool start(int heap_fd, std::uintptr_t heap_base, std::size_t heap_bytes, std::s
 
 bool active() { return g.active; }
 
+void connect(Channel* channel, unsigned char* snapshots, Requester request) {
+  g.channel = channel;
+  g.snapshots = snapshots;
+  g.request = request;
+}
+
 bool apply(std::size_t first_host_page, std::size_t host_pages, Protection protection) {
   if (first_host_page >= g.host_pages) return true;
   if (host_pages > g.host_pages - first_host_page) host_pages = g.host_pages - first_host_page;
-  std::memset(g.writable + first_host_page, protection == Protection::ReadWrite ? 1 : 0, host_pages);
+  unsigned char value = kNotWritable;
+  if (protection == Protection::ReadWrite) value = kWritable;
+  if (protection == Protection::ReadLocalWrite) value = kLocalWriteFault;
+  std::memset(g.writable + first_host_page, value, host_pages);
   return protect(first_host_page, host_pages,
                  protection == Protection::None ? Protection::None : Protection::Read);
 }
@@ -115,20 +145,65 @@ bool apply(std::size_t first_host_page, std::size_t host_pages, Protection prote
 bool allow_unguarded_write(std::uintptr_t address) {
   if (!g.active || address < g.heap_base) return false;
   const std::size_t page = (address - g.heap_base) / kHostPage;
-  if (page >= g.host_pages || g.writable[page] == 0) return false;
+  if (page >= g.host_pages || g.writable[page] != kWritable) return false;
   ++g.counts.unguarded_writes;
   return protect(page, 1, Protection::ReadWrite);
 }
 
+Counts& counts() { return g.counts; }
+
+namespace {
+
+// The first host page of [offset, offset + size) of the heap this node may not write yet, or kNone.
 std::size_t first_unwritable(std::uint64_t offset, std::uint64_t size) {
-  if (size == 0 || offset >= g.host_pages * kHostPage) return none;
-  const std::uint64_t end =
-      offset + size < g.host_pages * kHostPage ? offset + size : g.host_pages * kHostPage;
+  const std::uint64_t heap = std::uint64_t{g.host_pages} * kHostPage;
+  if (size == 0 || offset >= heap) return kNone;
+  const std::uint64_t end = offset + size < heap ? offset + size : heap;
   for (std::size_t p = offset / kHostPage; p <= (end - 1) / kHostPage; ++p)
-    if (g.writable[p] == 0) return p;
-  return none;
+    if (g.writable[p] != kWritable) return p;
+  return kNone;
 }
 
-Counts& counts() { return g.counts; }
+// Takes the write fault of the emulated page holding host page `page` at once: a snapshot of the
+// page as it is (its twin), a DeferredFault for the emulator to replay before the next request, and
+// the page writable. False when the emulator does not take deferred faults.
+bool take_at_once(std::size_t page, std::uint64_t address, void* pc) {
+  Channel& c = *g.channel;
+  if (c.deferral_slots == 0) return false;
+  if (c.deferred >= c.deferral_slots) g.request(Request::None, 0, 0, pc);  // full: the emulator replays them
+  if (g.writable[page] != kLocalWriteFault) return true;                   // the reply changed it: look again
+  const std::size_t per_page = g.page_bytes / kHostPage;
+  const std::size_t first = page / per_page * per_page;
+  const std::uint32_t slot = c.deferred;
+  std::memcpy(g.snapshots + std::size_t{slot} * g.page_bytes,
+              reinterpret_cast<const void*>(g.heap_base + first * kHostPage), g.page_bytes);
+  c.deferred_fault[slot] = {address, __ncp2_tmk_icount, reinterpret_cast<std::uint64_t>(pc), c.marks,
+                            c.samples};
+  c.deferred = slot + 1;
+  std::memset(g.writable + first, kWritable, per_page);
+  ++g.counts.deferred_faults;
+  return true;
+}
+}  // namespace
+
+// A guarded store (tmk/instrument/write_guard_pass.cpp) to pages this node may not write yet: the
+// write fault a signal would report, without the signal (taken at once when it is local); the
+// store then goes through the alias.
+extern "C" __attribute__((noinline)) void __ncp2_tmk_write_guard(unsigned long long address,
+                                                                 unsigned long long size) {
+  void* pc = static_cast<char*>(__builtin_return_address(0)) - 1;  // inside the call: the store's line
+  const std::uint64_t offset = address - g.heap_base;
+  std::size_t last = kNone;
+  for (std::size_t page = first_unwritable(offset, size); page != kNone;
+       page = first_unwritable(offset, size)) {
+    const std::uint64_t page_address = g.heap_base + std::uint64_t{page} * kHostPage;
+    const std::uint64_t at = address > page_address ? address : page_address;
+    if (g.writable[page] == kLocalWriteFault && take_at_once(page, at, pc)) continue;
+    if (page == last) die("the emulator did not let this node write a page after its write fault");
+    last = page;
+    ++g.counts.guarded_faults;
+    g.request(Request::Fault, at, 1, pc);
+  }
+}
 
 }  // namespace ncp2::tmk::guards

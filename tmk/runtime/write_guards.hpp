@@ -18,6 +18,11 @@ bool start(int heap_fd, std::uintptr_t heap_base, std::size_t heap_bytes, std::s
            const char** why);
 bool active();
 
+// The channel to the emulator, the snapshot area and the runtime's request function: a guarded
+// write fault is a request, or (a ReadLocalWrite page, when the emulator takes them) a DeferredFault.
+using Requester = std::int64_t (*)(Request request, std::uint64_t arg0, std::uint64_t arg1, void* pc);
+void connect(Channel* channel, unsigned char* snapshots, Requester request);
+
 // A protection run from the emulator, in host pages: the table learns whether the pages may be
 // written; the heap's mapping gets no write permission while the guards are active (guarded stores
 // go through the alias), and mprotect is called only where its protection really changes. False:
@@ -29,13 +34,9 @@ bool apply(std::size_t first_host_page, std::size_t host_pages, Protection prote
 // write can be retried. False: a real write fault, for the emulator (or an mprotect failed).
 bool allow_unguarded_write(std::uintptr_t address);
 
-// The first host page of [offset, offset + size) of the heap that this node may not write yet, or
-// `none` when it may write them all.
-inline constexpr std::size_t none = ~std::size_t{0};
-std::size_t first_unwritable(std::uint64_t offset, std::uint64_t size);
-
 struct Counts {
-  std::uint64_t guarded_faults = 0;    // write faults reported by the guards
+  std::uint64_t guarded_faults = 0;    // write faults the guards asked the emulator about
+  std::uint64_t deferred_faults = 0;   // write faults the guards took at once (DeferredFault)
   std::uint64_t signal_faults = 0;     // access faults reported by a signal (reads, unguarded writes)
   std::uint64_t unguarded_writes = 0;  // traps fixed by allow_unguarded_write
   std::uint64_t mprotects = 0;         // mprotect calls on the heap's mapping
