@@ -101,9 +101,16 @@ const RegionInfo& Runtime::region_of(PageId page) const { return regions_[page_r
 Runtime::PageState& Runtime::page_state(NodeId n, PageId page) { return self(n).pages[raw(page)]; }
 
 std::span<std::byte> Runtime::page_bytes(NodeId n, PageId page) {
+  NodeState& ns = self(n);
+  if (std::byte* shown = ns.pages[raw(page)].shown_as) [[unlikely]]
+    return {shown, page_size_};
   const std::uint32_t r = page_region_[raw(page)];
   const std::size_t local = raw(page) - regions_[r].first_page;
-  return {self(n).regions[r].data + local * page_size_, page_size_};
+  return {ns.regions[r].data + local * page_size_, page_size_};
+}
+
+void Runtime::show_page_as(NodeId n, std::uint32_t region, std::uint32_t local_page, std::byte* bytes) {
+  self(n).pages[regions_.at(region).first_page + local_page].shown_as = bytes;
 }
 
 std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).regions.at(region).data; }

@@ -206,6 +206,10 @@ class Runtime {
   // the page's bytes of then. No compute meter either (the measured model charges host time at
   // every fault).
   [[nodiscard]] bool write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const;
+  // Until called again with null, everything the runtime reads or writes of node n's page (twins,
+  // diffs, page requests served) uses `bytes` instead of the node's memory: tmk/'s deferred write
+  // faults show a page as it was when the fault was taken, until the fault is replayed.
+  void show_page_as(NodeId n, std::uint32_t region, std::uint32_t local_page, std::byte* bytes);
   // Checking spans: node n takes a span of `bytes` bytes at byte `offset` of `region`, written at
   // file:line; returns where the region starts for the node's spans until its next synchronization.
   std::byte* take_span(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes,

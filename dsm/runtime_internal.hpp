@@ -73,6 +73,7 @@ inline std::string barrier_name(std::uint32_t id) {
 
 struct Runtime::PageState {
   bool held = false;                // this node has a copy (possibly stale)
+  std::byte* shown_as = nullptr;    // Runtime::show_page_as: the bytes that stand for the page
   std::vector<std::byte> twin;      // pre-write copy (ncp2: stands for the CP's write log)
   std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
   // dsm.lazy_diffs (treadmarks): TreadMarks would still hold an undiffed twin of this page, kept

@@ -38,7 +38,7 @@ class NodeProcess {
   [[nodiscard]] Channel& channel() { return *channel_; }
   [[nodiscard]] unsigned char* bulk() { return bulk_; }
   // The snapshots of the pages whose write faults the node took at once (DeferredFault).
-  [[nodiscard]] const unsigned char* snapshots() const { return bulk_ + kBulkBytes; }
+  [[nodiscard]] std::byte* snapshots() { return reinterpret_cast<std::byte*>(bulk_ + kBulkBytes); }
   [[nodiscard]] std::byte* heap() { return heap_; }
   [[nodiscard]] pid_t pid() const { return pid_; }
 

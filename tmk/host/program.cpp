@@ -66,9 +66,6 @@ class ProgramInstance final : public workloads::Instance {
     std::vector<carnival::ScopeSite*> annotations;  // the open TMK_SCOPE_BEGIN scopes
     std::uint32_t next_mark = 0;                    // the request's marks and samples applied so far
     std::uint32_t next_sample = 0;
-    // The current bytes of the pages of its deferred faults while they show their snapshots (its
-    // own: replays of different nodes interleave, each fault's compute lets the others run).
-    std::vector<std::byte> pages_now;
     bool exited = false;
   };
 
@@ -267,8 +264,8 @@ void ProgramInstance::apply_events(Node& node, dsm::Process& p, std::uint32_t ma
 
 // The write faults the node took at once since its last request (tmk/runtime/write_guards.cpp),
 // each where a fault request would have come: after the marks and samples made before it. Until
-// its fault, a page shows the emulator its bytes of then (the snapshot; the node had not written it
-// yet in this interval): what the fault twins, and diffs of it served meanwhile, read those.
+// its fault, the runtime sees a page as its snapshot (the node had not written it yet in this
+// interval): what the fault twins, and diffs or copies of it served meanwhile, are those bytes.
 void ProgramInstance::replay_deferred_faults(Node& node, dsm::Process& p) {
   const Channel& c = node.process->channel();
   node.next_mark = 0;
@@ -278,23 +275,20 @@ void ProgramInstance::replay_deferred_faults(Node& node, dsm::Process& p) {
               fmt::format("reports {} write faults taken at once, beyond its {} slots (its channel to the "
                           "emulator was overwritten?)",
                           c.deferred, c.deferral_slots));
-  const auto memory = [&](const DeferredFault& f) {
+  const auto page_of = [&](const DeferredFault& f) {
     const std::uint64_t offset = f.address - kHeapBase;
     if (f.address < kHeapBase || offset >= heap_bytes_)
       abort_run(node, fmt::format("took a write fault at once at {:#x}, outside the shared heap", f.address));
-    return node.process->heap() + offset / page_bytes_ * page_bytes_;
+    return static_cast<std::uint32_t>(offset / page_bytes_);
   };
-  node.pages_now.resize(std::size_t{c.deferred} * page_bytes_);
-  for (std::uint32_t k = 0; k < c.deferred; ++k) {
-    std::byte* page = memory(c.deferred_fault[k]);
-    std::memcpy(node.pages_now.data() + std::size_t{k} * page_bytes_, page, page_bytes_);
-    std::memcpy(page, node.process->snapshots() + std::size_t{k} * page_bytes_, page_bytes_);
-  }
+  for (std::uint32_t k = 0; k < c.deferred; ++k)
+    p.runtime().show_page_as(p.node(), region_, page_of(c.deferred_fault[k]),
+                             node.process->snapshots() + std::size_t{k} * page_bytes_);
   for (std::uint32_t k = 0; k < c.deferred; ++k) {
     const DeferredFault fault = c.deferred_fault[k];
     apply_events(node, p, fault.marks, fault.samples);
     replay(node, p, fault);
-    std::memcpy(memory(fault), node.pages_now.data() + std::size_t{k} * page_bytes_, page_bytes_);
+    p.runtime().show_page_as(p.node(), region_, page_of(fault), nullptr);
   }
   apply_events(node, p, UINT32_MAX, UINT32_MAX);
 }
