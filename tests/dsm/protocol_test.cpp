@@ -1,6 +1,8 @@
 // The TreadMarks protocol on both machines: message laws, coherence, misuse diagnostics.
 #include <array>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -352,6 +354,46 @@ TEST(ComputationModel, OperationCountsAreChargedWithTheConfiguredCyclesPerOperat
 // dsm.lazy_diffs (treadmarks): a page written by its only writer in ten intervals costs one twin
 // and no diff until node 1 asks for it; then one diff is charged, with the changed words of every
 // interval it covers. The data node 1 reads is the same either way.
+// tmk/'s deferred write faults rest on two runtime calls: which write faults need nothing but the
+// node (a valid page, whatever twin waits), and a page shown as other bytes (the snapshot) to
+// everything the runtime reads of it - here a page request served by the home, and a diff.
+TEST(Protocol, LocalWriteFaultsAndPagesShownAsOtherBytes) {
+  auto cfg = machine(emu::MachineKind::TreadMarks, 2);
+  Harness h(cfg);
+  std::int32_t fetched = 0;
+  std::int32_t diffed = 0;
+  std::vector<bool> local;
+  h.run([&](Process& p) {
+    auto a = p.alloc<std::int32_t>("a", 2048);  // two pages, homed at node 0
+    auto v = p.view(a);
+    dsm::Runtime& rt = p.runtime();
+    std::vector<std::byte> shown(4096);
+    if (p.id() == 0) {
+      local.push_back(rt.write_fault_is_local(p.node(), a.region(), 0));  // held, valid: local
+      v.set(0, 7);
+      local.push_back(rt.write_fault_is_local(p.node(), a.region(), 0));  // writable already: not a Read page
+      const std::int32_t fake = 99;
+      std::memcpy(shown.data() + 4, &fake, 4);  // word 1 reads 99 while shown
+      rt.show_page_as(p.node(), a.region(), 0, shown.data());
+    }
+    p.barrier(0);
+    if (p.id() == 1) {
+      local.push_back(rt.write_fault_is_local(p.node(), a.region(), 1));  // not held here: not local
+      fetched = v.get(1);                                                 // the home serves its page as shown
+    }
+    p.barrier(1);
+    if (p.id() == 0) {
+      rt.show_page_as(p.node(), a.region(), 0, nullptr);
+      v.set(2, 5);  // a later interval: node 1's fault on word 2 needs this diff, made from memory
+    }
+    p.barrier(2);
+    if (p.id() == 1) diffed = v.get(2);
+  });
+  EXPECT_EQ(local, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(fetched, 99) << "the page request read the shown bytes, not node 0's memory";
+  EXPECT_EQ(diffed, 5) << "shown no more: the diff read node 0's memory";
+}
+
 TEST(Protocol, LazyDiffsChargeOneTwinAndTheDiffOnlyWhenRequested) {
   using namespace emu::literals;
   struct Outcome {

@@ -24,6 +24,7 @@
 #include "tmk/host/access_log.hpp"
 #include "tmk/host/node_process.hpp"
 #include "tmk/host/output_relay.hpp"
+#include "tmk/host/page_set.hpp"
 #include "tmk/host/program_sites.hpp"
 #include "tmk/host/shared_heap.hpp"
 
@@ -109,6 +110,7 @@ class ProgramInstance final : public workloads::Instance {
   ProgramSites sites_;
   std::vector<dsm::PageId> changed_;  // buffers reused by every reply
   std::vector<std::uint32_t> changed_pages_;
+  std::vector<std::uint64_t> page_bits_;
   OutputRelay relay_;
 };
 
@@ -455,8 +457,7 @@ void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime,
   for (dsm::PageId page : changed_) pages.push_back(dsm::raw(page) - first);
   // A fault's page always gets its protection again: a fault that changed nothing must not repeat.
   if (faulted) pages.push_back(*faulted);
-  std::sort(pages.begin(), pages.end());
-  pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+  sort_unique_pages(pages, heap_bytes_ / page_bytes_, page_bits_);
   const std::uint8_t* access = runtime.region_access(emu::node_id(node.id), region_);
   for (std::size_t i = 0; i < pages.size();) {
     const Protection protection = protection_of(runtime, node, access, pages[i]);
