@@ -248,8 +248,8 @@ void ProgramInstance::enclosing_scope(Node& node, dsm::Process& p) {
 void ProgramInstance::apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end,
                                    std::uint32_t samples_end) {
   Channel& c = node.process->channel();
-  const std::uint32_t marks = std::min<std::uint32_t>({c.marks, kMaxScopeMarks, marks_end});
-  const std::uint32_t samples = std::min<std::uint32_t>({c.samples, kMaxSamples, samples_end});
+  const auto marks = std::min<std::uint32_t>({c.marks, kMaxScopeMarks, marks_end});
+  const auto samples = std::min<std::uint32_t>({c.samples, kMaxSamples, samples_end});
   std::uint32_t& i = node.next_mark;
   std::uint32_t& j = node.next_sample;
   while (i < marks || j < samples) {
