@@ -84,6 +84,8 @@ run 0 "on 7 node(s): checksum" "$tmp/jacobi" --nodes 7 -- 130 65 3
 # ncp2-cc: usage, the command it runs, a build without counting (no computation charged).
 out=$("$bin/ncp2-cc" 2>&1); st=$?
 [ "$st" -eq 2 ] && grep -q "usage:" <<<"$out" || fail "ncp2-cc without arguments: exit $st, '$out'"
+out=$("$bin/ncp2-cc" --ncp2-help 2>&1); st=$?
+[ "$st" -eq 0 ] && grep -q -- "--ncp2-no-write-guards" <<<"$out" || fail "ncp2-cc --ncp2-help: exit $st, '$out'"
 out=$("$bin/ncp2-cc" --ncp2-show -O2 -o x x.c)
 grep -q -- "-fpass-plugin=.*libncp2_count_pass.so" <<<"$out" && grep -q -- "-lncp2tmk" <<<"$out" && grep -q -- " -g " <<<"$out" ||
   fail "ncp2-cc --ncp2-show: $out"
