@@ -107,6 +107,7 @@ class NodeAgent {
   void free_request();
   void distribute();
   void reply_protections();
+  void replay_deferred_faults();
   Message await_reply(Tag tag, const std::function<bool(const Message&)>& matches = {});
   [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
   // The same, without unwinding (either thread); `deadlock`: node 0 found one.

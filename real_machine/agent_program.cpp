@@ -140,6 +140,7 @@ bool NodeAgent::handle_request() {
   pending_->posted_ns = std::min(posted, picked);
   pending_->picked_ns = picked;
   c.result = 0;
+  replay_deferred_faults();
   switch (c.request) {
     case Request::Exit:
       exited_ = true;
@@ -202,6 +203,29 @@ void NodeAgent::serve(Channel& c) {
   }
 }
 
+// Write faults the program took at once on valid pages (tmk/runtime/write_guards.cpp): each page's
+// twin is its snapshot, the page as it was before the program wrote it; before any request, so that
+// an interval closed by this one diffs against them.
+void NodeAgent::replay_deferred_faults() {
+  Channel& c = process_->channel();
+  if (c.deferred == 0) return;
+  if (c.deferred > c.deferral_slots || c.deferral_slots > tmk::kMaxDeferredFaults)
+    fail(fmt::format("node {}: the program reports {} write faults taken at once, beyond its {} slots{}",
+                     self(), c.deferred, c.deferral_slots, where()));
+  const std::lock_guard guard(mutex_);
+  for (std::uint32_t k = 0; k < c.deferred; ++k) {
+    const std::uint64_t address = c.deferred_fault[k].address;
+    const auto page = static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes);
+    if (address < tmk::kHeapBase || address >= tmk::kHeapBase + options_.heap_bytes ||
+        lrc_->access(page) != PageAccess::Read)
+      fail(fmt::format("node {}: a write fault taken at once at {:#x} was not on a readable page{}", self(),
+                       address, where()));
+    lrc_->write_fault(page,
+                      std::span<const std::byte>(process_->snapshots() + std::size_t{k} * options_.page_bytes,
+                                                 options_.page_bytes));
+  }
+}
+
 void NodeAgent::startup() {
   Channel& c = process_->channel();
   c.node = static_cast<std::uint32_t>(self());
@@ -210,9 +234,12 @@ void NodeAgent::startup() {
   c.heap_bytes = options_.heap_bytes;
   c.page_bytes = options_.page_bytes;
   c.sample_period = options_.sample_instructions;
+  c.deferral_slots = static_cast<std::uint32_t>(
+      std::min(tmk::kMaxDeferredFaults, tmk::kSnapshotBytes / options_.page_bytes));
   // Every page starts valid (zero on every node) and read-only: the first write makes a twin.
+  // Read pages are valid: their write faults need nothing but this node (ReadLocalWrite).
   runs_.push_back({0, static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
-                   static_cast<std::uint32_t>(PageAccess::Read), 0});
+                   static_cast<std::uint32_t>(tmk::Protection::ReadLocalWrite), 0});
 }
 
 void NodeAgent::reply_protections() {
@@ -224,12 +251,16 @@ void NodeAgent::reply_protections() {
     pages.insert(pages.end(), faulted_.begin(), faulted_.end());
     std::sort(pages.begin(), pages.end());
     pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
+    // A readable page is valid here: a write fault on it is local (the program may take it at once).
+    const auto protection = [this](std::uint32_t page) {
+      const PageAccess a = lrc_->access(page);
+      return static_cast<std::uint32_t>(a == PageAccess::Read ? tmk::Protection::ReadLocalWrite
+                                                              : static_cast<tmk::Protection>(a));
+    };
     for (std::size_t i = 0; i < pages.size();) {
-      const auto access = static_cast<std::uint32_t>(lrc_->access(pages[i]));
+      const std::uint32_t access = protection(pages[i]);
       std::size_t j = i + 1;
-      while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
-             static_cast<std::uint32_t>(lrc_->access(pages[j])) == access)
-        ++j;
+      while (j < pages.size() && pages[j] == pages[j - 1] + 1 && protection(pages[j]) == access) ++j;
       runs_.push_back({pages[i], static_cast<std::uint32_t>(j - i), access, 0});
       i = j;
     }

@@ -58,10 +58,10 @@ void LrcNode::set_access(std::uint32_t page, PageAccess a) {
   changed_.push_back(page);
 }
 
-void LrcNode::write_fault(std::uint32_t page) {
+void LrcNode::write_fault(std::uint32_t page, std::span<const std::byte> as_it_was) {
   if (!valid(page)) throw std::logic_error("write_fault on an invalid page");
   if (twins_.find(page) == twins_.end()) {
-    const auto bytes = page_bytes(page);
+    const std::span<const std::byte> bytes = as_it_was.empty() ? page_bytes(page) : as_it_was;
     twins_.emplace(page, std::vector<std::byte>(bytes.begin(), bytes.end()));
   }
   set_access(page, PageAccess::ReadWrite);

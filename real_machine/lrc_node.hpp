@@ -57,8 +57,9 @@ class LrcNode {
   [[nodiscard]] PageAccess access(std::uint32_t page) const { return access_.at(page); }
   [[nodiscard]] bool valid(std::uint32_t page) const { return pending_.find(page) == pending_.end(); }
 
-  // The first write to a valid page in this interval: keep its twin, let the program write.
-  void write_fault(std::uint32_t page);
+  // The first write to a valid page in this interval: keep its twin, let the program write. The twin
+  // is `as_it_was` when given (a fault the program took at once: the page before its writes).
+  void write_fault(std::uint32_t page, std::span<const std::byte> as_it_was = {});
   // A read of a valid page that had no access (only after a fetch): read access.
   void grant_read(std::uint32_t page);
   // What an invalid page needs, per creator (never this node).
