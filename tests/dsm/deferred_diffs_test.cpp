@@ -23,7 +23,7 @@ constexpr std::size_t kPage = 4096;
 // the bytes each round (words partly changed, so the diffs carry byte masks), never zero.
 bool written(int round, std::size_t i) { return (i + static_cast<std::size_t>(round)) % (round + 2) == 0; }
 std::uint8_t value(int round, std::size_t i) {
-  return static_cast<std::uint8_t>(((i * 7) + round * 31) | 1U);
+  return static_cast<std::uint8_t>(((i * 7) + static_cast<std::size_t>(round) * 31) | 1U);
 }
 
 struct Config {

@@ -97,9 +97,9 @@ TEST(DiffSize, KnownShapes) {
   EXPECT_EQ(Diff::size_and_copy(twin, all, 4, copy), (DiffSize{1, 1024}));
   EXPECT_EQ(Diff::size_and_copy(twin, all, 8, copy), (DiffSize{1, 512}));
   Bytes one = twin;
-  one[4 * 63 + 3] = std::byte{1};  // word 63's last byte: a run ending a step
-  one[4 * 64] = std::byte{1};      // word 64: the same run, starting the next step
-  one[4 * 66 + 1] = std::byte{1};  // word 66: a second run
+  one[std::size_t{4} * 63 + 3] = std::byte{1};  // word 63's last byte: a run ending a step
+  one[std::size_t{4} * 64] = std::byte{1};      // word 64: the same run, starting the next step
+  one[std::size_t{4} * 66 + 1] = std::byte{1};  // word 66: a second run
   EXPECT_EQ(Diff::size_and_copy(twin, one, 4, copy), (DiffSize{2, 3}));
   EXPECT_EQ(Diff::size_and_copy(twin, one, 8, copy), (DiffSize{1, 3}));  // words 31, 32, 33: one run
   EXPECT_EQ(copy, one);
