@@ -39,23 +39,30 @@ const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interva
 // Returns the new twin's buffer, one holder for the caller.
 std::uint32_t Runtime::defer_diff(NodeState& ns, PageId page) {
   PageState& ps = ns.pages[raw(page)];
-  const std::uint32_t interval = ps.twin_interval;
+  const int ws = config_.memory.word_size;
   const std::uint32_t before = ps.twin;
   const std::uint32_t after = ns.twins.acquire(page_size_);
-  const DiffSize size = Diff::size_and_copy(ns.twins.bytes(before), page_bytes(ns.id, page),
-                                            config_.memory.word_size, ns.twins.bytes(after));
-  // The diff's own holds: a handler run while the PP is charged the diff may take the twin (and
-  // make this interval's diff itself, as it would have before).
-  ns.twins.retain(before);
-  ns.twins.retain(after);
+  const DiffSize size =
+      Diff::size_and_copy(ns.twins.bytes(before), page_bytes(ns.id, page), ws, ns.twins.bytes(after));
+  OwnDiff own;
+  own.interval = ps.twin_interval;
+  if (size.modeled_bytes(ws) * 4 < page_size_) {
+    // A small diff is encoded now, from the two twins still in cache: a deferred diff holds a
+    // page-sized buffer, and the GC threshold bounds the diffs' modeled bytes, so deferring only
+    // diffs of a quarter page or more keeps the host memory within 4 x that bound.
+    own.diff = Diff::between(ns.twins.bytes(before), ns.twins.bytes(after), ws, spare_diff_buffer(ns));
+  } else {
+    // The diff's own holds: a handler run while the PP is charged the diff may take the twin (and
+    // make this interval's diff itself, as it would have before).
+    own.before = before;
+    own.after = after;
+    ns.twins.retain(before);
+    ns.twins.retain(after);
+  }
   charge_new_diff(ns, ps, size, nullptr);
   drop_twin(ns, ps);
   ++ns.stats.diffs_created;
-  ns.diff_bytes += size.modeled_bytes(config_.memory.word_size);
-  OwnDiff own;
-  own.interval = interval;
-  own.before = before;
-  own.after = after;
+  ns.diff_bytes += size.modeled_bytes(ws);
   ps.diffs.push_back(std::move(own));
   return after;
 }

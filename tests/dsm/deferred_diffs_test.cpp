@@ -4,6 +4,7 @@
 // page must still get the page as that interval left it.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,61 +37,85 @@ struct Config {
 constexpr std::array kConfigs = {Config{emu::MachineKind::Ncp2, 0}, Config{emu::MachineKind::TreadMarks, 0},
                                  Config{emu::MachineKind::TreadMarks, 1}};
 
+// Round 1's writes: much of the page (a deferred diff), one byte (a diff small enough to be
+// encoded at once), or one byte rewritten with the value it has (an empty diff).
+enum class Shape { Large, OneByte, Unchanged };
+const char* shape_name(Shape s) {
+  return s == Shape::Large ? "large" : s == Shape::OneByte ? "one byte" : "unchanged";
+}
+// The value round 1 writes into byte i, if it writes it.
+std::optional<std::uint8_t> round1(Shape s, std::size_t i) {
+  if (s == Shape::Large) return written(1, i) ? std::optional(value(1, i)) : std::nullopt;
+  if (i != 100) return std::nullopt;
+  return s == Shape::OneByte ? value(1, i) : std::uint8_t{0};
+}
+
+struct NextWriteOutcome {
+  std::vector<std::uint8_t> first_read;   // node 1, knowing of interval k but not k+2
+  std::vector<std::uint8_t> second_read;  // node 1, after the next barrier
+  std::uint64_t diffs_made_by_write = 0;  // node 0's diffs made by its first write in k+2
+  bool write_came_first = false;
+};
+
 // Node 0 writes P in interval k, Q in k+1, P again in k+2 (its first write there makes P's diff of
-// interval k). Node 1, which knows of k but not of k+2, then reads P: it gets diff k, which must
-// hold round 1's bytes, not round 2's. After the next barrier it sees round 2's.
+// interval k). Node 1, which knows of k but not of k+2, then reads P.
+NextWriteOutcome request_after_next_write(Config c, Shape shape) {
+  auto cfg = machine(c.kind, 2);
+  cfg.dsm.lazy_diffs = c.lazy;
+  Harness h(cfg);
+  NextWriteOutcome out;
+  emu::TimePoint written_at{};
+  const auto r = h.run([&](Process& p) {
+    auto a = p.alloc<std::uint8_t>("a", 2 * kPage);  // P = page 0, Q = page 1, homed at node 0
+    auto v = p.view(a);
+    if (p.id() == 1) (void)v.get(0);  // node 1 holds P: it will need node 0's diffs
+    p.barrier(0);
+    if (p.id() == 0)
+      for (std::size_t i = 0; i < kPage; ++i)
+        if (const auto x = round1(shape, i)) v.set(i, *x);  // interval k
+    p.barrier(1);
+    if (p.id() == 0) v.set(kPage, 5);  // interval k+1: Q only
+    p.barrier(2);
+    if (p.id() == 0) {  // interval k+2: P again
+      const std::uint64_t before = h.dsm.stats(p.node()).diffs_created;
+      for (std::size_t i = 0; i < kPage; ++i)
+        if (written(2, i)) v.set(i, value(2, i));
+      out.diffs_made_by_write = h.dsm.stats(p.node()).diffs_created - before;
+      written_at = h.kernel.now();
+    } else {
+      p.compute(1_ms);  // node 0's writes come first
+      out.write_came_first = written_at != emu::TimePoint{} && written_at < h.kernel.now();
+      for (std::size_t i = 0; i < kPage; ++i) out.first_read.push_back(v.get(i));
+    }
+    p.barrier(3);
+    if (p.id() == 1)
+      for (std::size_t i = 0; i < kPage; ++i) out.second_read.push_back(v.get(i));
+  });
+  EXPECT_EQ(r.status, emu::RunStatus::Completed) << r.diagnosis;
+  return out;
+}
+
+// Diff k must hold round 1's bytes, not round 2's; after the next barrier node 1 sees round 2's.
 TEST(DeferredDiffs, ARequestAfterThePagesNextWriteGetsItsIntervalsContents) {
   for (const Config c : kConfigs) {
-    auto cfg = machine(c.kind, 2);
-    cfg.dsm.lazy_diffs = c.lazy;
-    Harness h(cfg);
-    std::vector<std::uint8_t> first_read;
-    std::vector<std::uint8_t> second_read;
-    std::uint64_t diffs_before = 0;
-    std::uint64_t diffs_after_write = 0;
-    emu::TimePoint written_at{};
-    emu::TimePoint read_at{};
-    const auto r = h.run([&](Process& p) {
-      auto a = p.alloc<std::uint8_t>("a", 2 * kPage);  // P = page 0, Q = page 1, homed at node 0
-      auto v = p.view(a);
-      if (p.id() == 1) (void)v.get(0);  // node 1 holds P: it will need node 0's diffs
-      p.barrier(0);
-      if (p.id() == 0)
-        for (std::size_t i = 0; i < kPage; ++i)
-          if (written(1, i)) v.set(i, value(1, i));  // interval k
-      p.barrier(1);
-      if (p.id() == 0) v.set(kPage, 5);  // interval k+1: Q only
-      p.barrier(2);
-      if (p.id() == 0) {  // interval k+2: P again
-        diffs_before = h.dsm.stats(p.node()).diffs_created;
-        for (std::size_t i = 0; i < kPage; ++i)
-          if (written(2, i)) v.set(i, value(2, i));
-        diffs_after_write = h.dsm.stats(p.node()).diffs_created;
-        written_at = h.kernel.now();
-      } else {
-        p.compute(1_ms);  // node 0's writes come first
-        read_at = h.kernel.now();
-        for (std::size_t i = 0; i < kPage; ++i) first_read.push_back(v.get(i));
+    for (const Shape shape : {Shape::Large, Shape::OneByte, Shape::Unchanged}) {
+      const std::string where = c.name() + ", " + shape_name(shape);
+      const NextWriteOutcome out = request_after_next_write(c, shape);
+      ASSERT_TRUE(out.write_came_first) << where;
+      EXPECT_EQ(out.diffs_made_by_write, 1U) << where << ": interval k's diff is made at the write";
+      ASSERT_EQ(out.first_read.size(), kPage) << where;
+      ASSERT_EQ(out.second_read.size(), kPage) << where;
+      std::size_t wrong_first = 0;
+      std::size_t wrong_second = 0;
+      for (std::size_t i = 0; i < kPage; ++i) {
+        const std::uint8_t after1 = round1(shape, i).value_or(0);
+        const std::uint8_t after2 = written(2, i) ? value(2, i) : after1;
+        wrong_first += out.first_read[i] != after1 ? 1 : 0;
+        wrong_second += out.second_read[i] != after2 ? 1 : 0;
       }
-      p.barrier(3);
-      if (p.id() == 1)
-        for (std::size_t i = 0; i < kPage; ++i) second_read.push_back(v.get(i));
-    });
-    ASSERT_EQ(r.status, emu::RunStatus::Completed) << r.diagnosis;
-    ASSERT_LT(written_at, read_at) << c.name();
-    EXPECT_EQ(diffs_after_write, diffs_before + 1) << c.name() << ": interval k's diff is made at the write";
-    ASSERT_EQ(first_read.size(), kPage);
-    ASSERT_EQ(second_read.size(), kPage);
-    std::size_t wrong_first = 0;
-    std::size_t wrong_second = 0;
-    for (std::size_t i = 0; i < kPage; ++i) {
-      const std::uint8_t round1 = written(1, i) ? value(1, i) : 0;
-      const std::uint8_t round2 = written(2, i) ? value(2, i) : round1;
-      wrong_first += first_read[i] != round1 ? 1 : 0;
-      wrong_second += second_read[i] != round2 ? 1 : 0;
+      EXPECT_EQ(wrong_first, 0U) << where << ": bytes not as interval k left them";
+      EXPECT_EQ(wrong_second, 0U) << where;
     }
-    EXPECT_EQ(wrong_first, 0U) << c.name() << ": bytes not as interval k left them";
-    EXPECT_EQ(wrong_second, 0U) << c.name();
   }
 }
 
