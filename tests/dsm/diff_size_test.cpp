@@ -1,7 +1,7 @@
 // Diff::size_and_copy, the fused pass of a page's first write in an interval: the same words, runs
 // and modeled bytes as Diff::between, the copy equal to the page, and a diff encoded later from
 // the twin and that copy byte-identical to the one encoded at once.
-#include <cstring>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -82,7 +82,7 @@ TEST(DiffSize, CountsTheWordsAndRunsOfDiffBetweenAndCopiesThePage) {
           // Encoded later from the twin and the copy: byte for byte the diff made at once.
           const Diff later = Diff::between(twin, copy, ws);
           ASSERT_EQ(later.encoded_bytes(), d.encoded_bytes()) << where;
-          ASSERT_EQ(std::memcmp(later.encoded().data(), d.encoded().data(), d.encoded_bytes()), 0) << where;
+          ASSERT_TRUE(std::ranges::equal(later.encoded(), d.encoded())) << where;
         }
       }
     }
