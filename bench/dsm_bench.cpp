@@ -4,6 +4,8 @@
 //   BM_BarrierHeavy/N    messages per second of a program made of barriers only
 //   BM_DiffBetween/P, BM_DiffApply/P  a diff's scan and encoding, and its application, for one
 //                        rewritten 4 KB page (P: every byte changed, or doubles slightly changed)
+//   BM_NextTwin          a page's first write in an interval with an older twin: diff encoded at
+//                        once and a twin copy, or the fused size-and-copy pass (deferred diffs)
 // The *_Copies benchmarks measure, in the same run, the real data work a miss includes (two 4 KB
 // copies for a page; a diff scan, encode and apply for a diff), so the emulator's own overhead per
 // miss is the difference: bench/dsm-overhead prints it.
@@ -208,6 +210,37 @@ void BM_DiffApply(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * 4096);
 }
 BENCHMARK(BM_DiffApply)->Arg(0)->Arg(1)->ArgName("pattern");
+
+// A page's first write in an interval when its twin still holds an older interval's start (SOR's
+// every page, every interval), per page, over `pages` pages (1: cache-hot; 8192: 96 MB of twins,
+// pages and new twins, from memory). fused 0: the diff encoded at once, then the page copied into
+// the new twin (before deferred diffs; the runtime then reused the old twin's buffer, still in
+// cache); fused 1: Diff::size_and_copy, one pass (the diff is encoded only if requested). Pattern
+// 1 (doubles slightly changed).
+void BM_NextTwin(benchmark::State& state) {
+  const auto pages = static_cast<std::size_t>(state.range(0));
+  const bool fused = state.range(1) != 0;
+  const auto first = twin_page();
+  const auto changed = rewritten(first, 1);
+  std::vector<std::vector<std::byte>> twins(pages, first);
+  std::vector<std::vector<std::byte>> written(pages, changed);
+  std::vector<std::vector<std::byte>> next(pages, std::vector<std::byte>(4096));
+  std::vector<std::byte> storage;
+  std::size_t p = 0;
+  for (auto _ : state) {
+    if (fused) {
+      benchmark::DoNotOptimize(dsm::Diff::size_and_copy(twins[p], written[p], 4, next[p]));
+    } else {
+      dsm::Diff d = dsm::Diff::between(twins[p], written[p], 4, std::move(storage));
+      benchmark::DoNotOptimize(d.encoded().data());
+      storage = std::move(d).take_storage();
+      std::memcpy(next[p].data(), written[p].data(), 4096);
+    }
+    benchmark::ClobberMemory();
+    p = p + 1 == pages ? 0 : p + 1;
+  }
+}
+BENCHMARK(BM_NextTwin)->ArgsProduct({{1, 8192}, {0, 1}})->ArgNames({"pages", "fused"});
 
 void BM_BarrierHeavy(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));

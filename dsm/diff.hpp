@@ -14,6 +14,17 @@
 
 namespace ncp2::dsm {
 
+// A diff's size without its encoding: the changed words and their runs, as Diff::between counts
+// them (a word is changed if any of its bytes is).
+struct DiffSize {
+  std::size_t runs = 0;
+  std::size_t words = 0;
+  [[nodiscard]] std::size_t modeled_bytes(int word_size) const {
+    return runs * 8 + words * static_cast<std::size_t>(word_size);
+  }
+  bool operator==(const DiffSize&) const = default;
+};
+
 class Diff {
  public:
   Diff() = default;
@@ -22,6 +33,10 @@ class Diff {
   // The same, encoding into `storage` (its capacity reused: no allocation for a recycled buffer).
   static Diff between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size,
                       std::vector<std::byte> storage);
+  // The size of between(twin, page, word_size) and, in the same pass, copy = page: a page's next
+  // twin is a copy of it anyway, and the diff can be encoded later from the two twins (dsm/diff_size.cpp).
+  static DiffSize size_and_copy(std::span<const std::byte> twin, std::span<const std::byte> page,
+                                int word_size, std::span<std::byte> copy);
   // Gives the encoding's buffer back for reuse; the diff is empty afterwards.
   [[nodiscard]] std::vector<std::byte> take_storage() && {
     runs_ = 0;

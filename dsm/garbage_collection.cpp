@@ -37,22 +37,24 @@ void Runtime::run_gc(NodeState& ns) {
   }
   barrier_episode(ns, BarrierId{kGcBarrier}, false);
   // Twins and diff encodings go back to the node's pools (bounded): the next intervals reuse them
-  // instead of allocating afresh (malloc was a tenth of an 8-node SOR run's host time).
+  // instead of allocating afresh (malloc was a tenth of an 8-node SOR run's host time). Deferred
+  // diffs were never asked for: they are dropped unencoded.
   constexpr std::size_t kMaxSpareBuffers = 1024;
   for (auto& ps : ns.pages) {
     ps.notices.clear();
-    if (!ps.twin.empty() && ns.spare_twins.size() < kMaxSpareBuffers)
-      ns.spare_twins.push_back(std::move(ps.twin));
-    ps.twin = {};
-    ps.twin_interval = 0;
+    drop_twin(ns, ps);
     ps.modeled_twin = false;
     ps.uncharged_words = 0;
     ps.uncharged_runs = 0;
-    for (auto& own : ps.diffs)
-      if (ns.spare_diff_buffers.size() < kMaxSpareBuffers)
+    for (auto& own : ps.diffs) {
+      if (own.deferred())
+        release_deferred(ns, own);
+      else if (ns.spare_diff_buffers.size() < kMaxSpareBuffers)
         ns.spare_diff_buffers.push_back(std::move(own.diff).take_storage());
+    }
     ps.diffs.clear();
   }
+  ns.twins.trim(kMaxSpareBuffers);
   ns.diff_bytes = 0;
   ns.notice_count = 0;
 }

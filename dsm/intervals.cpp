@@ -50,7 +50,7 @@ void Runtime::apply_intervals(NodeState& ns, const VectorTime& learned, WorkCont
         PageState& ps = ns.pages[raw(page)];
         ps.notices.emplace_back(emu::node_id(static_cast<int>(q)), i);
         ++notices;
-        if (!ps.twin.empty()) make_diff(ns, page, ps.twin_interval, ctx);
+        if (ps.has_twin()) make_diff(ns, page, ps.twin_interval, ctx);
         charge_lazy_diff(ns, page, ctx);
         const std::uint32_t r = page_region_[raw(page)];
         ns.regions[r].access[raw(page) - regions_[r].first_page] = static_cast<std::uint8_t>(Access::None);

@@ -222,6 +222,7 @@ class Runtime {
 
  private:
   struct PageState;
+  struct OwnDiff;
   struct NodeState;
   struct LockManagerState;
   struct BarrierState;
@@ -274,6 +275,13 @@ class Runtime {
 
   // shared helpers
   const Diff& make_diff(NodeState& ns, PageId page, std::uint32_t interval, emu::WorkContext* ctx);
+  // Twins and deferred diffs (twins_and_diffs.cpp).
+  std::uint32_t defer_diff(NodeState& ns, PageId page);
+  const Diff& encode_deferred(NodeState& ns, OwnDiff& own);
+  void release_deferred(NodeState& ns, OwnDiff& own);
+  void charge_new_diff(NodeState& ns, PageState& ps, DiffSize size, emu::WorkContext* ctx);
+  void drop_twin(NodeState& ns, PageState& ps);
+  static std::vector<std::byte> spare_diff_buffer(NodeState& ns);
   // The PP's software cost of a diff of `words` changed words in `runs` runs (treadmarks).
   [[nodiscard]] emu::Duration diff_cost(std::size_t words, std::size_t runs) const;
   // dsm.lazy_diffs: the diff TreadMarks makes of a page now (request, invalidation) is charged.

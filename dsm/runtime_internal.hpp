@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "dsm/page_buffers.hpp"
 #include "dsm/runtime.hpp"
 
 namespace ncp2::dsm {
@@ -71,11 +72,25 @@ inline std::string barrier_name(std::uint32_t id) {
   return fmt::format("barrier {}", id);
 }
 
+// One of a node's diffs of a page (PageState::diffs).
+struct Runtime::OwnDiff {
+  std::uint32_t interval = 0;
+  Diff diff;  // the encoding (empty while deferred)
+  // A deferred diff (made at the page's next first write, encoded only if requested): buffers
+  // of NodeState::twins with the page at the interval's start (its twin) and end (the next
+  // twin); kNone once encoded.
+  std::uint32_t before = PageBuffers::kNone;
+  std::uint32_t after = PageBuffers::kNone;
+  [[nodiscard]] bool deferred() const { return before != PageBuffers::kNone; }
+};
+
 struct Runtime::PageState {
-  bool held = false;                // this node has a copy (possibly stale)
-  std::byte* shown_as = nullptr;    // Runtime::show_page_as: the bytes that stand for the page
-  std::vector<std::byte> twin;      // pre-write copy (ncp2: stands for the CP's write log)
+  bool held = false;              // this node has a copy (possibly stale)
+  std::byte* shown_as = nullptr;  // Runtime::show_page_as: the bytes that stand for the page
+  // Pre-write copy, a buffer of NodeState::twins (ncp2: stands for the CP's write log).
+  std::uint32_t twin = PageBuffers::kNone;
   std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
+  [[nodiscard]] bool has_twin() const { return twin != PageBuffers::kNone; }
   // dsm.lazy_diffs (treadmarks): TreadMarks would still hold an undiffed twin of this page, kept
   // across intervals until a diff is requested or the page is invalidated; the host's per-interval
   // diffs made meanwhile were not charged, their sizes wait here for the diff TreadMarks makes.
@@ -83,10 +98,6 @@ struct Runtime::PageState {
   std::uint32_t uncharged_words = 0;
   std::uint32_t uncharged_runs = 0;
   std::vector<std::pair<NodeId, std::uint32_t>> notices;  // (writer, interval) not yet applied
-  struct OwnDiff {
-    std::uint32_t interval = 0;
-    Diff diff;
-  };
   // This node's diffs of the page, one per own interval that wrote it, until a GC. Kept with the
   // page (few per page; capacity reused after a GC) instead of in a hash map: no node allocation
   // and no hashing per diff.
@@ -140,7 +151,7 @@ struct Runtime::NodeState {
   std::vector<ReceivedDiff> received;
   std::vector<std::byte> receive_buffer;                   // the received diffs' bytes, capacity reused
   std::vector<std::byte> reply_buffer;                     // a diff reply under construction, capacity reused
-  std::vector<std::vector<std::byte>> spare_twins;         // twin buffers to reuse
+  PageBuffers twins;                                       // twins, shared with deferred diffs
   std::vector<std::vector<std::byte>> spare_diff_buffers;  // diff encodings discarded by a GC, to reuse
   std::vector<emu::Message*> fanout;                       // requests a LOCAL_*_REQUEST command sends (ncp2)
   bool release_gc = false;

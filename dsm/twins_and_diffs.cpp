@@ -11,41 +11,106 @@ namespace ncp2::dsm {
 using emu::Message;
 using emu::WorkContext;
 
-// The diff of `page` for own interval `interval`, created from the twin if not yet done. On the
-// treadmarks machine software does it on the PP (cost per word); on ncp2 the CP's hardware does
-// it (its command cost covers it). The reference stays valid until the page's next diff is made.
+// The diff of `page` for own interval `interval`, created from the twin if not yet done, encoded
+// if it was deferred. On the treadmarks machine software does it on the PP (cost per word); on
+// ncp2 the CP's hardware does it (its command cost covers it). The reference stays valid until
+// the page's next diff is made.
 const Diff& Runtime::make_diff(NodeState& ns, PageId page, std::uint32_t interval, WorkContext* ctx) {
   PageState& ps = ns.pages[raw(page)];
-  for (const auto& own : ps.diffs)
-    if (own.interval == interval) return own.diff;
-  if (ps.twin.empty() || ps.twin_interval != interval)
+  for (auto& own : ps.diffs)
+    if (own.interval == interval) return encode_deferred(ns, own);
+  if (!ps.has_twin() || ps.twin_interval != interval)
     throw std::logic_error(fmt::format("node {} has no diff and no twin for page {} interval {}",
                                        emu::index(ns.id), raw(page), interval));
-  std::vector<std::byte> storage;
-  if (!ns.spare_diff_buffers.empty()) {
-    storage = std::move(ns.spare_diff_buffers.back());
-    ns.spare_diff_buffers.pop_back();
+  Diff d = Diff::between(ns.twins.bytes(ps.twin), page_bytes(ns.id, page), config_.memory.word_size,
+                         spare_diff_buffer(ns));
+  charge_new_diff(ns, ps, DiffSize{d.runs(), d.words()}, ctx);
+  drop_twin(ns, ps);
+  ++ns.stats.diffs_created;
+  ns.diff_bytes += d.modeled_bytes();  // the machine's word-run size, not the byte masks (diff.hpp)
+  ps.diffs.push_back({interval, std::move(d)});
+  return ps.diffs.back().diff;
+}
+
+// A page's first write in an interval while its twin still separates an older interval's writes:
+// that interval's diff is made as make_diff would (same sizes, charges and moment), but only its
+// size is computed, in the pass that copies the page into the new twin; the diff keeps the old
+// twin and the new one (the page as the interval left it) and is encoded if someone asks for it.
+// Returns the new twin's buffer, one holder for the caller.
+std::uint32_t Runtime::defer_diff(NodeState& ns, PageId page) {
+  PageState& ps = ns.pages[raw(page)];
+  const int ws = config_.memory.word_size;
+  const std::uint32_t before = ps.twin;
+  const std::uint32_t after = ns.twins.acquire(page_size_);
+  const DiffSize size =
+      Diff::size_and_copy(ns.twins.bytes(before), page_bytes(ns.id, page), ws, ns.twins.bytes(after));
+  OwnDiff own;
+  own.interval = ps.twin_interval;
+  if (size.modeled_bytes(ws) * 4 < page_size_) {
+    // A small diff is encoded now, from the two twins still in cache: a deferred diff holds a
+    // page-sized buffer, and the GC threshold bounds the diffs' modeled bytes, so deferring only
+    // diffs of a quarter page or more keeps the host memory within 4 x that bound.
+    own.diff = Diff::between(ns.twins.bytes(before), ns.twins.bytes(after), ws, spare_diff_buffer(ns));
+  } else {
+    // The diff's own holds: a handler run while the PP is charged the diff may take the twin (and
+    // make this interval's diff itself, as it would have before).
+    own.before = before;
+    own.after = after;
+    ns.twins.retain(before);
+    ns.twins.retain(after);
   }
-  Diff d = Diff::between(ps.twin, page_bytes(ns.id, page), config_.memory.word_size, std::move(storage));
+  charge_new_diff(ns, ps, size, nullptr);
+  drop_twin(ns, ps);
+  ++ns.stats.diffs_created;
+  ns.diff_bytes += size.modeled_bytes(ws);
+  ps.diffs.push_back(std::move(own));
+  return after;
+}
+
+const Diff& Runtime::encode_deferred(NodeState& ns, OwnDiff& own) {
+  if (!own.deferred()) return own.diff;
+  own.diff = Diff::between(ns.twins.bytes(own.before), ns.twins.bytes(own.after), config_.memory.word_size,
+                           spare_diff_buffer(ns));
+  release_deferred(ns, own);
+  return own.diff;
+}
+
+void Runtime::release_deferred(NodeState& ns, OwnDiff& own) {
+  if (!own.deferred()) return;
+  ns.twins.release(own.before);
+  ns.twins.release(own.after);
+  own.before = PageBuffers::kNone;
+  own.after = PageBuffers::kNone;
+}
+
+// A new diff's cost: lazily added to what the diff TreadMarks makes later will be charged;
+// otherwise on the PP (treadmarks; on ncp2 the CP's command cost covers it).
+void Runtime::charge_new_diff(NodeState& ns, PageState& ps, DiffSize size, WorkContext* ctx) {
   if (lazy_diffs()) {
-    // Charged when TreadMarks would make it (charge_lazy_diff), with the sizes of all it covers.
-    ps.uncharged_words += static_cast<std::uint32_t>(d.words());
-    ps.uncharged_runs += static_cast<std::uint32_t>(d.runs());
+    ps.uncharged_words += static_cast<std::uint32_t>(size.words);
+    ps.uncharged_runs += static_cast<std::uint32_t>(size.runs);
   } else if (!cluster_.has_cp()) {
-    const emu::Duration cost = diff_cost(d.words(), d.runs());
+    const emu::Duration cost = diff_cost(size.words, size.runs);
     if (ctx)
       ctx->spend(cost);
     else
       ns.pp->compute(cost);
   }
-  ps.twin.clear();
-  ns.spare_twins.push_back(std::move(ps.twin));
-  ps.twin = {};
+}
+
+void Runtime::drop_twin(NodeState& ns, PageState& ps) {
+  if (ps.has_twin()) ns.twins.release(ps.twin);
+  ps.twin = PageBuffers::kNone;
   ps.twin_interval = 0;
-  ++ns.stats.diffs_created;
-  ns.diff_bytes += d.modeled_bytes();  // the machine's word-run size, not the byte masks (diff.hpp)
-  ps.diffs.push_back({interval, std::move(d)});
-  return ps.diffs.back().diff;
+}
+
+std::vector<std::byte> Runtime::spare_diff_buffer(NodeState& ns) {
+  std::vector<std::byte> storage;
+  if (!ns.spare_diff_buffers.empty()) {
+    storage = std::move(ns.spare_diff_buffers.back());
+    ns.spare_diff_buffers.pop_back();
+  }
+  return storage;
 }
 
 emu::Duration Runtime::diff_cost(std::size_t words, std::size_t runs) const {
@@ -183,14 +248,17 @@ void Runtime::begin_write(NodeState& ns, PageId page) {
   const std::uint32_t current = ns.vt[me] + 1;
   const bool software = !cluster_.has_cp();
   if (software) ns.pp->compute(config_.dsm.fault_trap);  // write-protection fault
-  if (!ps.twin.empty() && ps.twin_interval != current) make_diff(ns, page, ps.twin_interval, nullptr);
-  if (ps.twin.empty()) {
-    const auto bytes = page_bytes(ns.id, page);
-    if (!ns.spare_twins.empty()) {
-      ps.twin = std::move(ns.spare_twins.back());
-      ns.spare_twins.pop_back();
+  std::uint32_t copy = PageBuffers::kNone;               // a buffer already holding the page, if any
+  if (ps.has_twin() && ps.twin_interval != current) copy = defer_diff(ns, page);
+  if (ps.has_twin()) {
+    if (copy != PageBuffers::kNone) ns.twins.release(copy);  // not reached: defer_diff drops the twin
+  } else {
+    if (copy == PageBuffers::kNone) {
+      const auto bytes = page_bytes(ns.id, page);
+      copy = ns.twins.acquire(bytes.size());
+      std::ranges::copy(bytes, ns.twins.bytes(copy).begin());
     }
-    ps.twin.assign(bytes.begin(), bytes.end());
+    ps.twin = copy;
     ps.twin_interval = current;
     ++ns.stats.twins;
     // Lazily, TreadMarks still has the twin it made at an earlier interval's first write.
