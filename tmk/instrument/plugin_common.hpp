@@ -11,6 +11,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 namespace ncp2_plugin {
 
@@ -84,6 +85,52 @@ inline bool should_check_accesses(const llvm::Function& F,
   if (F.hasPersonalityFn() && isFuncletEHPersonality(classifyEHPersonality(F.getPersonalityFn())))
     return false;
   return !OptOut.contains(&F);
+}
+
+// The runtime's `unsigned long long Name` (8-byte aligned), declared in the module.
+inline llvm::Constant* runtime_u64(llvm::Module& M, llvm::StringRef Name) {
+  using namespace llvm;
+  Constant* C = M.getOrInsertGlobal(Name, Type::getInt64Ty(M.getContext()));
+  if (auto* GV = dyn_cast<GlobalVariable>(C); GV != nullptr && GV->isDeclaration())
+    GV->setAlignment(Align(8));
+  return C;
+}
+
+// The runtime's `void Name(unsigned long long address, unsigned long long size)`, nounwind.
+inline llvm::FunctionCallee runtime_address_size_call(llvm::Module& M, llvm::StringRef Name) {
+  using namespace llvm;
+  Type* I64 = Type::getInt64Ty(M.getContext());
+  FunctionCallee F =
+      M.getOrInsertFunction(Name, FunctionType::get(Type::getVoidTy(M.getContext()), {I64, I64}, false));
+  if (auto* Fn = dyn_cast<Function>(F.getCallee()); Fn != nullptr && Fn->isDeclaration())
+    Fn->addFnAttr(Attribute::NoUnwind);
+  return F;
+}
+
+// Defines `const char Name = 1` (weak_odr, kept) in the module, in `Section` if given: the runtime
+// tells an instrumented program by its address (a weak reference).
+inline void define_marker(llvm::Module& M, llvm::StringRef Name, llvm::StringRef Section = {}) {
+  using namespace llvm;
+  auto* I8 = Type::getInt8Ty(M.getContext());
+  auto* G = dyn_cast<GlobalVariable>(M.getOrInsertGlobal(Name, I8));
+  if (G == nullptr || !G->isDeclaration()) return;  // defined already (or not ours to define)
+  G->setConstant(true);
+  G->setInitializer(ConstantInt::get(I8, 1));
+  G->setLinkage(GlobalValue::WeakODRLinkage);
+  if (!Section.empty()) G->setSection(Section);
+  appendToCompilerUsed(M, {G});
+}
+
+// Every instruction of the functions whose accesses get checks, handed to `Collect` (collected
+// first, instrumented after: instrumenting splits the blocks being walked).
+template <typename Collect>
+void for_each_checked_instruction(llvm::Module& M, llvm::StringRef OptOutAnnotation, Collect&& collect) {
+  const auto OptOut = annotated_functions(M, OptOutAnnotation);
+  for (llvm::Function& F : M) {
+    if (!should_check_accesses(F, OptOut, OptOutAnnotation)) continue;
+    for (llvm::BasicBlock& BB : F)
+      for (llvm::Instruction& I : BB) collect(I);
+  }
 }
 
 }  // namespace ncp2_plugin

@@ -76,50 +76,19 @@ class RaceInstrumenter {
         Ctx_(M.getContext()),
         DL_(M.getDataLayout()),
         I64_(Type::getInt64Ty(Ctx_)),
-        Bytes_(bytes_global()),
-        Read_(callee(kReadName)),
-        Write_(callee(kWriteName)) {}
+        Bytes_(ncp2_plugin::runtime_u64(M, kBytesName)),
+        Read_(ncp2_plugin::runtime_address_size_call(M, kReadName)),
+        Write_(ncp2_plugin::runtime_address_size_call(M, kWriteName)) {}
 
   void run() {
-    define_marker();
-    const auto OptOut = ncp2_plugin::annotated_functions(M_, kOptOutAnnotation);
+    ncp2_plugin::define_marker(M_, kMarkerName, kMarkerSection);
     std::vector<Access> Accesses;
-    for (Function& F : M_) {
-      if (!ncp2_plugin::should_check_accesses(F, OptOut, kOptOutAnnotation)) continue;
-      for (BasicBlock& BB : F)
-        for (Instruction& I : BB) collect(I, Accesses);
-    }
-    // Collected first: instrumenting splits the blocks being walked.
+    ncp2_plugin::for_each_checked_instruction(M_, kOptOutAnnotation,
+                                              [&](Instruction& I) { collect(I, Accesses); });
     for (const Access& A : Accesses) instrument(A);
   }
 
  private:
-  Constant* bytes_global() {
-    Constant* C = M_.getOrInsertGlobal(kBytesName, I64_);
-    if (auto* GV = dyn_cast<GlobalVariable>(C); GV != nullptr && GV->isDeclaration())
-      GV->setAlignment(Align(8));
-    return C;
-  }
-
-  FunctionCallee callee(StringRef Name) {
-    FunctionCallee F =
-        M_.getOrInsertFunction(Name, FunctionType::get(Type::getVoidTy(Ctx_), {I64_, I64_}, false));
-    if (auto* Fn = dyn_cast<Function>(F.getCallee()); Fn != nullptr && Fn->isDeclaration())
-      Fn->addFnAttr(Attribute::NoUnwind);
-    return F;
-  }
-
-  void define_marker() {
-    auto* I8 = Type::getInt8Ty(Ctx_);
-    auto* G = dyn_cast<GlobalVariable>(M_.getOrInsertGlobal(kMarkerName, I8));
-    if (G == nullptr || !G->isDeclaration()) return;  // defined already (or not ours to define)
-    G->setConstant(true);
-    G->setInitializer(ConstantInt::get(I8, 1));
-    G->setLinkage(GlobalValue::WeakODRLinkage);
-    G->setSection(kMarkerSection);
-    appendToCompilerUsed(M_, {G});
-  }
-
   void add(Instruction& I, Value* Pointer, Value* Size, bool Write, std::vector<Access>& Out) const {
     if (Size == nullptr || ncp2_plugin::is_private(Pointer)) return;
     Out.push_back({&I, Pointer, Size, Write, ncp2_plugin::line_for(I)});

@@ -72,6 +72,14 @@ struct Store {
   DebugLoc Loc;
 };
 
+// __ncp2_tmk_write_guard: also cold (its calls sit out of line).
+FunctionCallee guard_callee(Module& M) {
+  FunctionCallee F = ncp2_plugin::runtime_address_size_call(M, kGuardName);
+  if (auto* Fn = dyn_cast<Function>(F.getCallee()); Fn != nullptr && Fn->isDeclaration())
+    Fn->addFnAttr(Attribute::Cold);
+  return F;
+}
+
 class WriteGuards {
  public:
   explicit WriteGuards(Module& M)
@@ -80,49 +88,18 @@ class WriteGuards {
         DL_(M.getDataLayout()),
         I8_(Type::getInt8Ty(Ctx_)),
         I64_(Type::getInt64Ty(Ctx_)),
-        Bytes_(bytes_global()),
-        Guard_(guard_callee()) {}
+        Bytes_(ncp2_plugin::runtime_u64(M, kBytesName)),
+        Guard_(guard_callee(M)) {}
 
   void run() {
-    define_marker();
-    const auto OptOut = ncp2_plugin::annotated_functions(M_, kOptOutAnnotation);
+    ncp2_plugin::define_marker(M_, kMarkerName);
     std::vector<Store> Stores;
-    for (Function& F : M_) {
-      if (!ncp2_plugin::should_check_accesses(F, OptOut, kOptOutAnnotation)) continue;
-      for (BasicBlock& BB : F)
-        for (Instruction& I : BB) collect(I, Stores);
-    }
-    // Collected first: instrumenting splits the blocks being walked.
+    ncp2_plugin::for_each_checked_instruction(M_, kOptOutAnnotation,
+                                              [&](Instruction& I) { collect(I, Stores); });
     for (const Store& S : Stores) instrument(S);
   }
 
  private:
-  Constant* bytes_global() {
-    Constant* C = M_.getOrInsertGlobal(kBytesName, I64_);
-    if (auto* GV = dyn_cast<GlobalVariable>(C); GV != nullptr && GV->isDeclaration())
-      GV->setAlignment(Align(8));
-    return C;
-  }
-
-  FunctionCallee guard_callee() {
-    FunctionCallee F =
-        M_.getOrInsertFunction(kGuardName, FunctionType::get(Type::getVoidTy(Ctx_), {I64_, I64_}, false));
-    if (auto* Fn = dyn_cast<Function>(F.getCallee()); Fn != nullptr && Fn->isDeclaration()) {
-      Fn->addFnAttr(Attribute::NoUnwind);
-      Fn->addFnAttr(Attribute::Cold);
-    }
-    return F;
-  }
-
-  void define_marker() {
-    auto* G = dyn_cast<GlobalVariable>(M_.getOrInsertGlobal(kMarkerName, I8_));
-    if (G == nullptr || !G->isDeclaration()) return;  // defined already (or not ours to define)
-    G->setConstant(true);
-    G->setInitializer(ConstantInt::get(I8_, 1));
-    G->setLinkage(GlobalValue::WeakODRLinkage);
-    appendToCompilerUsed(M_, {G});
-  }
-
   void add(Instruction& I, unsigned Operand, Value* Size, bool Range, std::vector<Store>& Out) const {
     if (Size == nullptr || ncp2_plugin::is_private(I.getOperand(Operand))) return;
     Out.push_back({&I, Operand, Size, Range, ncp2_plugin::line_for(I)});

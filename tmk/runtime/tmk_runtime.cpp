@@ -27,9 +27,11 @@
 
 #include "tmk.h"
 #include "tmk/channel.hpp"
+#include "tmk/runtime/die.hpp"
 #include "write_guards.hpp"
 
 using ncp2::tmk::Channel;
+using ncp2::tmk::die;
 using ncp2::tmk::Protection;
 using ncp2::tmk::Request;
 using ncp2::tmk::Turn;
@@ -77,14 +79,6 @@ struct AccessLog {
   unsigned page_shift = 12;
 };
 AccessLog g_log;  // NOLINT: the process's one log
-
-[[noreturn]] void die(const char* message) {
-  const char prefix[] = "ncp2 tmk runtime: ";
-  (void)!write(STDERR_FILENO, prefix, sizeof(prefix) - 1);
-  (void)!write(STDERR_FILENO, message, std::strlen(message));
-  (void)!write(STDERR_FILENO, "\n", 1);
-  _exit(70);
-}
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, nullptr, nullptr, 0);

@@ -1,6 +1,8 @@
 // The runtime's side of ncp2-cc's write guards (write_guards.hpp).
 #include "write_guards.hpp"
 
+#include "tmk/runtime/die.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -41,14 +43,6 @@ constexpr unsigned char kNotWritable = 0;
 constexpr unsigned char kWritable = 1;
 constexpr unsigned char kLocalWriteFault = 2;  // Protection::ReadLocalWrite
 constexpr std::size_t kNone = ~std::size_t{0};
-
-[[noreturn]] void die(const char* message) {
-  const char prefix[] = "ncp2 tmk runtime: ";
-  (void)!write(STDERR_FILENO, prefix, sizeof(prefix) - 1);
-  (void)!write(STDERR_FILENO, message, std::strlen(message));
-  (void)!write(STDERR_FILENO, "\n", 1);
-  _exit(70);
-}
 
 int prot_of(Protection p) {
   if (p == Protection::ReadWrite) return PROT_READ | PROT_WRITE;
