@@ -13,6 +13,7 @@
 //   ncp2_bench_emulator --traffic=barrier|pingpong --nodes=N --rounds=R
 //                       [--machine=ncp2|treadmarks] [--repeat=K]
 //   -> ours pattern=barrier machine=ncp2 nodes=8 rounds=R messages=M wall_s=X msgs_per_s=Y sim_s=Z
+//      events_per_message=E (kernel events over messages: the floor argument of docs/performance.md)
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -341,10 +342,12 @@ int traffic_mode(int argc, char** argv) {
   TrafficResult best;
   if (!best_of(config, options, args.repeat, best_wall, best)) return 1;
   std::printf(
-      "ours pattern=%s machine=%s nodes=%d rounds=%d messages=%llu wall_s=%.6f msgs_per_s=%.0f sim_s=%.9f\n",
+      "ours pattern=%s machine=%s nodes=%d rounds=%d messages=%llu wall_s=%.6f msgs_per_s=%.0f sim_s=%.9f "
+      "events_per_message=%.2f\n",
       options.pattern == TrafficPattern::Barrier ? "barrier" : "pingpong", args.machine_name.c_str(), nodes,
       args.rounds, static_cast<unsigned long long>(best.messages), best_wall,
-      static_cast<double>(best.messages) / best_wall, static_cast<double>(to_ps(best.run.end_time)) * 1e-12);
+      static_cast<double>(best.messages) / best_wall, static_cast<double>(to_ps(best.run.end_time)) * 1e-12,
+      best.messages ? static_cast<double>(best.run.events) / static_cast<double>(best.messages) : 0.0);
   return 0;
 }
 
