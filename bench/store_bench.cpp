@@ -193,6 +193,18 @@ void floor_column(const void* rows, std::size_t index, int column, sqlite3_conte
   sqlite3_result_int64(out, static_cast<const FloorRow*>(rows)[index][static_cast<std::size_t>(column)]);
 }
 
+// A new database file for a floor benchmark (any old one removed), with the pragmas the floors
+// write under, then `extra`.
+ncp2::carnival::sql::Db fresh_floor_db(const std::string& path, const std::string& extra) {
+  std::filesystem::remove(path);
+  ncp2::carnival::sql::Db db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+  db.exec(
+      "PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
+      "PRAGMA locking_mode = EXCLUSIVE" +
+      extra);
+  return db;
+}
+
 void BM_SqliteFloorRowSource(benchmark::State& state) {
   const int columns = static_cast<int>(state.range(0));
   const std::string path = bench_path();
@@ -208,12 +220,8 @@ void BM_SqliteFloorRowSource(benchmark::State& state) {
   }
   for (auto _ : state) {
     state.PauseTiming();
-    std::filesystem::remove(path);
     {
-      ncp2::carnival::sql::Db db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-      db.exec(
-          "PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
-          "PRAGMA locking_mode = EXCLUSIVE");
+      const ncp2::carnival::sql::Db db = fresh_floor_db(path, "");
       db.exec(create + ")");
       ncp2::carnival::sql::RowSource source(db, "floor_rows", names, floor_column);
       ncp2::carnival::sql::Stmt insert(db, "INSERT INTO t SELECT * FROM floor_rows");
@@ -257,12 +265,8 @@ void BM_SqliteFloorWaitRows(benchmark::State& state) {
   constexpr std::size_t kBatch = 50'000;
   for (auto _ : state) {
     state.PauseTiming();
-    std::filesystem::remove(path);
     {
-      ncp2::carnival::sql::Db db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-      db.exec(
-          "PRAGMA page_size = 8192; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF; "
-          "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -65536");
+      const ncp2::carnival::sql::Db db = fresh_floor_db(path, "; PRAGMA cache_size = -65536");
       db.exec(table);
       ncp2::carnival::sql::RowSource source(db, "floor_wait_rows", wait_row_columns(), wait_row_column);
       ncp2::carnival::sql::Stmt insert(db, "INSERT INTO waits SELECT 1, * FROM floor_wait_rows");
