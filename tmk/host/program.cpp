@@ -76,6 +76,7 @@ class ProgramInstance final : public workloads::Instance {
   bool handle(Node& node, dsm::Process& p);  // false once the node has exited
   void startup(Node& node, dsm::Process& p);
   void charge(Node& node, dsm::Process& p, std::uint64_t icount);
+  void charge_until(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address, std::uint64_t icount);
   void merge_accesses(Node& node, dsm::Process& p);
   void apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end, std::uint32_t samples_end);
   void replay_deferred_faults(Node& node, dsm::Process& p);
@@ -295,6 +296,17 @@ void ProgramInstance::replay_deferred_faults(Node& node, dsm::Process& p) {
   apply_events(node, p, UINT32_MAX, UINT32_MAX);
 }
 
+// The computation up to a request (or a deferred fault) at `pc` (a return address, or a fault's own
+// instruction): without annotations it goes to the requesting function.
+void ProgramInstance::charge_until(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address,
+                                   std::uint64_t icount) {
+  if (node.annotations.empty() && pc != 0) {
+    const ProgramSites::Sites& sites = sites_at(node, return_address ? pc - 1 : pc);
+    if (sites.function != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.function);
+  }
+  charge(node, p, icount);
+}
+
 // One deferred write fault, as handle() runs a fault request.
 void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& fault) {
   dsm::Runtime& runtime = p.runtime();
@@ -303,11 +315,7 @@ void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& f
     abort_run(node, fmt::format("took the write fault of address {:#x} at once, but it was not a local fault "
                                 "(an emulator error, please report it)",
                                 fault.address));
-  if (node.annotations.empty() && fault.pc != 0) {
-    const ProgramSites::Sites& sites = sites_at(node, fault.pc);
-    if (sites.function != 0) runtime.cluster().pp(p.node()).set_scope(sites.function);
-  }
-  charge(node, p, fault.icount);
+  charge_until(node, p, fault.pc, false, fault.icount);
   attribute(node, p, fault.pc, false);
   runtime.fault(p.node(), region_, page, dsm::Access::Write);
   enclosing_scope(node, p);
@@ -351,12 +359,7 @@ void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, b
 bool ProgramInstance::handle(Node& node, dsm::Process& p) {
   Channel& c = node.process->channel();
   replay_deferred_faults(node, p);
-  if (node.annotations.empty() && c.pc != 0) {
-    // Without annotations the computation before a request goes to the requesting function.
-    const ProgramSites::Sites& sites = sites_at(node, c.request == Request::Fault ? c.pc : c.pc - 1);
-    if (sites.function != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.function);
-  }
-  charge(node, p, c.icount);
+  charge_until(node, p, c.pc, c.request != Request::Fault, c.icount);
   merge_accesses(node, p);
   c.result = 0;
   switch (c.request) {

@@ -86,7 +86,8 @@ long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value) {
 
 void apply_protections(const Channel& c) {
   namespace guards = ncp2::tmk::guards;
-  const std::size_t host_pages_per_page = g.page_bytes / 4096;
+  const std::size_t host_pages_per_page =
+      g.page_bytes >> ncp2::tmk::kWriteTablePageShift;  // guards: per 4 KiB
   for (std::uint32_t i = 0; i < c.protection_runs; ++i) {
     const auto& run = c.run[i];
     if (guards::active()) {
