@@ -15,7 +15,7 @@
 #include <cstring>
 #include <vector>
 
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 #include "dsm/process.hpp"
 #include "dsm/runtime.hpp"
 #include "emulator/cluster.hpp"
@@ -149,9 +149,9 @@ void BM_DiffFetch_Copies(benchmark::State& state) {
     std::byte* w = writer.data() + page * 4096;
     std::memcpy(twin.data(), w, 4096);
     w[24] = std::byte{static_cast<unsigned char>(page)};
-    const dsm::Diff d = dsm::Diff::between(twin, std::span<const std::byte>(w, 4096), 4);
+    const lrc::Diff d = lrc::Diff::between(twin, std::span<const std::byte>(w, 4096), 4);
     reply.assign(d.encoded().begin(), d.encoded().end());
-    const dsm::Diff back = dsm::Diff::decode(reply, 4);
+    const lrc::Diff back = lrc::Diff::decode(reply, 4);
     back.apply_to(std::span<std::byte>(reader.data() + page * 4096, 4096));
     benchmark::ClobberMemory();
     page = (page + 1) % kPages;
@@ -190,7 +190,7 @@ void BM_DiffBetween(benchmark::State& state) {
   const auto page = rewritten(twin, state.range(0));
   std::vector<std::byte> storage;
   for (auto _ : state) {
-    dsm::Diff d = dsm::Diff::between(twin, page, 4, std::move(storage));
+    lrc::Diff d = lrc::Diff::between(twin, page, 4, std::move(storage));
     benchmark::DoNotOptimize(d.encoded().data());
     storage = std::move(d).take_storage();
   }
@@ -201,7 +201,7 @@ BENCHMARK(BM_DiffBetween)->Arg(0)->Arg(1)->ArgName("pattern");
 void BM_DiffApply(benchmark::State& state) {
   const auto twin = twin_page();
   const auto page = rewritten(twin, state.range(0));
-  const dsm::Diff d = dsm::Diff::between(twin, page, 4);
+  const lrc::Diff d = lrc::Diff::between(twin, page, 4);
   std::vector<std::byte> reader = twin;
   for (auto _ : state) {
     d.apply_to(reader);
@@ -229,9 +229,9 @@ void BM_NextTwin(benchmark::State& state) {
   std::size_t p = 0;
   for (auto _ : state) {
     if (fused) {
-      benchmark::DoNotOptimize(dsm::Diff::size_and_copy(twins[p], written[p], 4, next[p]));
+      benchmark::DoNotOptimize(lrc::Diff::size_and_copy(twins[p], written[p], 4, next[p]));
     } else {
-      dsm::Diff d = dsm::Diff::between(twins[p], written[p], 4, std::move(storage));
+      lrc::Diff d = lrc::Diff::between(twins[p], written[p], 4, std::move(storage));
       benchmark::DoNotOptimize(d.encoded().data());
       storage = std::move(d).take_storage();
       std::memcpy(next[p].data(), written[p].data(), 4096);

@@ -1,5 +1,6 @@
-// Barriers: every node sends its arrival (with its new intervals) to the manager, which answers
-// each with the intervals it has not seen. 2(n-1) messages.
+// Barriers on the emulated machine: every node sends its arrival (with its new intervals) to the
+// manager, whose handler (lrc::BarrierManager) answers each with the intervals it has not seen.
+// 2(n-1) messages.
 #include "dsm/runtime.hpp"
 
 #include <algorithm>
@@ -27,27 +28,28 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
   if (spans_) [[unlikely]]
     close_spans(ns.id, Operation::Barrier, raw(barrier));
   ns.pp->compute(config_.dsm.protocol_handler);
-  close_interval(ns);
-  const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
-  const std::size_t usage = usage_bytes(ns);
-  const VectorTime& last_seen = barrier_.arrival_vt[static_cast<std::size_t>(emu::index(ns.id))];
+  Costs costs(*this, ns, nullptr);
+  ns.lrc.close_interval(costs);
+  const NodeId manager = protocol_.barrier_manager;
+  const std::size_t usage = ns.lrc.usage();
+  const VectorTime& vt = ns.lrc.vt();
   if (ns.id == manager) {
     ns.wait_start = kernel_.now();
     ns.pp->set_in_wait(true);
     ns.chain.clear();
     ns.chain.add(ns.wait_start, StampPoint::WaitBegin, Resource::PP, ns.id);
-    record_arrival(nullptr, ns.id, barrier, ns.vt, usage, nullptr);
+    record_arrival(nullptr, ns.id, barrier, vt, usage, nullptr);
   } else {
     Message* m = new_message(ns.id, manager, kBarrierArrival,
-                             16 + 4 * ns.vt.size() + intervals_bytes(last_seen, ns.vt));
+                             16 + 4 * vt.size() + history_.bytes_between(ns.lrc.vt_at_release(), vt));
     m->words[0] = raw(barrier);
     m->words[1] = usage;
-    encode_vt(m->data, ns.vt);
+    encode_vt(m->data, vt);
     send_request(ns, m, LocalCommand::SendMessage);
   }
   wait_until_done(ns, Operation::Barrier, raw(barrier));
   if (races_) races_->barrier_depart(ns.id);
-  ++ns.stats.barriers;
+  ns.lrc.count_barrier();
   if (ns.release_gc && allow_gc) {
     ns.release_gc = false;
     run_gc(ns);
@@ -74,54 +76,35 @@ void Runtime::on_barrier_arrival(WorkContext& ctx, Message* m) {
 
 void Runtime::record_arrival(WorkContext* ctx, NodeId from, BarrierId barrier, const VectorTime& vt,
                              std::size_t usage, Message* m) {
-  auto& b = barrier_;
-  if (b.arrived == 0) {
-    b.id = barrier;
-  } else if (b.id != barrier) {
-    throw DsmError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}",
-                               emu::index(from), barrier_name(raw(barrier)), b.arrived,
-                               barrier_name(raw(b.id))));
-  }
-  ++b.arrived;
-  merge_into(b.merged, vt);
-  b.arrival_vt[static_cast<std::size_t>(emu::index(from))] = vt;
-  b.waiting[static_cast<std::size_t>(emu::index(from))] = m;
-  if (usage > static_cast<std::size_t>(config_.dsm.gc_threshold_kb) * 1024 && raw(barrier) < kMaxBarriers)
-    b.gc = true;
-  b.last = from;
+  const bool last = barrier_.arrive(from, barrier, vt, usage);
+  barrier_waiting_[static_cast<std::size_t>(emu::index(from))] = m;
   if (m) m->chain.add(ctx->now(), StampPoint::PpHandlerEnd, Resource::PP, ctx->node());
-  if (b.arrived == nodes()) release_barrier(ctx);
+  if (last) release_barrier(ctx);
 }
 
 void Runtime::release_barrier(WorkContext* ctx) {
-  auto& b = barrier_;
-  ++b.episodes;
-  const NodeId manager = emu::node_id(config_.dsm.barrier_manager);
+  const NodeId manager = protocol_.barrier_manager;
   NodeState& mgr = self(manager);
   const emu::TimePoint release_start = ctx ? ctx->now() : kernel_.now();
-  // Take this episode's state and reset the manager for the next one before anything here can
-  // suspend: sending from the manager's fiber computes, and early arrivals for the next episode
-  // may be handled meanwhile.
-  std::vector<Message*> waiting(b.waiting.size(), nullptr);
-  waiting.swap(b.waiting);
-  const VectorTime merged = b.merged;
-  const bool gc = b.gc;
-  const NodeId last = b.last;
-  // What each release carries, from what its node had seen; then the arrival vector times are
-  // overwritten in place (no copy of all of them: n^2 entries, 1 GiB on 16,384 nodes).
-  std::vector<std::size_t> release_bytes(b.arrival_vt.size());
-  for (std::size_t j = 0; j < release_bytes.size(); ++j)
-    release_bytes[j] = 16 + 4 * merged.size() + intervals_bytes(b.arrival_vt[j], merged);
-  for (auto& vt : b.arrival_vt) std::copy(merged.begin(), merged.end(), vt.begin());
-  b.arrived = 0;
-  b.gc = false;
-
+  // Take this episode's state before anything here can suspend: sending from the manager's fiber
+  // computes, and early arrivals for the next episode may be handled meanwhile. What each release
+  // carries: the intervals its node had not seen when it arrived.
+  std::vector<Message*> waiting(barrier_waiting_.size(), nullptr);
+  waiting.swap(barrier_waiting_);
+  std::vector<std::size_t> release_bytes(waiting.size());
+  const lrc::BarrierManager::Release release =
+      barrier_.release([&](NodeId j, const VectorTime& known, const VectorTime& merged) {
+        release_bytes[static_cast<std::size_t>(emu::index(j))] =
+            16 + 4 * merged.size() + history_.bytes_between(known, merged);
+      });
+  const NodeId last = release.last;
   const std::uint32_t last_scope = self(last).pp->worked_scope();  // what the straggler was doing
   if (last != manager) {
     mgr.chain.add(mgr.wait_start, StampPoint::SyncDelayBegin, Resource::PP, last, last_scope);
     mgr.chain.add(release_start, StampPoint::SyncDelayEnd, Resource::PP, last, last_scope);
   }
-  apply_intervals(mgr, merged, ctx);
+  Costs costs(*this, mgr, ctx);
+  mgr.lrc.released(release.merged, costs);
   for (int j = 0; j < nodes(); ++j) {
     Message* m = waiting[static_cast<std::size_t>(j)];
     if (emu::node_id(j) == manager) continue;
@@ -133,22 +116,23 @@ void Runtime::release_barrier(WorkContext* ctx) {
     std::swap(m->source, m->destination);
     m->purpose = kBarrierRelease;
     m->payload_bytes = static_cast<std::uint32_t>(release_bytes[static_cast<std::size_t>(j)]);
-    m->words[1] = gc ? 1 : 0;
-    encode_vt(m->data, merged);
+    m->words[1] = release.collect ? 1 : 0;
+    encode_vt(m->data, release.merged);
     if (ctx)
       send_from_handler(*ctx, m);
     else
       send_from_fiber(mgr, m);
   }
   // The manager itself continues when this handler ends (or at once if it arrived last).
-  mgr.release_gc = gc;
+  mgr.release_gc = release.collect;
   mgr.done = true;
   if (ctx) mgr.pp->wake();
 }
 
 void Runtime::receive_release(WorkContext& ctx, Message* m) {
   NodeState& ns = self(ctx.node());
-  apply_intervals(ns, decode_vt(m->data, ns.vt.size()), &ctx);
+  Costs costs(*this, ns, &ctx);
+  ns.lrc.released(decode_vt(m->data, ns.lrc.vt().size()), costs);
   ns.release_gc = m->words[1] != 0;
   finish_wait(ctx, ns, m);
   cluster_.release(m);

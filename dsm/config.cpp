@@ -106,6 +106,17 @@ const KeyTable<C>& keys() {
 
 }  // namespace
 
+lrc::ProtocolConfig protocol_config(const SystemConfig& config) {
+  lrc::ProtocolConfig p;
+  p.nodes = config.machine.nodes;
+  p.page_size = static_cast<std::size_t>(config.memory.page_size);
+  p.word_size = config.memory.word_size;
+  p.gc_threshold_bytes = static_cast<std::size_t>(config.dsm.gc_threshold_kb) * 1024;
+  p.barrier_manager = emu::node_id(config.dsm.barrier_manager);
+  p.diff_timing = lrc::DiffTiming::Lazy;
+  return p;
+}
+
 SystemConfig default_config(emu::MachineKind kind) {
   using namespace emu::literals;
   SystemConfig c;

@@ -9,6 +9,7 @@
 
 #include "emulator/config.hpp"
 #include "emulator/config_key.hpp"
+#include "lrc/config.hpp"
 
 namespace ncp2::dsm {
 
@@ -57,6 +58,9 @@ struct SystemConfig : emu::MachineConfig {
   CostConfig cost;
   TmkConfig tmk;
 };
+
+// What the protocol core takes of a configuration (its sizes and policies; no costs).
+lrc::ProtocolConfig protocol_config(const SystemConfig& config);
 
 // Built-in defaults: the NCP2 machine, or the same hardware without protocol controllers.
 SystemConfig default_config(emu::MachineKind kind);

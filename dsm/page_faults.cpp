@@ -1,6 +1,9 @@
-// Access faults: a read or write to a page this node lacks or holds stale; fetching a whole page.
-#include "dsm/runtime.hpp"
+// Access faults on the emulated machine: a read or write to a page this node lacks or holds stale,
+// the page fetched from its home, the diffs of its concurrent writers, a first write's twin. The
+// decisions are the core's (lrc::Node); here they become messages, waits and stamps.
+#include <array>
 
+#include "dsm/runtime.hpp"
 #include "dsm/runtime_internal.hpp"
 
 namespace ncp2::dsm {
@@ -12,46 +15,39 @@ void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Ac
   const MeasuredEntry measured(*this, n);
   if (spans_) [[unlikely]]
     check_stale(n);
-  NodeState& ns = self(n);
-  const PageId page{regions_.at(region).first_page + local_page};
-  validate_page(ns, page, wanted);
+  validate_page(self(n), page_of(region, local_page), wanted);
 }
 
 bool Runtime::write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const {
   if (meter_) return false;
-  const NodeState& ns = *nodes_[static_cast<std::size_t>(emu::index(n))];
-  const std::uint32_t page = regions_.at(region).first_page + local_page;
-  const PageState& ps = ns.pages[page];
-  return ns.regions[region].access[local_page] == static_cast<std::uint8_t>(Access::Read) && ps.held &&
-         ps.notices.empty();
+  return nodes_[static_cast<std::size_t>(emu::index(n))]->lrc.write_is_local(page_of(region, local_page));
 }
 
 void Runtime::validate_page(NodeState& ns, PageId page, Access wanted) {
-  PageState& ps = ns.pages[raw(page)];
-  const std::uint32_t r = page_region_[raw(page)];
-  const std::uint32_t local = raw(page) - regions_[r].first_page;
-  if (ns.regions[r].access[local] == static_cast<std::uint8_t>(Access::None)) {
-    OperationScope op(*ns.pp, ps.held ? Operation::DiffFetch : Operation::PageFault);
-    ++ns.stats.page_faults;
+  if (ns.lrc.access(page) == Access::None) {
+    OperationScope op(*ns.pp, ns.lrc.begin_fault(page));
     ns.pp->compute(config_.dsm.fault_trap);
-    if (!ps.held) fetch_page(ns, page);
-    if (!ns.pages[raw(page)].notices.empty()) {
+    if (!ns.lrc.holds(page)) fetch_page(ns, page);
+    if (ns.lrc.has_notices(page)) {
       ns.pp->set_operation(static_cast<std::uint8_t>(Operation::DiffFetch));
       fetch_diffs(ns, page);
     }
-    ns.regions[r].access[local] = static_cast<std::uint8_t>(Access::Read);
-    ns.note_access_change(page);
+    ns.lrc.grant_read(page);
   }
-  if (wanted == Access::Write && ns.regions[r].access[local] != static_cast<std::uint8_t>(Access::Write)) {
+  if (wanted == Access::Write && ns.lrc.access(page) != Access::Write) {
     OperationScope op(*ns.pp, Operation::WriteFault);
     begin_write(ns, page);
   }
 }
 
+void Runtime::begin_write(NodeState& ns, PageId page) {
+  if (!cluster_.has_cp()) ns.pp->compute(config_.dsm.fault_trap);  // the write-protection fault
+  Costs costs(*this, ns, nullptr);
+  ns.lrc.begin_write(page, costs);
+}
+
 void Runtime::fetch_page(NodeState& ns, PageId page) {
-  const NodeId home = page_home(page);
-  ++ns.stats.page_requests;
-  Message* m = new_message(ns.id, home, kPageRequest, 8);
+  Message* m = new_message(ns.id, ns.lrc.request_page(page), kPageRequest, 8);
   m->words[0] = raw(page);
   send_request(ns, m, LocalCommand::PageRequest);
   wait_until_done(ns, Operation::PageFault, raw(page));
@@ -59,7 +55,7 @@ void Runtime::fetch_page(NodeState& ns, PageId page) {
 
 void Runtime::serve_page_request(WorkContext& ctx, Message* m) {
   const PageId page{static_cast<std::uint32_t>(m->words[0])};
-  const auto bytes = page_bytes(ctx.node(), page);
+  const auto bytes = self(ctx.node()).lrc.serve_page(page);
   m->data.assign(bytes.begin(), bytes.end());
   std::swap(m->source, m->destination);
   m->purpose = kPageReply;
@@ -72,10 +68,84 @@ void Runtime::serve_page_request(WorkContext& ctx, Message* m) {
 
 void Runtime::receive_page(WorkContext& ctx, Message* m) {
   NodeState& ns = self(ctx.node());
+  ns.lrc.install_page(PageId{static_cast<std::uint32_t>(m->words[0])}, m->data);
+  finish_wait(ctx, ns, m);
+  cluster_.release(m);
+}
+
+// One request per writer, in node order (deterministic), listing that writer's intervals.
+void Runtime::fetch_diffs(NodeState& ns, PageId page) {
+  const std::span<const lrc::Notice> notices = ns.lrc.plan_diff_fetch(page);
+  ns.fanout.clear();
+  Message* first = nullptr;
+  std::uint32_t writers = 0;
+  for (std::size_t i = 0; i < notices.size();) {
+    std::size_t j = i;
+    while (j < notices.size() && notices[j].writer == notices[i].writer) ++j;
+    Message* m = new_message(ns.id, notices[i].writer, kDiffRequest, 8 + 4 * (j - i));
+    m->words[0] = raw(page);
+    m->data.resize((j - i) * 4);
+    for (std::size_t k = i; k < j; ++k) std::memcpy(m->data.data() + (k - i) * 4, &notices[k].interval, 4);
+    ns.fanout.push_back(m);
+    if (!first) first = m;
+    ++writers;
+    i = j;
+  }
+  ns.outstanding = static_cast<int>(writers);
+  ns.wait_requests = writers;
+  send_request(ns, first, LocalCommand::DiffRequest);
+  wait_until_done(ns, Operation::DiffFetch, raw(page));
+}
+
+void Runtime::serve_diff_request(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  Costs costs(*this, ns, &ctx);
   const PageId page{static_cast<std::uint32_t>(m->words[0])};
-  auto bytes = page_bytes(ns.id, page);
-  std::memcpy(bytes.data(), m->data.data(), page_size_);
-  ns.pages[raw(page)].held = true;
+  const std::size_t count = m->data.size() / 4;
+  std::vector<std::byte>& reply = ns.reply_buffer;
+  reply.clear();
+  // The reply carries the real encodings (with their byte masks) but is charged the word-run sizes.
+  std::size_t modeled = 0;
+  std::size_t diff_bytes = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    std::uint32_t interval;  // read in place: the request's buffer is only replaced below
+    std::memcpy(&interval, m->data.data() + k * 4, 4);
+    const lrc::Diff& d = ns.lrc.diff_for(page, interval, costs);
+    const std::array<std::uint32_t, 2> header = {interval, static_cast<std::uint32_t>(d.encoded_bytes())};
+    const auto* h = reinterpret_cast<const std::byte*>(header.data());
+    reply.insert(reply.end(), h, h + sizeof(header));
+    reply.insert(reply.end(), d.encoded().begin(), d.encoded().end());
+    modeled += sizeof(header) + d.modeled_bytes();
+    diff_bytes += d.modeled_bytes();
+  }
+  ns.lrc.diffs_served(page, diff_bytes, costs);
+  m->data.swap(reply);  // the message's old buffer becomes the next reply buffer
+  std::swap(m->source, m->destination);
+  m->purpose = kDiffReply;
+  m->payload_bytes = static_cast<std::uint32_t>(8 + modeled);
+  send_from_handler(ctx, m);
+  // The writer's PP learns who asked.
+  cluster_.notify_pp(
+      ctx, [](WorkContext&) {}, emu::HandlerTag{true, static_cast<std::uint8_t>(Operation::DiffFetch)});
+}
+
+void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
+  NodeState& ns = self(ctx.node());
+  Costs costs(*this, ns, &ctx);
+  const PageId page{static_cast<std::uint32_t>(m->words[0])};
+  std::size_t at = 0;
+  while (at + 8 <= m->data.size()) {
+    std::array<std::uint32_t, 2> header{};
+    std::memcpy(header.data(), m->data.data() + at, sizeof(header));
+    at += 8;
+    ns.lrc.receive_diff(m->source, header[0], std::span<const std::byte>(m->data.data() + at, header[1]), costs);
+    at += header[1];
+  }
+  if (--ns.outstanding > 0) {
+    cluster_.release(m);
+    return;
+  }
+  ns.lrc.apply_received(page);
   finish_wait(ctx, ns, m);
   cluster_.release(m);
 }

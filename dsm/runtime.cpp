@@ -1,6 +1,7 @@
-// The runtime's core: construction, allocation, messages, and the bookkeeping of a PP's wait
-// (from t0 to its resumption, handed to the wait observers). The protocol's operations live in
-// page_faults.cpp, diffs.cpp, intervals.cpp, locks.cpp, barriers.cpp and garbage_collection.cpp.
+// The emulated transport's core: construction, allocation, messages, and the bookkeeping of a
+// PP's wait (from t0 to its resumption, handed to the wait observers). The protocol's operations
+// live in page_faults.cpp, locks.cpp, barriers.cpp and garbage_collection.cpp (over the core's
+// lrc::Node), their modelled costs in costs.cpp.
 #include "dsm/runtime.hpp"
 
 #include <fmt/format.h>
@@ -18,25 +19,33 @@ using emu::Resource;
 using emu::StampPoint;
 using emu::WorkContext;
 
+namespace {
+lrc::ProtocolConfig protocol_for(const SystemConfig& config, int nodes) {
+  lrc::ProtocolConfig p = protocol_config(config);
+  p.nodes = nodes;
+  return p;
+}
+}  // namespace
+
+Runtime::NodeState::NodeState(Runtime& rt, NodeId node)
+    : id(node),
+      pp(&rt.cluster_.pp(node)),
+      memory(rt.directory_, rt.page_size_),
+      lrc(node, rt.protocol_, rt.history_, rt.directory_, memory),
+      runtime(&rt) {}
+
 Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig& config)
     : kernel_(kernel),
       cluster_(cluster),
       config_(config),
-      page_size_(static_cast<std::size_t>(config.memory.page_size)) {
+      protocol_(protocol_for(config, cluster.size())),
+      page_size_(static_cast<std::size_t>(config.memory.page_size)),
+      history_(static_cast<std::size_t>(cluster.size())),
+      barrier_(protocol_),
+      barrier_waiting_(static_cast<std::size_t>(cluster.size()), nullptr) {
   while ((std::size_t{1} << page_shift_) < page_size_) ++page_shift_;
   const int n = cluster.size();
-  intervals_.resize(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    auto ns = std::make_unique<NodeState>();
-    ns->id = emu::node_id(i);
-    ns->pp = &cluster.pp(emu::node_id(i));
-    ns->vt.assign(static_cast<std::size_t>(n), 0);
-    ns->runtime = this;
-    nodes_.push_back(std::move(ns));
-  }
-  barrier_.merged.assign(static_cast<std::size_t>(n), 0);
-  barrier_.waiting.assign(static_cast<std::size_t>(n), nullptr);
-  barrier_.arrival_vt.assign(static_cast<std::size_t>(n), VectorTime(static_cast<std::size_t>(n), 0));
+  for (int i = 0; i < n; ++i) nodes_.push_back(std::make_unique<NodeState>(*this, emu::node_id(i)));
 
   if (cluster.has_cp()) {
     local_page_request_ = cluster.command("local_page_request");
@@ -78,8 +87,14 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig&
 // do it in its own destructor, outlives both (found by ASan: a use after free).
 Runtime::~Runtime() { kernel_.cancel_unfinished_fibers(); }
 
-const NodeStats& Runtime::stats(NodeId n) const {
-  return nodes_.at(static_cast<std::size_t>(emu::index(n)))->stats;
+NodeStats Runtime::stats(NodeId n) const {
+  const NodeState& ns = *nodes_.at(static_cast<std::size_t>(emu::index(n)));
+  NodeStats s;
+  static_cast<lrc::Counters&>(s) = ns.lrc.counters();
+  s.messages = ns.messages;
+  s.bytes = ns.bytes;
+  s.messages_by_purpose = ns.messages_by_purpose;
+  return s;
 }
 Runtime::NodeState& Runtime::self(NodeId n) { return *nodes_[static_cast<std::size_t>(emu::index(n))]; }
 emu::TimePoint Runtime::exit_time(NodeId n) const {
@@ -92,30 +107,14 @@ emu::TimePoint Runtime::timed_end() const {
   return end;
 }
 
-NodeId Runtime::lock_manager(LockId lock) const {
-  return emu::node_id(static_cast<int>(raw(lock) % nodes_.size()));
-}
-
-const RegionInfo& Runtime::region_of(PageId page) const { return regions_[page_region_[raw(page)]]; }
-
-Runtime::PageState& Runtime::page_state(NodeId n, PageId page) { return self(n).pages[raw(page)]; }
-
-std::span<std::byte> Runtime::page_bytes(NodeId n, PageId page) {
-  NodeState& ns = self(n);
-  if (std::byte* shown = ns.pages[raw(page)].shown_as) [[unlikely]]
-    return {shown, page_size_};
-  const std::uint32_t r = page_region_[raw(page)];
-  const std::size_t local = raw(page) - regions_[r].first_page;
-  return {ns.regions[r].data + local * page_size_, page_size_};
-}
-
 void Runtime::show_page_as(NodeId n, std::uint32_t region, std::uint32_t local_page, std::byte* bytes) {
-  self(n).pages[regions_.at(region).first_page + local_page].shown_as = bytes;
+  self(n).memory.shown_as[raw(page_of(region, local_page))] = bytes;
 }
 
-std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).regions.at(region).data; }
+std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).memory.regions.at(region).data; }
 const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
-  return self(n).regions.at(region).access.data();
+  if (region >= regions_.size()) throw std::out_of_range("no such shared region");
+  return self(n).lrc.region_access(region);
 }
 
 std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t count,
@@ -143,31 +142,27 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   r.name = std::string(name);
   r.count = count;
   r.element_size = element_size;
-  r.first_page = static_cast<std::uint32_t>(page_region_.size());
   r.pages = static_cast<std::uint32_t>((count * element_size + page_size_ - 1) / page_size_);
   r.home = emu::node_id(0);
+  const std::uint32_t region = directory_.add_region(r.pages, r.home);
+  r.first_page = directory_.regions().back().first_page;
   const std::size_t bytes = static_cast<std::size_t>(r.pages) * page_size_;
-  // Alone, a node has nothing to keep coherent: its pages are writable from the start, so a
-  // one-node run costs what the sequential program does (the papers' speedup baseline).
-  const Access home_access = nodes_.size() == 1 ? Access::Write : Access::Read;
   if (spans_ && !region_memory_) map_checked_region(k, bytes);
   for (auto& node : nodes_) {
-    const bool home = node->id == r.home;
-    NodeState::Region region;
+    NodeMemory::Region memory;
     if (region_memory_) {
-      region.data = region_memory_(node->id, bytes);
+      memory.data = region_memory_(node->id, bytes);
     } else if (spans_) {
-      region.data = spans_->primary(k, emu::index(node->id));
+      memory.data = spans_->primary(k, emu::index(node->id));
     } else {
-      region.owned = zeroed(bytes);
-      region.data = region.owned.get();
+      memory.owned = zeroed(bytes);
+      memory.data = memory.owned.get();
     }
-    region.access.assign(r.pages, static_cast<std::uint8_t>(home ? home_access : Access::None));
-    node->regions.push_back(std::move(region));
-    node->pages.resize(node->pages.size() + r.pages);
-    for (std::uint32_t p = 0; p < r.pages; ++p) node->pages[r.first_page + p].held = home;
+    node->memory.regions.push_back(std::move(memory));
+    node->memory.shown_as.resize(directory_.pages(), nullptr);
+    node->lazy.resize(directory_.pages());
+    node->lrc.add_region(region);
   }
-  page_region_.resize(page_region_.size() + r.pages, k);
   regions_.push_back(std::move(r));
   return k;
 }
@@ -212,12 +207,9 @@ void Runtime::record_access(NodeId n, std::uint32_t region, std::size_t offset, 
   }
 }
 
-void Runtime::track_access_changes(NodeId n) { self(n).track_access = true; }
+void Runtime::track_access_changes(NodeId n) { self(n).lrc.track_access_changes(); }
 
-void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) {
-  out.clear();
-  out.swap(self(n).access_changes);
-}
+void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) { self(n).lrc.take_access_changes(out); }
 
 void Runtime::compute(NodeId n, emu::Duration d) {
   if (meter_) [[unlikely]] {  // measured model: the annotation is ignored, the measured stretch charged
@@ -233,7 +225,7 @@ Message* Runtime::new_message(NodeId from, NodeId to, std::uint16_t purpose, std
 }
 
 void Runtime::count_send(NodeId from, const Message* m) {
-  NodeStats& s = self(from).stats;
+  NodeState& s = self(from);
   ++s.messages;
   s.bytes += m->payload_bytes + static_cast<std::uint64_t>(config_.network.header_bytes);
   if (m->purpose < kPurposeEnd) ++s.messages_by_purpose[m->purpose];
@@ -295,7 +287,7 @@ std::string Runtime::describe_wait(const void* node_state) {
     case Operation::PageFault: {
       const PageId page{static_cast<std::uint32_t>(ns.wait_object)};
       return fmt::format("page {} of '{}' from node {}", raw(page), rt.region_of(page).name,
-                         emu::index(rt.page_home(page)));
+                         emu::index(rt.directory_.home(page)));
     }
     case Operation::DiffFetch: {
       const PageId page{static_cast<std::uint32_t>(ns.wait_object)};
@@ -320,10 +312,10 @@ std::string Runtime::where(std::uint64_t site) const {
 // "lock 2 at dl.c:4, held by node 1 which acquired it at dl.c:5"
 std::string Runtime::describe_lock_wait(const NodeState& ns) const {
   std::string text = fmt::format("lock {}{}", ns.wait_object, where(ns.wait_site));
+  const LockId lock{static_cast<std::uint32_t>(ns.wait_object)};
   for (const auto& other : nodes_) {
-    const auto it = other->locks.find(static_cast<std::uint32_t>(ns.wait_object));
-    if (other.get() == &ns || it == other->locks.end() || !it->second.held) continue;
-    const std::string place = where(it->second.acquired_site);
+    if (other.get() == &ns || !other->lrc.lock_held(lock)) continue;
+    const std::string place = where(other->lrc.lock_site(lock));
     text += fmt::format(", held by node {}", emu::index(other->id));
     if (!place.empty()) text.append(" which acquired it").append(place);
     return text;

@@ -5,10 +5,13 @@
 // a Process (dsm/process.hpp). Protocol messages travel the machine's real way (emu::Cluster):
 // through the CPs' command queues on `ncp2`, through PP interrupts on `treadmarks`.
 //
-// Emulator shortcut, documented in docs/protocol.md: interval records (vector time + pages
-// written) are immutable and kept once, globally; a node "knows" interval (q, i) when its vector
-// time says so, and messages are charged the bytes the records would take on the wire. Page
-// contents and diffs, on the other hand, really travel in the messages.
+// The protocol's state and decisions are the core's (lrc/node.hpp, shared with real runs); this
+// runtime is the emulated transport over it: it turns the core's answers into messages through
+// the machine, blocks the PP's fiber until their replies, charges the modelled costs and stamps
+// each wait for CARNIVAL. Emulator shortcut, documented in docs/protocol.md: the nodes share one
+// interval history (lrc/history.hpp): a node "knows" interval (q, i) when its vector time says so,
+// and messages are charged the bytes the records would take on the wire. Page contents and diffs,
+// on the other hand, really travel in the messages.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -19,35 +22,30 @@
 
 #include "dsm/compute_meter.hpp"
 #include "dsm/config.hpp"
-#include "dsm/diff.hpp"
 #include "dsm/race_detector.hpp"
 #include "dsm/source_position.hpp"
 #include "dsm/types.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
+#include "lrc/barrier_manager.hpp"
+#include "lrc/config.hpp"
+#include "lrc/counters.hpp"
+#include "lrc/history.hpp"
+#include "lrc/node.hpp"
+#include "lrc/page_directory.hpp"
 
 namespace ncp2::dsm {
 
 class Process;
 class SpanChecker;
 
-enum class Access : std::uint8_t { None = 0, Read = 1, Write = 2 };
+using lrc::Access;
 
-// Counters like TreadMarks' Tmk_stat, per node.
-struct NodeStats {
+// Counters like TreadMarks' Tmk_stat, per node: the protocol's (the core's, lrc/counters.hpp) and
+// the emulated network's.
+struct NodeStats : lrc::Counters {
   std::uint64_t messages = 0;  // sent by this node
   std::uint64_t bytes = 0;     // payload + header bytes sent
-  std::uint64_t page_faults = 0;
-  std::uint64_t page_requests = 0;
-  std::uint64_t diff_requests = 0;
-  std::uint64_t twins = 0;
-  std::uint64_t diffs_created = 0;
-  std::uint64_t diffs_applied = 0;
-  std::uint64_t lock_acquires = 0;
-  std::uint64_t local_lock_acquires = 0;  // acquired without messages
-  std::uint64_t barriers = 0;             // episodes completed by this node
-  std::uint64_t write_notices = 0;        // received and applied
-  std::uint64_t gc_runs = 0;
   std::vector<std::uint64_t> messages_by_purpose = std::vector<std::uint64_t>(kPurposeEnd, 0);
 };
 
@@ -96,11 +94,8 @@ struct RegionInfo {
   NodeId home{};                 // holds every page initially (Tmk_malloc by process 0)
 };
 
-// A program-level error (misuse of the DSM API): named node, object and reason.
-class DsmError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A program-level error (misuse of the DSM API): named node, object and reason. The core's.
+using DsmError = lrc::ProtocolError;
 
 class Runtime {
  public:
@@ -118,12 +113,14 @@ class Runtime {
   void start(const std::function<void(Process&)>& body, const std::function<void(Process&)>& after_exit = {});
 
   [[nodiscard]] int nodes() const { return static_cast<int>(nodes_.size()); }
-  [[nodiscard]] const NodeStats& stats(NodeId n) const;
+  [[nodiscard]] NodeStats stats(NodeId n) const;
   [[nodiscard]] const std::vector<RegionInfo>& regions() const { return regions_; }
   // Virtual time at which node n left the exit barrier (the end of its timed region).
   [[nodiscard]] emu::TimePoint exit_time(NodeId n) const;
   [[nodiscard]] emu::TimePoint timed_end() const;  // latest exit_time over the nodes
-  [[nodiscard]] std::uint64_t barrier_episodes() const { return barrier_.episodes; }
+  [[nodiscard]] std::uint64_t barrier_episodes() const { return barrier_.episodes(); }
+  // The protocol's configuration, as the core takes it (from the system's).
+  [[nodiscard]] const lrc::ProtocolConfig& protocol() const { return protocol_; }
   [[nodiscard]] emu::Cluster& cluster() { return cluster_; }
   [[nodiscard]] const SystemConfig& config() const { return config_; }
   [[nodiscard]] emu::Kernel& kernel() { return kernel_; }
@@ -221,26 +218,12 @@ class Runtime {
   void compute(NodeId n, emu::Duration d);
 
  private:
-  struct PageState;
-  struct OwnDiff;
   struct NodeState;
-  struct LockManagerState;
-  struct BarrierState;
-  struct IntervalRecord {
-    VectorTime vt;
-    std::vector<PageId> pages;
-    std::uint64_t order_key = 0;  // sum of vt: consistent with happens-before
-  };
-  struct ReceivedDiff {  // a diff kept in the node's receive buffer until all replies are in
-    NodeId writer{};
-    std::uint32_t interval = 0;
-    std::size_t offset = 0;
-    std::size_t bytes = 0;
-  };
+  class NodeMemory;
+  class Costs;
 
   // fiber side
   NodeState& self(NodeId n);
-  void close_interval(NodeState& ns);
   void validate_page(NodeState& ns, PageId page, Access wanted);
   void fetch_page(NodeState& ns, PageId page);
   void fetch_diffs(NodeState& ns, PageId page);
@@ -251,10 +234,6 @@ class Runtime {
   void wait_until_done(NodeState& ns, Operation op, std::uint64_t object);
   static std::string describe_wait(const void* node_state);
   void run_gc(NodeState& ns);
-  void assign_page_homes(const VectorTime& upto);
-  [[nodiscard]] NodeId page_home(PageId page) const {
-    return raw(page) < page_home_.size() ? page_home_[raw(page)] : region_of(page).home;
-  }
   void barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc);
 
   // handler side (a CP command on ncp2, a PP interrupt handler on treadmarks)
@@ -274,30 +253,17 @@ class Runtime {
   void finish_wait(emu::WorkContext& ctx, NodeState& ns, emu::Message* reply);
 
   // shared helpers
-  const Diff& make_diff(NodeState& ns, PageId page, std::uint32_t interval, emu::WorkContext* ctx);
-  // Twins and deferred diffs (twins_and_diffs.cpp).
-  std::uint32_t defer_diff(NodeState& ns, PageId page);
-  const Diff& encode_deferred(NodeState& ns, OwnDiff& own);
-  void release_deferred(NodeState& ns, OwnDiff& own);
-  void charge_new_diff(NodeState& ns, PageState& ps, DiffSize size, emu::WorkContext* ctx);
-  void drop_twin(NodeState& ns, PageState& ps);
-  static std::vector<std::byte> spare_diff_buffer(NodeState& ns);
   // The PP's software cost of a diff of `words` changed words in `runs` runs (treadmarks).
   [[nodiscard]] emu::Duration diff_cost(std::size_t words, std::size_t runs) const;
-  // dsm.lazy_diffs: the diff TreadMarks makes of a page now (request, invalidation) is charged.
-  void charge_lazy_diff(NodeState& ns, PageId page, emu::WorkContext* ctx);
   [[nodiscard]] bool lazy_diffs() const { return config_.dsm.lazy_diffs != 0 && !cluster_.has_cp(); }
-  void apply_intervals(NodeState& ns, const VectorTime& learned, emu::WorkContext* ctx);
-  [[nodiscard]] std::size_t intervals_bytes(const VectorTime& from, const VectorTime& to) const;
-  [[nodiscard]] std::size_t usage_bytes(const NodeState& ns) const;
   emu::Message* new_message(NodeId from, NodeId to, std::uint16_t purpose, std::size_t payload);
   void count_send(NodeId from, const emu::Message* m);
   void send_from_handler(emu::WorkContext& ctx, emu::Message* m);
   void send_from_fiber(NodeState& ns, emu::Message* m);
-  [[nodiscard]] std::span<std::byte> page_bytes(NodeId n, PageId page);
-  [[nodiscard]] PageState& page_state(NodeId n, PageId page);
-  [[nodiscard]] const RegionInfo& region_of(PageId page) const;
-  [[nodiscard]] NodeId lock_manager(LockId lock) const;
+  [[nodiscard]] PageId page_of(std::uint32_t region, std::uint32_t local_page) const {
+    return PageId{directory_.regions().at(region).first_page + local_page};
+  }
+  [[nodiscard]] const RegionInfo& region_of(PageId page) const { return regions_[directory_.region_of(page)]; }
   void emit_wait(NodeState& ns);
 
   RegionMemory region_memory_;
@@ -324,29 +290,17 @@ class Runtime {
   emu::Kernel& kernel_;
   emu::Cluster& cluster_;
   const SystemConfig config_;
+  const lrc::ProtocolConfig protocol_;
   std::size_t page_size_;
   int page_shift_ = 0;
+  // The emulator's nodes share one interval history and one page directory (every node decides
+  // the same from what it has seen: kept once).
+  lrc::History history_;
+  lrc::PageDirectory directory_;
   std::vector<std::unique_ptr<NodeState>> nodes_;
   std::vector<RegionInfo> regions_;
-  std::vector<std::uint32_t> page_region_;              // global page -> region
-  std::vector<std::vector<IntervalRecord>> intervals_;  // [owner][index - 1]
-  // Where a node without a copy of a page asks for it: initially the region's home (node 0);
-  // after each garbage collection, the page's last writer (see run_gc). Every node computes the
-  // same from the intervals it has seen, so it is kept once.
-  std::vector<NodeId> page_home_;
-  std::vector<std::uint32_t> gc_from_;                   // [owner]: intervals before this index are collected
-  std::uint64_t gc_generation_ = 0;                      // garbage collections whose page homes are computed
-  std::unordered_map<std::uint32_t, NodeId> lock_tail_;  // manager's view: last requester
-  struct BarrierManager {
-    std::uint64_t episodes = 0;
-    int arrived = 0;
-    BarrierId id{};
-    VectorTime merged;
-    bool gc = false;
-    std::vector<emu::Message*> waiting;  // arrival messages, reused for the releases
-    std::vector<VectorTime> arrival_vt;
-    NodeId last{};
-  } barrier_;
+  lrc::BarrierManager barrier_;               // at protocol_.barrier_manager
+  std::vector<emu::Message*> barrier_waiting_;  // arrival messages, reused for the releases
   std::vector<std::pair<int, WaitObserver>> wait_observers_;
   WaitSink* wait_sink_ = nullptr;
   emu::CommandKind local_page_request_{};

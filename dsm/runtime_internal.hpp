@@ -1,23 +1,28 @@
 #pragma once
-// INTERNAL to dsm/: the runtime's per-node and per-page state and the small helpers its files
-// share (runtime.cpp, page_faults.cpp, diffs.cpp, intervals.cpp, locks.cpp, barriers.cpp,
-// garbage_collection.cpp, startup.cpp). Not part of the dsm API: workloads and the layers above
-// include dsm/runtime.hpp and dsm/process.hpp only.
+// INTERNAL to dsm/: the runtime's per-node state and the small helpers its files share
+// (runtime.cpp, costs.cpp, page_faults.cpp, locks.cpp, barriers.cpp, garbage_collection.cpp,
+// startup.cpp, spans.cpp). The protocol's state and decisions are the core's (lrc::Node); here is
+// what the emulated machine adds: the PP, the wait in progress and its stamps, the messages, the
+// node's memory and the cost model. Workloads and the layers above include dsm/runtime.hpp and
+// dsm/process.hpp only.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "dsm/page_buffers.hpp"
 #include "dsm/runtime.hpp"
+#include "lrc/node.hpp"
 
 namespace ncp2::dsm {
+
+using lrc::barrier_name;
+using lrc::kExitBarrier;
+using lrc::kGcBarrier;
 
 struct FreeDeleter {
   void operator()(std::byte* p) const {
@@ -35,6 +40,8 @@ inline ZeroedBytes zeroed(std::size_t bytes) {
   return ZeroedBytes(p);
 }
 
+// A vector time in a message's data (what the emulated messages carry of it; the interval records
+// stay in the shared history: lrc/history.hpp).
 inline void encode_vt(std::vector<std::byte>& out, const VectorTime& vt) {
   out.resize(vt.size() * 4);
   std::memcpy(out.data(), vt.data(), out.size());
@@ -43,9 +50,6 @@ inline VectorTime decode_vt(const std::vector<std::byte>& in, std::size_t nodes)
   VectorTime vt(nodes);
   std::memcpy(vt.data(), in.data(), std::min(in.size(), nodes * 4));
   return vt;
-}
-inline void merge_into(VectorTime& into, const VectorTime& other) {
-  for (std::size_t i = 0; i < into.size(); ++i) into[i] = std::max(into[i], other[i]);
 }
 
 // Marks the PP as running TreadMarks code for `op` (Extra, not Comp) while in scope.
@@ -63,80 +67,47 @@ class OperationScope {
   std::uint8_t previous_;
 };
 
-constexpr std::uint32_t kExitBarrier = kMaxBarriers;    // reserved: the implicit Tmk_exit barrier
-constexpr std::uint32_t kGcBarrier = kMaxBarriers + 1;  // reserved: the second barrier of a GC
+// A node's copy of the shared pages, as the core sees it: its regions' memory, or the bytes that
+// stand for a page while a deferred write fault shows it as it was (Runtime::show_page_as).
+class Runtime::NodeMemory final : public lrc::PageMemory {
+ public:
+  NodeMemory(const lrc::PageDirectory& directory, std::size_t page_size)
+      : directory_(directory), page_size_(page_size) {}
+  std::span<std::byte> page(PageId page) override {
+    if (std::byte* shown = shown_as[raw(page)]) [[unlikely]]
+      return {shown, page_size_};
+    return {regions[directory_.region_of(page)].data + directory_.local_index(page) * page_size_, page_size_};
+  }
 
-inline std::string barrier_name(std::uint32_t id) {
-  if (id == kExitBarrier) return "the exit barrier";
-  if (id == kGcBarrier) return "the garbage-collection barrier";
-  return fmt::format("barrier {}", id);
-}
-
-// One of a node's diffs of a page (PageState::diffs).
-struct Runtime::OwnDiff {
-  std::uint32_t interval = 0;
-  Diff diff;  // the encoding (empty while deferred)
-  // A deferred diff (made at the page's next first write, encoded only if requested): buffers
-  // of NodeState::twins with the page at the interval's start (its twin) and end (the next
-  // twin); kNone once encoded.
-  std::uint32_t before = PageBuffers::kNone;
-  std::uint32_t after = PageBuffers::kNone;
-  [[nodiscard]] bool deferred() const { return before != PageBuffers::kNone; }
-};
-
-struct Runtime::PageState {
-  bool held = false;              // this node has a copy (possibly stale)
-  std::byte* shown_as = nullptr;  // Runtime::show_page_as: the bytes that stand for the page
-  // Pre-write copy, a buffer of NodeState::twins (ncp2: stands for the CP's write log).
-  std::uint32_t twin = PageBuffers::kNone;
-  std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
-  [[nodiscard]] bool has_twin() const { return twin != PageBuffers::kNone; }
-  // dsm.lazy_diffs (treadmarks): TreadMarks would still hold an undiffed twin of this page, kept
-  // across intervals until a diff is requested or the page is invalidated; the host's per-interval
-  // diffs made meanwhile were not charged, their sizes wait here for the diff TreadMarks makes.
-  bool modeled_twin = false;
-  std::uint32_t uncharged_words = 0;
-  std::uint32_t uncharged_runs = 0;
-  std::vector<std::pair<NodeId, std::uint32_t>> notices;  // (writer, interval) not yet applied
-  // This node's diffs of the page, one per own interval that wrote it, until a GC. Kept with the
-  // page (few per page; capacity reused after a GC) instead of in a hash map: no node allocation
-  // and no hashing per diff.
-  std::vector<OwnDiff> diffs;
-};
-
-struct Runtime::NodeState {
   struct Region {
     ZeroedBytes owned;  // the region's memory, unless the runtime was given memory for it
     std::byte* data = nullptr;
-    std::vector<std::uint8_t> access;
   };
-  struct LockState {
-    bool token = false;  // this node was the last holder and may re-acquire without messages
-    bool held = false;
-    std::uint64_t acquired_site = 0;  // where it was acquired (Runtime::set_sites), for diagnoses
-    bool requested = false;
-    bool has_next = false;
-    NodeId next{};
-    emu::Message* next_request = nullptr;
-  };
+  std::vector<Region> regions;
+  std::vector<std::byte*> shown_as;  // per page
+
+ private:
+  const lrc::PageDirectory& directory_;
+  std::size_t page_size_;
+};
+
+// The emulated machine's model of the protocol's own work, per page where TreadMarks' lazy diff
+// creation keeps state (dsm.lazy_diffs): what the host made but the model did not charge yet.
+struct LazyDiffState {
+  bool modeled_twin = false;  // TreadMarks would still hold an undiffed twin of the page
+  std::uint32_t uncharged_words = 0;
+  std::uint32_t uncharged_runs = 0;
+};
+
+struct Runtime::NodeState {
+  NodeState(Runtime& rt, NodeId node);
 
   NodeId id{};
   emu::Processor* pp = nullptr;
-  VectorTime vt;
-  std::vector<PageId> dirty;  // pages written in the current interval
-  // Pages whose access changed since take_access_changes (only when tracked: a program whose
-  // shared memory is protected by the host's MMU mirrors the changes, tmk/).
-  bool track_access = false;
-  std::vector<PageId> access_changes;
-  void note_access_change(PageId page) {
-    if (track_access) access_changes.push_back(page);
-  }
-  std::vector<PageState> pages;
-  std::vector<Region> regions;
+  NodeMemory memory;
+  lrc::Node lrc;
+  std::vector<LazyDiffState> lazy;  // per page (dsm.lazy_diffs)
   std::uint32_t allocations = 0;
-  std::size_t diff_bytes = 0;
-  std::size_t notice_count = 0;
-  std::unordered_map<std::uint32_t, LockState> locks;
 
   // The current wait (one at a time: the PP is blocked in it).
   bool done = false;
@@ -148,17 +119,35 @@ struct Runtime::NodeState {
   const Runtime* runtime = nullptr;  // for describing the wait in a deadlock diagnosis
   emu::StampChain chain;
   int outstanding = 0;
-  std::vector<ReceivedDiff> received;
-  std::vector<std::byte> receive_buffer;                   // the received diffs' bytes, capacity reused
-  std::vector<std::byte> reply_buffer;                     // a diff reply under construction, capacity reused
-  PageBuffers twins;                                       // twins, shared with deferred diffs
-  std::vector<std::vector<std::byte>> spare_diff_buffers;  // diff encodings discarded by a GC, to reuse
-  std::vector<emu::Message*> fanout;                       // requests a LOCAL_*_REQUEST command sends (ncp2)
+  std::vector<std::byte> reply_buffer;  // a diff reply under construction, capacity reused
+  std::vector<emu::Message*> fanout;    // requests a LOCAL_*_REQUEST command sends (ncp2)
   bool release_gc = false;
 
   bool exited = false;
   emu::TimePoint exit_time;
-  NodeStats stats;
+  // The transport's counts (the protocol's are the core's).
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  std::vector<std::uint64_t> messages_by_purpose = std::vector<std::uint64_t>(kPurposeEnd, 0);
+};
+
+// Where the core's modelled costs go: the handler or CP command `ctx` that does the work, or the
+// node's PP (its fiber) when there is none (costs.cpp).
+class Runtime::Costs final : public lrc::CostSink {
+ public:
+  Costs(Runtime& runtime, NodeState& ns, emu::WorkContext* ctx) : rt_(runtime), ns_(ns), ctx_(ctx) {}
+  void write_notices(std::size_t count) override;
+  void diff_made(PageId page, lrc::DiffSize size) override;
+  void diff_wanted(PageId page) override;
+  void twin_made(PageId page) override;
+  void diffs_applied(std::size_t words) override;
+  void history_discarded() override;
+
+ private:
+  void charge(emu::Duration d);
+  Runtime& rt_;
+  NodeState& ns_;
+  emu::WorkContext* ctx_;
 };
 
 // At a DSM entry, the native stretch that just ended is charged to the PP as computation (before

@@ -1,4 +1,4 @@
-// Fuzz target: the diff codec (dsm/diff.hpp) against a plain reference. The input is a header
+// Fuzz target: the diff codec (lrc/diff.hpp) against a plain reference. The input is a header
 // (word size, page size), a twin, a page and, after them, arbitrary bytes taken as an encoded diff
 // from the wire. Checks: the diff of twin and page applied to the twin gives the page; its runs
 // are exactly the reference's runs of changed words; decode and the counting functions agree with
@@ -14,13 +14,13 @@
 #include <stdexcept>
 #include <vector>
 
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 namespace {
 
 using Bytes = std::vector<std::byte>;
-using ncp2::dsm::Diff;
+using ncp2::lrc::Diff;
 using ncp2::fuzz::check;
 
 constexpr std::array<int, 6> kWordSizes = {4, 8, 1, 2, 3, 16};

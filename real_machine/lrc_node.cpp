@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 
 namespace ncp2::real {
 
@@ -99,7 +99,7 @@ void LrcNode::apply_diffs(std::uint32_t page, std::vector<ReceivedDiff> diffs) {
     return sa != sb ? sa < sb : a.creator < b.creator;
   });
   const auto bytes = page_bytes(page);
-  for (const ReceivedDiff& d : diffs) dsm::Diff::apply_encoded(d.encoded, bytes, kDiffWord);
+  for (const ReceivedDiff& d : diffs) lrc::Diff::apply_encoded(d.encoded, bytes, kDiffWord);
   pending_.erase(page);
   // A page written in the open interval cannot be invalid (the interval closed before the write
   // notices came in), so there is no twin to update.
@@ -112,7 +112,7 @@ bool LrcNode::close_interval() {
   rec.creator = self_;
   rec.seq = vt_[self_] + 1;
   for (auto& [page, twin] : twins_) {
-    dsm::Diff d = dsm::Diff::between(twin, page_bytes(page), kDiffWord);
+    lrc::Diff d = lrc::Diff::between(twin, page_bytes(page), kDiffWord);
     set_access(page, PageAccess::Read);
     if (d.empty()) continue;
     diff_bytes_ += d.encoded_bytes();

@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
 namespace {
 
 using Bytes = std::vector<std::byte>;
@@ -115,4 +115,4 @@ TEST(DiffSize, MismatchedSizesAreRejected) {
 }
 
 }  // namespace
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

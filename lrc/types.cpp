@@ -1,9 +1,15 @@
-// Names of the DSM operations and message purposes (dsm/types.hpp).
-#include "dsm/types.hpp"
+// Names of the protocol's operations, messages and reserved barriers (lrc/types.hpp).
+#include "lrc/types.hpp"
 
-#include <string_view>
+#include <fmt/format.h>
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
+
+std::string barrier_name(std::uint32_t id) {
+  if (id == kExitBarrier) return "the exit barrier";
+  if (id == kGcBarrier) return "the garbage-collection barrier";
+  return fmt::format("barrier {}", id);
+}
 
 std::string_view to_string(Operation op) {
   switch (op) {
@@ -29,8 +35,8 @@ std::string_view to_string(Operation op) {
   return "?";
 }
 
-std::string_view purpose_name(std::uint16_t purpose) {
-  switch (purpose) {
+std::string_view message_kind_name(std::uint16_t kind) {
+  switch (kind) {
     case kPageRequest:
       return "page_request";
     case kPageReply:
@@ -54,4 +60,4 @@ std::string_view purpose_name(std::uint16_t purpose) {
   }
 }
 
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

@@ -1,5 +1,5 @@
 #pragma once
-// INTERNAL to dsm/: a node's page-sized host buffers (twins), named by index and shared with a
+// A node's page-sized host buffers (twins), named by index and shared with a
 // count. A twin made at a page's first write in an interval is also the end contents of the
 // page's previous interval's deferred diff, whose own twin holds its original contents
 // (twins_and_diffs.cpp); a buffer goes back to the free list when its last holder lets go, and
@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
 
 class PageBuffers {
  public:
@@ -51,4 +51,4 @@ class PageBuffers {
   std::vector<std::uint32_t> free_;  // indices of unheld buffers, reused last freed first
 };
 
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

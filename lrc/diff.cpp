@@ -1,4 +1,4 @@
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,7 @@
 #include <emmintrin.h>
 #endif
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
 
 namespace {
 // A run's header: its first word and its word count (with the mask flag).
@@ -419,4 +419,4 @@ Diff Diff::decode(std::span<const std::byte> bytes, int word_size) {
   return d;
 }
 
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

@@ -5,13 +5,13 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
 
 namespace {
 
@@ -91,4 +91,4 @@ DiffSize Diff::size_and_copy(std::span<const std::byte> twin, std::span<const st
   return size;
 }
 
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
 
 // A diff's size without its encoding: the changed words and their runs, as Diff::between counts
 // them (a word is changed if any of its bytes is).
@@ -34,7 +34,7 @@ class Diff {
   static Diff between(std::span<const std::byte> twin, std::span<const std::byte> page, int word_size,
                       std::vector<std::byte> storage);
   // The size of between(twin, page, word_size) and, in the same pass, copy = page: a page's next
-  // twin is a copy of it anyway, and the diff can be encoded later from the two twins (dsm/diff_size.cpp).
+  // twin is a copy of it anyway, and the diff can be encoded later from the two twins (lrc/diff_size.cpp).
   static DiffSize size_and_copy(std::span<const std::byte> twin, std::span<const std::byte> page,
                                 int word_size, std::span<std::byte> copy);
   // Gives the encoding's buffer back for reuse; the diff is empty afterwards.
@@ -73,4 +73,4 @@ class Diff {
   int word_size_ = 4;
 };
 
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

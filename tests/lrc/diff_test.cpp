@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "dsm/diff.hpp"
+#include "lrc/diff.hpp"
 
-namespace ncp2::dsm {
+namespace ncp2::lrc {
 namespace {
 
 std::vector<std::byte> bytes(std::size_t n, std::uint8_t fill = 0) {
@@ -291,4 +291,4 @@ TEST(Diff, MalformedMaskedRunsAreRejected) {
 }
 
 }  // namespace
-}  // namespace ncp2::dsm
+}  // namespace ncp2::lrc

@@ -1,0 +1,41 @@
+// The barrier manager (lrc/barrier_manager.hpp).
+#include "lrc/barrier_manager.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "lrc/node.hpp"
+
+namespace ncp2::lrc {
+
+BarrierManager::BarrierManager(const ProtocolConfig& config)
+    : threshold_(config.gc_threshold_bytes),
+      merged_(static_cast<std::size_t>(config.nodes), 0),
+      arrival_vt_(static_cast<std::size_t>(config.nodes), VectorTime(static_cast<std::size_t>(config.nodes), 0)) {}
+
+bool BarrierManager::arrive(NodeId from, BarrierId barrier, const VectorTime& vt, std::size_t usage) {
+  if (arrived_ == 0) {
+    id_ = barrier;
+  } else if (id_ != barrier) {
+    throw ProtocolError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}",
+                                    index(from), barrier_name(raw(barrier)), arrived_, barrier_name(raw(id_))));
+  }
+  ++arrived_;
+  for (std::size_t i = 0; i < merged_.size(); ++i) merged_[i] = std::max(merged_[i], vt[i]);
+  arrival_vt_[static_cast<std::size_t>(index(from))] = vt;
+  // A program's barrier collects garbage when some node outgrew the threshold (never the
+  // protocol's own: the exit, or a collection's second barrier).
+  if (usage > threshold_ && raw(barrier) < kMaxBarriers) collect_ = true;
+  last_ = from;
+  return arrived_ == static_cast<int>(arrival_vt_.size());
+}
+
+void BarrierManager::reset(const VectorTime& merged) {
+  ++episodes_;
+  for (auto& vt : arrival_vt_) std::copy(merged.begin(), merged.end(), vt.begin());
+  arrived_ = 0;
+  collect_ = false;
+}
+
+}  // namespace ncp2::lrc

@@ -1,0 +1,165 @@
+// A node's pages, intervals and write notices, access faults and page fetches (lrc/node.hpp).
+// Twins and diffs: node_diffs.cpp; locks: node_locks.cpp; barriers and collections: node_gc.cpp.
+#include "lrc/node.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace ncp2::lrc {
+
+Node::Node(NodeId self, const ProtocolConfig& config, History& history, PageDirectory& pages,
+           PageMemory& memory)
+    : self_(self),
+      config_(config),
+      history_(history),
+      directory_(pages),
+      memory_(memory),
+      vt_(static_cast<std::size_t>(config.nodes), 0),
+      vt_at_release_(static_cast<std::size_t>(config.nodes), 0) {}
+
+void Node::add_region(std::uint32_t r) {
+  const Region& region = directory_.regions().at(r);
+  if (r != access_.size()) throw std::logic_error("regions must be added in the directory's order");
+  // Alone, a node has nothing to keep coherent: its pages are writable from the start, so a
+  // one-node run costs what the sequential program does (the papers' speedup baseline).
+  const Access initial = config_.nodes == 1 ? Access::Write : Access::Read;
+  const bool everywhere = config_.first_touch == FirstTouch::ZeroEverywhere;
+  const bool held = everywhere || region.home == self_;
+  access_.emplace_back(region.pages, static_cast<std::uint8_t>(held ? initial : Access::None));
+  pages_.resize(std::size_t{region.first_page} + region.pages);
+  for (std::uint32_t p = 0; p < region.pages; ++p) pages_[region.first_page + p].held = held;
+}
+
+void Node::take_access_changes(std::vector<PageId>& out) {
+  out.clear();
+  out.swap(access_changes_);
+}
+
+bool Node::close_interval(CostSink& costs) {
+  if (dirty_.empty()) return false;
+  costs.write_notices(dirty_.size());
+  const auto me = static_cast<std::size_t>(index(self_));
+  ++vt_[me];
+  IntervalRecord rec;
+  rec.creator = self_;
+  rec.seq = vt_[me];
+  rec.vt = vt_;
+  rec.pages = dirty_;
+  history_.add(std::move(rec));
+  ++counters_.intervals;
+  for (PageId page : dirty_)
+    if (access(page) == Access::Write) set_access(page, Access::Read);
+  if (config_.diff_timing == DiffTiming::AtClose)
+    for (PageId page : dirty_)
+      if (pages_[raw(page)].has_twin()) (void)make_diff(page, pages_[raw(page)].twin_interval, costs);
+  dirty_.clear();
+  return true;
+}
+
+void Node::incorporate(const VectorTime& learned, CostSink& costs) {
+  const auto me = static_cast<std::size_t>(index(self_));
+  std::size_t notices = 0;
+  for (std::size_t q = 0; q < learned.size(); ++q) {
+    if (q == me) continue;
+    const NodeId writer = node_id(static_cast<int>(q));
+    for (std::uint32_t i = vt_[q] + 1; i <= learned[q]; ++i) {
+      for (PageId page : history_.record(writer, i).pages) {
+        PageState& ps = pages_[raw(page)];
+        ps.notices.push_back({writer, i});
+        ++notices;
+        if (ps.has_twin()) (void)make_diff(page, ps.twin_interval, costs);
+        costs.diff_wanted(page);
+        set_access(page, Access::None);
+      }
+    }
+  }
+  for (std::size_t q = 0; q < learned.size(); ++q) vt_[q] = std::max(vt_[q], learned[q]);
+  notice_count_ += notices;
+  counters_.write_notices += notices;
+  costs.write_notices(notices);
+}
+
+Operation Node::begin_fault(PageId page) {
+  ++counters_.page_faults;
+  return pages_[raw(page)].held ? Operation::DiffFetch : Operation::PageFault;
+}
+
+NodeId Node::request_page(PageId page) {
+  ++counters_.page_requests;
+  return directory_.home(page);
+}
+
+void Node::install_page(PageId page, std::span<const std::byte> bytes) {
+  const std::span<std::byte> mine = memory_.page(page);
+  if (bytes.size() != mine.size())
+    throw std::runtime_error(fmt::format("node {}: a copy of page {} of {} bytes, not {}", index(self_),
+                                         raw(page), bytes.size(), mine.size()));
+  std::memcpy(mine.data(), bytes.data(), mine.size());
+  pages_[raw(page)].held = true;
+}
+
+std::span<const std::byte> Node::serve_page(PageId page) {
+  ++counters_.pages_served;
+  return memory_.page(page);
+}
+
+std::span<const Notice> Node::plan_diff_fetch(PageId page) {
+  auto& notices = pages_[raw(page)].notices;
+  std::sort(notices.begin(), notices.end());
+  notices.erase(std::unique(notices.begin(), notices.end()), notices.end());
+  for (std::size_t i = 0; i < notices.size(); ++i)
+    if (i == 0 || notices[i].writer != notices[i - 1].writer) ++counters_.diff_requests;
+  received_.clear();
+  receive_buffer_.clear();
+  return notices;
+}
+
+std::size_t Node::receive_diff(NodeId writer, std::uint32_t interval, std::span<const std::byte> encoded,
+                               CostSink& costs) {
+  const std::size_t offset = receive_buffer_.size();
+  receive_buffer_.insert(receive_buffer_.end(), encoded.begin(), encoded.end());
+  received_.push_back({writer, interval, offset, encoded.size()});
+  // The words of the runs: the machine applies words (a byte mask adds no modelled cost).
+  const std::size_t words = Diff::count_words(encoded, config_.word_size);
+  costs.diffs_applied(words);
+  return words;
+}
+
+void Node::apply_received(PageId page) {
+  // Concurrent diffs touch disjoint bytes (they may share words: a diff writes only its changed
+  // bytes); ordered ones are applied in happens-before order.
+  std::sort(received_.begin(), received_.end(), [this](const ReceivedDiff& a, const ReceivedDiff& b) {
+    const std::uint64_t ka = history_.record(a.writer, a.interval).order_key;
+    const std::uint64_t kb = history_.record(b.writer, b.interval).order_key;
+    if (ka != kb) return ka < kb;
+    if (a.writer != b.writer) return a.writer < b.writer;
+    return a.interval < b.interval;
+  });
+  const std::span<std::byte> bytes = memory_.page(page);
+  for (const ReceivedDiff& r : received_)
+    Diff::apply_encoded(std::span<const std::byte>(receive_buffer_.data() + r.offset, r.bytes), bytes,
+                        config_.word_size);
+  counters_.diffs_applied += received_.size();
+  PageState& ps = pages_[raw(page)];
+  notice_count_ -= std::min(notice_count_, ps.notices.size());
+  ps.notices.clear();
+  received_.clear();
+}
+
+void Node::grant_read(PageId page) {
+  if (access(page) == Access::None) set_access(page, Access::Read);
+}
+
+bool Node::write_is_local(PageId page) const {
+  const PageState& ps = pages_[raw(page)];
+  return access(page) == Access::Read && ps.held && ps.notices.empty();
+}
+
+void Node::released(const VectorTime& merged, CostSink& costs) {
+  incorporate(merged, costs);
+  vt_at_release_ = vt_;
+}
+
+}  // namespace ncp2::lrc
