@@ -56,6 +56,28 @@ std::vector<Key<C>> protocol_keys() {
   k.integer(
       "dsm.barrier_manager", [](C& c) -> int& { return c.dsm.barrier_manager; }, "node that manages barriers",
       "TreadMarks: process 0", Range{0, 4095});
+  k.keys.push_back({{"dsm.first_touch",
+                     Kind::Choice,
+                     "where a node gets a page it never held: home (the allocating node, node 0, holds every "
+                     "page at first; the others fetch its copy) or zero (every node starts with a valid zero "
+                     "copy, no page requests); emulated and real runs alike",
+                     "TreadMarks: home (Costa et al., OSDI'96, §3.2; docs/protocol.md)",
+                     {"home", "zero"},
+                     std::nullopt},
+                    [](C& c, const Value& v) { c.dsm.first_touch = *lrc::first_touch_named(v.text); },
+                    [](const C& c) { return quoted(lrc::to_string(c.dsm.first_touch)); }});
+  k.keys.push_back({{"dsm.gc_copies",
+                     Kind::Choice,
+                     "what a garbage collection does with stale copies: last-writer (each page's last writer "
+                     "becomes its home and brings its copy up to date; other stale copies are dropped) or "
+                     "validate-all (every node brings every stale copy it holds up to date); emulated and real "
+                     "runs alike",
+                     "TreadMarks: a copy is discarded or all its diffs requested (Costa et al., OSDI'96, §3.2); "
+                     "which one: our rule (docs/protocol.md)",
+                     {"last-writer", "validate-all"},
+                     std::nullopt},
+                    [](C& c, const Value& v) { c.dsm.gc_copies = *lrc::gc_copies_named(v.text); },
+                    [](const C& c) { return quoted(lrc::to_string(c.dsm.gc_copies)); }});
 
   k.real(
       "cost.flop", [](C& c) -> double& { return c.cost.flop; },
@@ -113,6 +135,8 @@ lrc::ProtocolConfig protocol_config(const SystemConfig& config) {
   p.word_size = config.memory.word_size;
   p.gc_threshold_bytes = static_cast<std::size_t>(config.dsm.gc_threshold_kb) * 1024;
   p.barrier_manager = emu::node_id(config.dsm.barrier_manager);
+  p.first_touch = config.dsm.first_touch;
+  p.gc_copies = config.dsm.gc_copies;
   p.diff_timing = lrc::DiffTiming::Lazy;
   return p;
 }

@@ -29,6 +29,9 @@ struct DsmConfig {
   int lazy_diffs = 0;
   int gc_threshold_kb = 1024;  // diffs + write notices per node that trigger a GC at a barrier
   int barrier_manager = 0;     // node that manages barriers
+  // The policies the emulated and the real runs honour alike (lrc/config.hpp).
+  lrc::FirstTouch first_touch = lrc::FirstTouch::FromHome;
+  lrc::GcCopies gc_copies = lrc::GcCopies::LastWriter;
 };
 
 // PP cycles per operation of workload code: the deterministic time model charges a workload's

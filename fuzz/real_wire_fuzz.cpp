@@ -1,8 +1,8 @@
 // Fuzz target: what a node of a real run reads from the others (real_machine/wire.hpp): a node's
 // record (node 0 gathers them) and interval records with their write notices (lock grants and
-// barrier releases). A malformed message must end in std::runtime_error or std::logic_error (the
-// agent turns either into a failed run with the message), never a crash; a record that decodes
-// must encode back to the same bytes it decodes from.
+// barrier releases), taken in by the protocol core. A malformed message must end in
+// std::runtime_error or std::logic_error (the agent turns either into a failed run with the
+// message), never a crash; a record that decodes must encode back to the same bytes it decodes from.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -10,39 +10,65 @@
 #include <vector>
 
 #include "fuzz/fuzz_check.hpp"
-#include "real_machine/lrc_node.hpp"
+#include "lrc/node.hpp"
 #include "real_machine/node_record.hpp"
+#include "real_machine/wire.hpp"
 
 namespace {
 
+using namespace ncp2;
+
 void node_record(std::span<const std::byte> bytes) {
-  ncp2::real::NodeRecord record;
+  real::NodeRecord record;
   try {
-    record = ncp2::real::NodeRecord::decode(bytes);
+    record = real::NodeRecord::decode(bytes);
   } catch (const std::runtime_error&) {
     return;
   }
   const std::vector<std::byte> encoded = record.encode();
-  const ncp2::real::NodeRecord again = ncp2::real::NodeRecord::decode(encoded);
-  ncp2::fuzz::check(again.encode() == encoded, "a decoded node record does not encode back the same");
+  const real::NodeRecord again = real::NodeRecord::decode(encoded);
+  fuzz::check(again.encode() == encoded, "a decoded node record does not encode back the same");
 }
 
-// Intervals taken in by a node of 3 with 4 pages (what a grant or a release does).
+class Heap final : public lrc::PageMemory {
+ public:
+  std::span<std::byte> page(lrc::PageId page) override {
+    return std::span(bytes_).subspan(std::size_t{lrc::raw(page)} * 4096, 4096);
+  }
+
+ private:
+  std::vector<std::byte> bytes_ = std::vector<std::byte>(std::size_t{4} * 4096);
+};
+
+// Intervals taken in by node 1 of 3 with 4 pages (what a grant or a release does).
 void intervals(std::span<const std::byte> bytes) {
-  std::vector<std::byte> heap(std::size_t{4} * 4096);
-  ncp2::real::LrcNode node(1, 3, heap, 4096);
+  lrc::ProtocolConfig config;
+  config.nodes = 3;
+  lrc::History history(3);
+  lrc::PageDirectory directory;
+  directory.add_region(4, lrc::node_id(0));
+  Heap heap;
+  lrc::Node node(lrc::node_id(1), config, history, directory, heap);
+  node.add_region(0);
+  lrc::NoCosts costs;
   try {
-    ncp2::real::WireReader r(bytes);
-    const std::vector<ncp2::real::IntervalRecord> records = ncp2::real::read_intervals(r);
-    node.incorporate(records);
+    real::WireReader r(bytes);
+    lrc::VectorTime learned = node.vt();
+    for (lrc::IntervalRecord& rec : real::read_records(r, directory.pages())) {
+      const auto q = static_cast<std::size_t>(lrc::index(rec.creator));
+      const std::uint32_t seq = rec.seq;
+      history.add(std::move(rec));
+      if (q < learned.size()) learned[q] = std::max(learned[q], seq);
+    }
+    node.incorporate(learned, costs);
   } catch (const std::runtime_error&) {
     return;
   } catch (const std::logic_error&) {
     return;
   }
-  for (std::uint32_t page = 0; page < node.pages(); ++page)
-    for (const auto& need : node.missing_diffs(page))
-      ncp2::fuzz::check(need.creator != 1, "a node needs its own diff");
+  for (std::uint32_t page = 0; page < directory.pages(); ++page)
+    for (const lrc::Notice& n : node.plan_diff_fetch(lrc::PageId{page}))
+      fuzz::check(n.writer != lrc::node_id(1), "a node needs its own diff");
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
 #pragma once
 // One node of a real run (ncp2-node, started by mpirun): the node's protocol agent. It starts one
-// process of the program and serves it through tmk/'s channel exactly as the emulator does, but
-// runs every request with a real lazy-release-consistency runtime (lrc_node.hpp) whose transport
-// is MPI. Two threads: the local one serves the program's requests (faults, locks, barriers) and
-// waits for their replies; the service thread takes every message from the other nodes, answers
-// their requests (diffs, lock forwarding, the managers of locks and barriers, node 0's heap) and
-// hands replies to the local thread. Like NCP2's protocol controller, the agent answers the other
-// nodes without interrupting the program, which keeps running on its own core.
+// process of the program and serves it through tmk/'s channel exactly as the emulator does, and
+// runs every request with the protocol core the emulator runs (lrc::Node, lrc/node.hpp), MPI being
+// its transport. Two threads: the local one serves the program's requests (faults, locks,
+// barriers) and waits for their replies; the service thread takes every message from the other
+// nodes, answers their requests (pages, diffs, lock forwarding, the managers of locks and
+// barriers, node 0's heap) and hands replies to the local thread. Like NCP2's protocol
+// controller, the agent answers the other nodes without interrupting the program, which keeps
+// running on its own core. The core's state is shared by both threads under one mutex.
 #include <sys/types.h>
 
 #include <array>
@@ -25,7 +26,11 @@
 #include <vector>
 
 #include "real_machine/clock_sync_mpi.hpp"
-#include "real_machine/lrc_node.hpp"
+#include "lrc/barrier_manager.hpp"
+#include "lrc/config.hpp"
+#include "lrc/history.hpp"
+#include "lrc/node.hpp"
+#include "lrc/page_directory.hpp"
 #include "real_machine/node_record.hpp"
 #include "real_machine/transport.hpp"
 #include "tmk/channel.hpp"
@@ -51,12 +56,10 @@ struct AgentOptions {
   std::string output_dir;                 // empty: the program's lines on ours, prefixed "[node N] "
   std::size_t max_segments = 0;           // timeline stretches kept per node and processor
   bool profile = true;                    // false: no profile, no waits (to measure what profiling costs)
-  std::size_t gc_threshold_bytes = std::size_t{1} << 20;  // a node's diffs that make a barrier collect
+  // The protocol's sizes and policies, as the emulated runs of the configuration take them (nodes
+  // and page size are the run's; the diffs are made when an interval closes).
+  lrc::ProtocolConfig protocol;
 };
-
-// Barriers of the agents themselves, outside the program's ids (0 .. dsm::kMaxBarriers-1).
-inline constexpr std::uint32_t kExitBarrier = 0xffffffffU;
-inline constexpr std::uint32_t kGcBarrier = 0xfffffffeU;
 
 class NodeAgent {
  public:
@@ -77,9 +80,28 @@ class NodeAgent {
   [[nodiscard]] const std::string& failure() const { return abort_text_; }
 
  private:
-  struct Lock;         // per lock: token, holder, the next requester (agent_locks.cpp)
-  struct BarrierSlot;  // node 0: the arrivals of one barrier
-  struct Pending;      // the request being served, until the program resumes (its time)
+  struct Pending;  // the request being served, until the program resumes (its time)
+  // The node's copy of the shared pages (the program's heap, mapped here too), for the core.
+  class HeapMemory final : public lrc::PageMemory {
+   public:
+    HeapMemory(std::span<std::byte> heap, std::size_t page_bytes) : heap_(heap), page_bytes_(page_bytes) {}
+    std::span<std::byte> page(lrc::PageId page) override {
+      if (page == shown_page_ && shown_ != nullptr) return {shown_, page_bytes_};
+      return heap_.subspan(std::size_t{lrc::raw(page)} * page_bytes_, page_bytes_);
+    }
+    // Until called with null: the page reads as `bytes` (a write fault the program took at once,
+    // twinned from the page as it was).
+    void show_as(lrc::PageId page, std::byte* bytes) {
+      shown_page_ = page;
+      shown_ = bytes;
+    }
+
+   private:
+    std::span<std::byte> heap_;
+    std::size_t page_bytes_;
+    lrc::PageId shown_page_{};
+    std::byte* shown_ = nullptr;
+  };
 
   // Local thread (agent_program.cpp).
   void serve_program();
@@ -92,10 +114,11 @@ class NodeAgent {
     double longest_service_ns = 0;
     int slowest_server = -1;
   };
-  Fetched validate(std::span<const std::uint32_t> pages);
+  void fetch_page(lrc::PageId page, Fetched& f);
+  void fetch_diffs(lrc::PageId page, Fetched& f);
   void collect_garbage();
   struct BarrierRelease {
-    double delay_ns = 0;   // since this node arrived, on node 0's clock
+    double delay_ns = 0;   // since this node arrived, on the manager's clock
     int last = -1;         // the last node to arrive
     bool collect = false;  // collect garbage now
   };
@@ -107,6 +130,7 @@ class NodeAgent {
   void free_request();
   void distribute();
   void reply_protections();
+  void add_protection_runs(std::span<const std::uint32_t> pages);  // with mutex_ held
   void replay_deferred_faults();
   Message await_reply(Tag tag, const std::function<bool(const Message&)>& matches = {});
   [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
@@ -122,6 +146,7 @@ class NodeAgent {
   // Service thread (agent_service.cpp).
   void service_loop();
   void dispatch(Message m);
+  void on_page_request(const Message& m);
   void on_diff_request(const Message& m);
   void on_lock_request(const Message& m);
   void on_lock_forward(const Message& m);
@@ -129,8 +154,7 @@ class NodeAgent {
   void on_malloc(const Message& m);
   void on_free(const Message& m);
   void on_abort(const Message& m);
-  void release_barrier(std::uint32_t id, const BarrierSlot& b);  // with mutex_ held
-  void check_barrier_deadlock();                                 // with mutex_ held
+  void release_barrier(std::uint32_t id);  // with mutex_ held
   void stop_program(const std::string& text, bool deadlock = false);
   // Deadlock detection (agent_deadlock.cpp): every node tells node 0 what it waits for; when all
   // wait and nothing changed for a while, node 0 asks who holds which lock and stops the run.
@@ -139,8 +163,7 @@ class NodeAgent {
   void on_held_query(const Message& m);
   void on_held_reply(const Message& m);
   void look_for_deadlock();  // node 0's service thread, when idle
-  void grant(std::uint32_t lock, int to, const VectorTime& known, double delay_ns);  // with mutex_ held
-  Lock& lock_state(std::uint32_t lock);                                              // with mutex_ held
+  void grant(std::uint32_t lock, int to, const lrc::VectorTime& known, double delay_ns);  // with mutex_ held
 
   [[nodiscard]] double now_ns() const { return static_cast<double>(clock_.now_ns()); }
   // A TSC reading of the program's process on this node's timeline (`fallback` when the clock is
@@ -157,15 +180,28 @@ class NodeAgent {
   std::unique_ptr<tmk::OutputRelay> relay_;
   std::unique_ptr<tmk::NodeProcess> process_;
   std::atomic<pid_t> program_pid_{-1};
-  std::unique_ptr<LrcNode> lrc_;
   tmk::ProgramSites sites_;  // the program's line tables and scope sites
 
-  // Shared by the two threads.
+  // Shared by the two threads, under mutex_: the protocol core's state of this node.
   std::mutex mutex_;
+  lrc::History history_;
+  lrc::PageDirectory directory_;
+  std::unique_ptr<HeapMemory> memory_;
+  std::unique_ptr<lrc::Node> lrc_;
+  std::unique_ptr<lrc::BarrierManager> barrier_manager_;  // on the barrier manager
+  struct BarrierWait {                                    // the manager: the current episode's arrivals
+    std::vector<double> arrived_ns;
+    double last_ns = 0;
+    std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed;  // node 0's, for the others
+  } barrier_wait_;
+  struct QueuedRequest {  // a lock requester queued here until the release: what it knew, since when
+    lrc::VectorTime known;
+    double since_ns = 0;
+  };
+  std::map<std::uint32_t, QueuedRequest> queued_;
+  std::map<std::uint32_t, std::string> held_where_;  // where this node acquired each lock it holds
   std::condition_variable replies_cv_;
   std::deque<Message> replies_;
-  std::map<std::uint32_t, std::unique_ptr<Lock>> locks_;
-  std::map<std::uint32_t, std::unique_ptr<BarrierSlot>> barriers_;             // node 0
   std::unique_ptr<tmk::SharedHeap> heap_;                                      // node 0
   std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed_;  // node 0: records, count
   std::atomic<bool> aborted_{false};
@@ -189,13 +225,13 @@ class NodeAgent {
   std::thread service_;
 
   // Local thread only.
-  std::uint32_t reported_seq_ = 0;  // own intervals already sent to the barrier manager
   std::vector<std::byte> distribute_in_;
   std::uint64_t distribute_records_ = 0;
   std::vector<carnival::ScopeSite*> annotations_;  // open TMK_SCOPE blocks
   std::uint64_t last_icount_ = 0;
   std::unique_ptr<Pending> pending_;
   std::vector<std::uint32_t> faulted_;              // the fault's page: its protection is sent again
+  std::vector<lrc::PageId> changed_;                // pages whose access changed (buffer reused)
   std::vector<std::array<std::uint32_t, 4>> runs_;  // protections not yet sent (first, pages, access, 0)
   bool exited_ = false;
   NodeRecord record_;

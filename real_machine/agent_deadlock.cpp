@@ -41,9 +41,7 @@ void NodeAgent::on_held_query(const Message& m) {
   WireWriter w;
   {
     const std::lock_guard guard(mutex_);
-    std::vector<std::pair<std::uint32_t, std::string>> held;
-    for (const auto& [id, lock] : locks_)
-      if (lock->held) held.emplace_back(id, lock->held_where);
+    std::vector<std::pair<std::uint32_t, std::string>> held(held_where_.begin(), held_where_.end());
     w.u64(held.size());
     for (const auto& [id, where] : held) w.u32(id).text(where);
   }
@@ -81,10 +79,12 @@ void NodeAgent::look_for_deadlock() {
       if (!h) return;
     for (std::size_t k = 0; k < waiting_.size(); ++k) {
       const Waiting& w = waiting_[k];
-      std::string line = w.kind != kLock && w.object == kExitBarrier
+      std::string line = w.kind != kLock && w.object == lrc::kExitBarrier
                              ? fmt::format("node {} has exited and waits for the others", k)
-                             : fmt::format("node {} waits for {} {}{}", k,
-                                           w.kind == kLock ? "lock" : "barrier", w.object, w.where);
+                             : fmt::format("node {} waits for {}{}", k,
+                                           w.kind == kLock ? fmt::format("lock {}", w.object)
+                                                           : lrc::barrier_name(w.object),
+                                           w.where);
       if (w.kind == kLock)
         for (std::size_t j = 0; j < held_.size(); ++j)
           for (const auto& [id, where] : *held_[j])

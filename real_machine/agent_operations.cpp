@@ -1,11 +1,12 @@
-// The agent's local thread: the protocol's operations for the program's requests.
+// The agent's local thread: the protocol's operations for the program's requests. The decisions
+// are the core's (lrc::Node, the same code the emulator runs); here they become MPI messages and
+// waits for their replies, with the parts of each wait that can be observed.
 #include <algorithm>
 #include <array>
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "dsm/types.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
@@ -14,108 +15,148 @@
 namespace ncp2::real {
 
 using carnival::WaitPart;
+using lrc::Operation;
+using lrc::PageId;
 using tmk::Channel;
 
 namespace {
 double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
+lrc::NoCosts no_costs;  // a real run's costs are measured, not modelled
 }  // namespace
 
 void NodeAgent::fault(std::uint64_t address, bool write) {
   if (address < tmk::kHeapBase || address >= tmk::kHeapBase + options_.heap_bytes)
     fail(fmt::format("node {}: an access fault outside the shared heap ({:#x}){}", self(), address, where()));
-  const auto page = static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes);
-  faulted_.push_back(page);
-  pending_->operation = write ? "write fault" : "none";
-  const std::array<std::uint32_t, 1> pages{page};
-  const Fetched fetched = validate(pages);
+  const PageId page{static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes)};
+  faulted_.push_back(lrc::raw(page));
+  pending_->operation = write ? Operation::WriteFault : Operation::None;
+  Fetched fetched;
+  bool invalid = false;
+  bool held = false;
+  {
+    const std::lock_guard guard(mutex_);
+    invalid = lrc_->access(page) == lrc::Access::None;
+    if (invalid) pending_->operation = lrc_->begin_fault(page);
+    held = lrc_->holds(page);
+  }
+  if (invalid) {
+    if (!held) fetch_page(page, fetched);
+    fetch_diffs(page, fetched);
+    const std::lock_guard guard(mutex_);
+    lrc_->grant_read(page);
+  }
   if (fetched.messages > 0) {
-    pending_->operation = "diff fetch";
     pending_->waited = true;
-    pending_->wait.object = page;
+    pending_->wait.object = lrc::raw(page);
     pending_->wait.remote_node = fetched.slowest_server;
     pending_->remote_ns = fetched.remote_ns;
     part(pending_->wait, WaitPart::CPRComp) = std::min(fetched.longest_service_ns, fetched.remote_ns);
   }
   const std::lock_guard guard(mutex_);
-  if (write) lrc_->write_fault(page);
+  if (write && lrc_->access(page) != lrc::Access::Write) lrc_->begin_write(page, no_costs);
 }
 
-// Brings every listed invalid page up to date: one request per writer for all of its diffs of
-// these pages, sent at once, then each page's diffs applied in happens-before order.
-NodeAgent::Fetched NodeAgent::validate(std::span<const std::uint32_t> pages) {
-  std::map<std::uint32_t, std::vector<std::pair<std::uint32_t, std::vector<std::uint32_t>>>> by_writer;
+// A page this node does not hold, from its home.
+void NodeAgent::fetch_page(PageId page, Fetched& f) {
+  lrc::NodeId home{};
   {
     const std::lock_guard guard(mutex_);
-    for (std::uint32_t page : pages)
-      for (DiffNeed& need : lrc_->missing_diffs(page))
-        by_writer[need.creator].emplace_back(page, std::move(need.seqs));
+    home = lrc_->request_page(page);
   }
-  Fetched f;
-  if (by_writer.empty()) return f;
   const double start = now_ns();
-  for (const auto& [writer, wanted] : by_writer) {
-    WireWriter w;
-    w.u64(wanted.size());
-    for (const auto& [page, seqs] : wanted) w.u32(page).u32s(seqs);
-    transport_.send(static_cast<int>(writer), Tag::DiffRequest, std::move(w).take());
+  WireWriter w;
+  w.u32(lrc::raw(page));
+  transport_.send(lrc::index(home), Tag::PageRequest, std::move(w).take());
+  const Message m = await_reply(Tag::PageReply, [page](const Message& r) {
+    WireReader peek(r.body);
+    return peek.u32() == lrc::raw(page);
+  });
+  WireReader r(m.body);
+  r.u32();
+  const auto bytes = r.bytes();
+  if (const auto service = static_cast<double>(r.i64()); service >= f.longest_service_ns) {
+    f.longest_service_ns = service;
+    f.slowest_server = m.from;
   }
-  std::map<std::uint32_t, std::vector<ReceivedDiff>> diffs;
-  for (const auto& [writer, wanted] : by_writer) {
-    const int from = static_cast<int>(writer);
-    const Message m = await_reply(Tag::DiffReply, [from](const Message& r) { return r.from == from; });
+  f.remote_ns += now_ns() - start;
+  ++f.messages;
+  const std::lock_guard guard(mutex_);
+  lrc_->install_page(page, bytes);
+}
+
+// The diffs of the page's write notices: one request per writer, all sent at once, then applied
+// in happens-before order.
+void NodeAgent::fetch_diffs(PageId page, Fetched& f) {
+  std::vector<std::pair<int, std::vector<std::uint32_t>>> writers;
+  {
+    const std::lock_guard guard(mutex_);
+    if (!lrc_->has_notices(page)) return;
+    for (const lrc::Notice& n : lrc_->plan_diff_fetch(page)) {
+      if (writers.empty() || writers.back().first != lrc::index(n.writer))
+        writers.emplace_back(lrc::index(n.writer), std::vector<std::uint32_t>{});
+      writers.back().second.push_back(n.interval);
+    }
+  }
+  const double start = now_ns();
+  for (const auto& [writer, intervals] : writers) {
+    WireWriter w;
+    w.u32(lrc::raw(page)).u32s(intervals);
+    transport_.send(writer, Tag::DiffRequest, std::move(w).take());
+  }
+  std::vector<Message> replies;
+  for (const auto& [writer, intervals] : writers) {
+    const int from = writer;
+    replies.push_back(await_reply(Tag::DiffReply, [from, page](const Message& r) {
+      WireReader peek(r.body);
+      return r.from == from && peek.u32() == lrc::raw(page);
+    }));
+  }
+  f.remote_ns += now_ns() - start;
+  const std::lock_guard guard(mutex_);
+  for (const Message& m : replies) {
     WireReader r(m.body);
-    for (std::uint64_t i = 0, pages_in_reply = r.u64(); i < pages_in_reply; ++i) {
-      const std::uint32_t page = r.u32();
-      for (std::uint64_t k = 0, n = r.u64(); k < n; ++k) {
-        ReceivedDiff d;
-        d.creator = writer;
-        d.seq = r.u32();
-        const auto bytes = r.bytes();
-        d.encoded.assign(bytes.begin(), bytes.end());
-        diffs[page].push_back(std::move(d));
-      }
+    r.u32();
+    for (std::uint64_t k = 0, n = r.u64(); k < n; ++k) {
+      const std::uint32_t interval = r.u32();
+      lrc_->receive_diff(lrc::node_id(m.from), interval, r.bytes(), no_costs);
     }
     if (const auto service = static_cast<double>(r.i64()); service >= f.longest_service_ns) {
       f.longest_service_ns = service;
-      f.slowest_server = from;
+      f.slowest_server = m.from;
     }
     ++f.messages;
   }
-  f.remote_ns = now_ns() - start;
-  const std::lock_guard guard(mutex_);
-  for (std::uint32_t page : pages)
-    if (!lrc_->valid(page)) lrc_->apply_diffs(page, std::move(diffs[page]));
-  return f;
+  lrc_->apply_received(page);
 }
 
 void NodeAgent::lock_acquire(std::uint32_t lock) {
-  pending_->operation = "lock acquire";
-  VectorTime known;
+  pending_->operation = Operation::LockAcquire;
+  const lrc::LockId id{lock};
+  const std::string here = where();
+  lrc::AcquireStep step;
+  lrc::VectorTime known;
   {
-    const std::lock_guard guard(mutex_);
-    Lock& l = lock_state(lock);
-    if (l.held)
-      fail(
-          fmt::format("node {}: Tmk_lock_acquire({}): the node already holds this lock (locks are not "
-                      "recursive){}",
-                      self(), lock, where()));
-    if (l.token) {  // released here and nobody asked since: no message at all
-      l.held = true;
-      l.held_where = where();
+    std::unique_lock guard(mutex_);
+    try {
+      lrc_->check_acquire(id);
+    } catch (const lrc::ProtocolError& e) {
+      guard.unlock();  // fail() takes the mutex
+      fail(e.what() + here);
+    }
+    step = lrc_->acquire(id, 0, no_costs);
+    if (step.local) {  // released here and nobody asked since: no message at all
+      held_where_[lock] = here;
       return;
     }
-    lrc_->close_interval();
-    known = lrc_->vector_time();
+    known = lrc_->vt();
   }
   pending_->waited = true;
   pending_->wait.object = lock;
-  const int manager = static_cast<int>(lock % static_cast<std::uint32_t>(nodes()));
   WireWriter w;
   w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(known);
-  const std::string here = where();
   const double start = now_ns();
   report_blocked(1, lock, here);
-  transport_.send(manager, Tag::LockRequest, std::move(w).take());
+  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest, std::move(w).take());
   const Message m = await_reply(Tag::LockGrant, [lock](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == lock;
@@ -124,38 +165,39 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
   report_blocked(0, 0, {});
   WireReader r(m.body);
   r.u32();
-  const std::vector<IntervalRecord> intervals = read_intervals(r);
+  const lrc::VectorTime learned = r.u32s();
+  std::vector<lrc::IntervalRecord> records = read_records(r, directory_.pages());
   const auto delay = static_cast<double>(r.i64());
   part(pending_->wait, WaitPart::SyncDelay) = std::min(delay, pending_->remote_ns);
   pending_->wait.remote_node = m.from;
   if (delay > 0) pending_->wait.cause_node = m.from;
   const std::lock_guard guard(mutex_);
-  lrc_->incorporate(intervals);
-  Lock& l = lock_state(lock);
-  l.token = true;
-  l.held = true;
-  l.held_where = here;
+  for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+  lrc_->granted(id, learned, no_costs);
+  held_where_[lock] = here;
 }
 
 void NodeAgent::lock_release(std::uint32_t lock) {
-  pending_->operation = "lock release";
-  const std::lock_guard guard(mutex_);
-  Lock& l = lock_state(lock);
-  if (!l.held)
-    fail(fmt::format("node {}: Tmk_lock_release({}): releasing a lock this node does not hold{}", self(),
-                     lock, where()));
-  lrc_->close_interval();
-  l.held = false;
-  if (l.next) {
-    const Lock::Waiter next = std::move(*l.next);
-    l.next.reset();
-    grant(lock, next.node, next.known, now_ns() - next.since_ns);
+  pending_->operation = Operation::LockRelease;
+  const lrc::LockId id{lock};
+  std::unique_lock guard(mutex_);
+  try {
+    lrc_->check_release(id);
+  } catch (const lrc::ProtocolError& e) {
+    guard.unlock();  // fail() takes the mutex
+    fail(e.what() + where());
+  }
+  held_where_.erase(lock);
+  if (const std::optional<lrc::LockWaiter> next = lrc_->release(id, no_costs)) {
+    const QueuedRequest queued = std::move(queued_.at(lock));
+    queued_.erase(lock);
+    grant(lock, lrc::index(next->node), queued.known, now_ns() - queued.since_ns);
   }
 }
 
 void NodeAgent::barrier(std::uint32_t id) {
   if (pending_) {
-    pending_->operation = id == kExitBarrier ? "exit" : "barrier";
+    pending_->operation = id == lrc::kExitBarrier ? Operation::Exit : Operation::Barrier;
     pending_->waited = true;
     pending_->wait.object = id;
   }
@@ -164,37 +206,43 @@ void NodeAgent::barrier(std::uint32_t id) {
   if (pending_) {
     pending_->remote_ns = now_ns() - start;
     part(pending_->wait, WaitPart::SyncDelay) = std::clamp(release.delay_ns, 0.0, pending_->remote_ns);
-    pending_->wait.remote_node = 0;
+    pending_->wait.remote_node = lrc::index(options_.protocol.barrier_manager);
     if (release.delay_ns > 0 && release.last != self()) pending_->wait.cause_node = release.last;
   }
   // The garbage collection's time is the barrier's, in the agent's own work (CPLComp).
-  if (release.collect) collect_garbage();
+  if (release.collect && id < lrc::kMaxBarriers) collect_garbage();
 }
 
-// Arrives at barrier `id` with this node's new intervals, waits for the release and takes in the
-// intervals it brings.
+// Arrives at barrier `id` with this node's vector time and the intervals after its last release,
+// waits for the release and takes in the intervals it brings.
 NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
   WireWriter w;
   w.u32(id);
   {
     const std::lock_guard guard(mutex_);
-    lrc_->close_interval();
-    w.u32s(lrc_->vector_time());
-    write_intervals(w, lrc_->own_after(reported_seq_));
-    reported_seq_ = lrc_->vector_time()[static_cast<std::size_t>(self())];
-    w.u64(lrc_->diff_bytes());
+    lrc_->close_interval(no_costs);
+    w.u32s(lrc_->vt()).u64(lrc_->usage());
+    std::vector<const lrc::IntervalRecord*> records;
+    history_.for_each_between(lrc_->vt_at_release(), lrc_->vt(),
+                              [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
+    write_records(w, records);
+    // Node 0's Tmk_distribute data goes to the others with this barrier's release.
+    w.u64(distributed_.size());
+    for (const auto& [bytes, count] : distributed_) w.bytes(bytes).u64(count);
+    distributed_.clear();
   }
-  const bool program_call = id < dsm::kMaxBarriers && process_;
+  const bool program_call = id < lrc::kMaxBarriers && process_;
   report_blocked(2, id, program_call ? where() : std::string());
-  transport_.send(0, Tag::BarrierArrive, std::move(w).take());
+  transport_.send(lrc::index(options_.protocol.barrier_manager), Tag::BarrierArrive, std::move(w).take());
   const Message m = await_reply(Tag::BarrierRelease, [id](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == id;
   });
-  if (id != kExitBarrier) report_blocked(0, 0, {});
+  if (id != lrc::kExitBarrier) report_blocked(0, 0, {});
   WireReader r(m.body);
   r.u32();
-  const std::vector<IntervalRecord> intervals = read_intervals(r);
+  const lrc::VectorTime merged = r.u32s();
+  std::vector<lrc::IntervalRecord> records = read_records(r, directory_.pages());
   BarrierRelease release;
   release.delay_ns = static_cast<double>(r.i64());
   release.last = static_cast<int>(r.i64());
@@ -205,23 +253,35 @@ NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
   }
   release.collect = r.u32() != 0;
   const std::lock_guard guard(mutex_);
-  lrc_->incorporate(intervals);
+  for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+  lrc_->released(merged, no_costs);
+  lrc_->count_barrier();
   return release;
 }
 
-// TreadMarks' garbage collection: every node validates its invalid pages, a second barrier makes
-// sure all have, then each drops its diffs and interval records.
+// TreadMarks' garbage collection (lrc/node_gc.cpp): stale copies brought up to date or dropped, a
+// second barrier, then every twin, diff and record dropped.
 void NodeAgent::collect_garbage() {
-  std::vector<std::uint32_t> pages;
+  std::uint32_t pages = 0;
   {
     const std::lock_guard guard(mutex_);
-    pages = lrc_->invalid_pages();
+    lrc_->begin_gc();
+    pages = directory_.pages();
   }
-  (void)validate(pages);
-  (void)barrier_exchange(kGcBarrier);
+  for (std::uint32_t p = 0; p < pages; ++p) {
+    const PageId page{p};
+    {
+      const std::lock_guard guard(mutex_);
+      if (lrc_->gc_step(page) != lrc::GcStep::Validate) continue;
+    }
+    Fetched ignored;
+    fetch_diffs(page, ignored);
+    const std::lock_guard guard(mutex_);
+    lrc_->gc_validated(page);
+  }
+  (void)barrier_exchange(lrc::kGcBarrier);
   const std::lock_guard guard(mutex_);
-  lrc_->discard_history();
-  ++record_.collections;
+  lrc_->discard_history(no_costs);
 }
 
 void NodeAgent::malloc_request() {

@@ -30,21 +30,22 @@ void NodeAgent::close_pending(double resumed_ns) {
     return;
   }
   Pending& p = *pending_;
-  if (p.operation == "startup") {  // joining the run (and loading the line tables) is not its time
+  if (p.startup) {  // joining the run (and loading the line tables) is not its time
     record_.start_ns = resumed_ns;
     pending_.reset();
     return;
   }
   const double total = std::max(0.0, resumed_ns - p.posted_ns);
+  const std::string operation(lrc::to_string(p.operation));
   if (!p.waited) {
-    record_.add(p.scope, Category::Extra, p.operation, total);
-    record_.add_segment({false, Category::Extra, p.operation, p.scope, p.posted_ns, resumed_ns});
+    record_.add(p.scope, Category::Extra, operation, total);
+    record_.add_segment({false, Category::Extra, operation, p.scope, p.posted_ns, resumed_ns});
     pending_.reset();
     return;
   }
   WaitRecord& w = p.wait;
   w.scope = p.scope;
-  w.operation = p.operation;
+  w.operation = operation;
   w.start_ns = p.posted_ns;
   w.duration_ns = total;
   // The parts that can be observed; what is left of the agent's handling is its own work.
@@ -61,8 +62,8 @@ void NodeAgent::close_pending(double resumed_ns) {
     if (i != static_cast<std::size_t>(WaitPart::CPLComp)) others += w.parts[i];
   part(w, WaitPart::CPLComp) = std::max(0.0, total - others);
   w.duration_ns = std::max(total, others);
-  record_.add(p.scope, Category::Wait, p.operation, w.duration_ns);
-  record_.add_segment({false, Category::Wait, p.operation, p.scope, p.posted_ns, resumed_ns});
+  record_.add(p.scope, Category::Wait, operation, w.duration_ns);
+  record_.add_segment({false, Category::Wait, operation, p.scope, p.posted_ns, resumed_ns});
   record_.note_site(p.scope);
   record_.waits.push_back(std::move(w));
   pending_.reset();
@@ -80,7 +81,7 @@ void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
     if (counted == 0 || upto <= at) return;
     const double ns =
         comp * static_cast<double>(std::min(upto, c.icount) - at) / static_cast<double>(counted);
-    record_.add(scope, Category::Comp, "none", ns);
+    record_.add(scope, Category::Comp, std::string(lrc::to_string(lrc::Operation::None)), ns);
     given += ns;
     at = std::min(upto, c.icount);
   };
@@ -101,9 +102,10 @@ void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
   // Without blocks, the computation before a request is the requesting function's.
   if (annotations_.empty() && c.pc != 0)
     if (const std::uint32_t f = site_of(c.pc, c.request != tmk::Request::Fault, true); f != 0) scope = f;
-  record_.add(scope, Category::Comp, "none", comp - given);
+  const std::string none(lrc::to_string(lrc::Operation::None));
+  record_.add(scope, Category::Comp, none, comp - given);
   // One stretch per run of native execution, in the scope it ended in (the profile splits it).
-  record_.add_segment({false, Category::Comp, "none", scope, resumed_ns, posted_ns});
+  record_.add_segment({false, Category::Comp, none, scope, resumed_ns, posted_ns});
 }
 
 void NodeAgent::apply_mark(const tmk::ScopeMark& m) {

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "carnival/scope.hpp"
-#include "dsm/types.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
@@ -25,7 +24,20 @@ using tmk::Channel;
 using tmk::Request;
 
 NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock& clock)
-    : transport_(transport), options_(std::move(options)), clock_(clock), sites_(options_.program) {
+    : transport_(transport),
+      options_(std::move(options)),
+      clock_(clock),
+      sites_(options_.program),
+      history_(static_cast<std::size_t>(transport.size())) {
+  options_.protocol.nodes = nodes();
+  options_.protocol.page_size = options_.page_bytes;
+  options_.protocol.diff_timing = lrc::DiffTiming::AtClose;  // the service thread never reads a written page
+  directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes), lrc::node_id(0));
+  if (lrc::index(options_.protocol.barrier_manager) >= nodes())
+    throw std::runtime_error(fmt::format("the barrier manager, node {}, is not one of the {} nodes",
+                                         lrc::index(options_.protocol.barrier_manager), nodes()));
+  if (options_.protocol.barrier_manager == lrc::node_id(self()))
+    barrier_manager_ = std::make_unique<lrc::BarrierManager>(options_.protocol);
   record_.node = self();
   record_.max_segments = options_.max_segments;
   if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
@@ -68,6 +80,10 @@ void NodeAgent::run() {
   if (relay_) relay_->finish();
   if (record_.finish_ns == 0) record_.finish_ns = now_ns();  // it stopped without exiting
   record_.failure = abort_text_;
+  {
+    const std::lock_guard guard(mutex_);
+    if (lrc_) record_.counters = lrc_->counters();
+  }
   record_.deadlock = deadlock_.load();
   record_.add(0, Category::CPComp, "none", static_cast<double>(cp_busy_ns_.load()));
 }
@@ -107,8 +123,10 @@ void NodeAgent::serve_program() {
   if (aborted_.load()) ::kill(process_->pid(), SIGKILL);  // a failure came in while it started
   {
     const std::lock_guard guard(mutex_);
-    lrc_ = std::make_unique<LrcNode>(static_cast<std::uint32_t>(self()), static_cast<std::uint32_t>(nodes()),
-                                     std::span(process_->heap(), options_.heap_bytes), options_.page_bytes);
+    memory_ = std::make_unique<HeapMemory>(std::span(process_->heap(), options_.heap_bytes), options_.page_bytes);
+    lrc_ = std::make_unique<lrc::Node>(lrc::node_id(self()), options_.protocol, history_, directory_, *memory_);
+    lrc_->track_access_changes();
+    lrc_->add_region(0);
   }
   record_.start_ns = now_ns();
   if (process_->wait_for_request() == tmk::WaitResult::Exited) {
@@ -124,7 +142,7 @@ void NodeAgent::serve_program() {
                        tmk::describe_wait_status(process_->wait_status())));
     }
   }
-  barrier(kExitBarrier);
+  barrier(lrc::kExitBarrier);
   pending_.reset();
 }
 
@@ -168,7 +186,7 @@ bool NodeAgent::handle_request() {
 void NodeAgent::serve(Channel& c) {
   switch (c.request) {
     case Request::Startup:
-      pending_->operation = "startup";
+      pending_->startup = true;
       sites_.load(c.load_base);  // the line tables, loaded now rather than inside the first timed request
       return startup();
     case Request::None:
@@ -181,16 +199,16 @@ void NodeAgent::serve(Channel& c) {
     case Request::Distribute:
       return distribute();
     case Request::Barrier:
-      if (c.arg0 >= dsm::kMaxBarriers)
+      if (c.arg0 >= lrc::kMaxBarriers)
         fail(fmt::format("node {}: Tmk_barrier({}): barrier ids go from 0 to {}{}", self(), c.arg0,
-                         dsm::kMaxBarriers - 1, where()));
+                         lrc::kMaxBarriers - 1, where()));
       return barrier(static_cast<std::uint32_t>(c.arg0));
     case Request::LockAcquire:
     case Request::LockRelease: {
       const bool acquire = c.request == Request::LockAcquire;
-      if (c.arg0 >= dsm::kMaxLocks)
+      if (c.arg0 >= lrc::kMaxLocks)
         fail(fmt::format("node {}: Tmk_lock_{}({}): lock ids go from 0 to {}{}", self(),
-                         acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1, where()));
+                         acquire ? "acquire" : "release", c.arg0, lrc::kMaxLocks - 1, where()));
       const auto lock = static_cast<std::uint32_t>(c.arg0);
       return acquire ? lock_acquire(lock) : lock_release(lock);
     }
@@ -212,17 +230,20 @@ void NodeAgent::replay_deferred_faults() {
   if (c.deferred > c.deferral_slots || c.deferral_slots > tmk::kMaxDeferredFaults)
     fail(fmt::format("node {}: the program reports {} write faults taken at once, beyond its {} slots{}",
                      self(), c.deferred, c.deferral_slots, where()));
-  const std::lock_guard guard(mutex_);
   for (std::uint32_t k = 0; k < c.deferred; ++k) {
     const std::uint64_t address = c.deferred_fault[k].address;
-    const auto page = static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes);
+    const lrc::PageId page{static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes)};
+    std::unique_lock guard(mutex_);
     if (address < tmk::kHeapBase || address >= tmk::kHeapBase + options_.heap_bytes ||
-        lrc_->access(page) != PageAccess::Read)
+        !lrc_->write_is_local(page)) {
+      guard.unlock();  // fail() takes the mutex
       fail(fmt::format("node {}: a write fault taken at once at {:#x} was not on a readable page{}", self(),
                        address, where()));
-    lrc_->write_fault(page,
-                      std::span<const std::byte>(process_->snapshots() + std::size_t{k} * options_.page_bytes,
-                                                 options_.page_bytes));
+    }
+    static lrc::NoCosts no_costs;
+    memory_->show_as(page, process_->snapshots() + std::size_t{k} * options_.page_bytes);
+    lrc_->begin_write(page, no_costs);
+    memory_->show_as(page, nullptr);
   }
 }
 
@@ -236,34 +257,40 @@ void NodeAgent::startup() {
   c.sample_period = options_.sample_instructions;
   c.deferral_slots = static_cast<std::uint32_t>(
       std::min(tmk::kMaxDeferredFaults, tmk::kSnapshotBytes / options_.page_bytes));
-  // Every page starts valid (zero on every node) and read-only: the first write makes a twin.
-  // Read pages are valid: their write faults need nothing but this node (ReadLocalWrite).
-  runs_.push_back({0, static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
-                   static_cast<std::uint32_t>(tmk::Protection::ReadLocalWrite), 0});
+  // Every page's first protection, as the core gives it (FirstTouch: held by node 0 only, or by all).
+  std::vector<std::uint32_t> pages(directory_.pages());
+  for (std::uint32_t p = 0; p < pages.size(); ++p) pages[p] = p;
+  const std::lock_guard guard(mutex_);
+  add_protection_runs(pages);
+}
+
+// The pages' protections, as runs of equal protection (with mutex_ held). A readable page whose
+// write fault needs only this node may be written at once (ReadLocalWrite).
+void NodeAgent::add_protection_runs(std::span<const std::uint32_t> pages) {
+  const auto protection = [this](std::uint32_t page) {
+    const lrc::PageId p{page};
+    if (lrc_->write_is_local(p)) return static_cast<std::uint32_t>(tmk::Protection::ReadLocalWrite);
+    return static_cast<std::uint32_t>(lrc_->access(p));
+  };
+  for (std::size_t i = 0; i < pages.size();) {
+    const std::uint32_t access = protection(pages[i]);
+    std::size_t j = i + 1;
+    while (j < pages.size() && pages[j] == pages[j - 1] + 1 && protection(pages[j]) == access) ++j;
+    runs_.push_back({pages[i], static_cast<std::uint32_t>(j - i), access, 0});
+    i = j;
+  }
 }
 
 void NodeAgent::reply_protections() {
   Channel& c = process_->channel();
-  std::vector<std::uint32_t> pages;
   {
     const std::lock_guard guard(mutex_);
-    pages = lrc_->take_access_changes();
-    pages.insert(pages.end(), faulted_.begin(), faulted_.end());
+    lrc_->take_access_changes(changed_);
+    std::vector<std::uint32_t> pages = faulted_;
+    for (const lrc::PageId page : changed_) pages.push_back(lrc::raw(page));
     std::sort(pages.begin(), pages.end());
     pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-    // A readable page is valid here: a write fault on it is local (the program may take it at once).
-    const auto protection = [this](std::uint32_t page) {
-      const PageAccess a = lrc_->access(page);
-      return static_cast<std::uint32_t>(a == PageAccess::Read ? tmk::Protection::ReadLocalWrite
-                                                              : static_cast<tmk::Protection>(a));
-    };
-    for (std::size_t i = 0; i < pages.size();) {
-      const std::uint32_t access = protection(pages[i]);
-      std::size_t j = i + 1;
-      while (j < pages.size() && pages[j] == pages[j - 1] + 1 && protection(pages[j]) == access) ++j;
-      runs_.push_back({pages[i], static_cast<std::uint32_t>(j - i), access, 0});
-      i = j;
-    }
+    add_protection_runs(pages);
   }
   faulted_.clear();
   const std::size_t n = std::min(runs_.size(), tmk::kMaxProtectionRuns);

@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include "dsm/types.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/shared_heap.hpp"
@@ -59,6 +58,8 @@ void NodeAgent::service_loop() {
 
 void NodeAgent::dispatch(Message m) {
   switch (m.tag) {
+    case Tag::PageRequest:
+      return on_page_request(m);
     case Tag::DiffRequest:
       return on_diff_request(m);
     case Tag::LockRequest:
@@ -79,6 +80,7 @@ void NodeAgent::dispatch(Message m) {
       return on_held_query(m);
     case Tag::HeldReply:
       return on_held_reply(m);
+    case Tag::PageReply:
     case Tag::DiffReply:
     case Tag::LockGrant:
     case Tag::BarrierRelease:
@@ -95,155 +97,151 @@ void NodeAgent::dispatch(Message m) {
   }
 }
 
+namespace {
+lrc::NoCosts no_costs;  // a real run's costs are measured, not modelled
+}  // namespace
+
+// As the page's home: a copy of it. The program may be writing the page meanwhile (this thread
+// never stops it): the bytes it changes are those of an interval the requester does not know of,
+// which a data-race-free program reads only after a synchronization brings their diff anyway.
+void NodeAgent::on_page_request(const Message& m) {
+  const double start = now_ns();
+  WireReader r(m.body);
+  const lrc::PageId page{r.u32()};
+  WireWriter w;
+  w.u32(lrc::raw(page));
+  {
+    const std::lock_guard lock(mutex_);
+    if (!lrc_) throw std::runtime_error("a page request before the program started");
+    if (lrc::raw(page) >= directory_.pages()) throw std::runtime_error("malformed message: a page outside the heap");
+    w.bytes(lrc_->serve_page(page));
+  }
+  w.i64(static_cast<std::int64_t>(now_ns() - start));  // the service time (CPRComp)
+  transport_.send(m.from, Tag::PageReply, std::move(w).take());
+}
+
 void NodeAgent::on_diff_request(const Message& m) {
   const double start = now_ns();
   WireReader r(m.body);
+  const lrc::PageId page{r.u32()};
+  const std::vector<std::uint32_t> intervals = r.u32s();
   WireWriter w;
-  const std::uint64_t pages = r.u64();
-  w.u64(pages);
+  w.u32(lrc::raw(page)).u64(intervals.size());
   {
     const std::lock_guard lock(mutex_);
     if (!lrc_) throw std::runtime_error("a diff request before the program started");
-    for (std::uint64_t i = 0; i < pages; ++i) {
-      const std::uint32_t page = r.u32();
-      const std::vector<std::uint32_t> seqs = r.u32s();
-      w.u32(page).u64(seqs.size());
-      for (std::uint32_t seq : seqs) w.u32(seq).bytes(lrc_->diff(page, seq));
+    if (lrc::raw(page) >= directory_.pages()) throw std::runtime_error("malformed message: a page outside the heap");
+    std::size_t bytes = 0;
+    for (const std::uint32_t interval : intervals) {
+      const lrc::Diff& d = lrc_->diff_for(page, interval, no_costs);
+      w.u32(interval).bytes(d.encoded());
+      bytes += d.modeled_bytes();
     }
+    lrc_->diffs_served(page, bytes, no_costs);
   }
   w.i64(static_cast<std::int64_t>(now_ns() - start));  // the service time (CPRComp)
   transport_.send(m.from, Tag::DiffReply, std::move(w).take());
 }
 
-NodeAgent::Lock& NodeAgent::lock_state(std::uint32_t lock) {
-  auto& slot = locks_[lock];
-  if (!slot) {
-    slot = std::make_unique<Lock>();
-    const int manager = static_cast<int>(lock % static_cast<std::uint32_t>(nodes()));
-    slot->token = manager == self();  // the manager holds every lock's token at first
-    slot->last_requester = manager;
-  }
-  return *slot;
-}
-
+// As the lock's manager (LockRequest), or as the node the manager forwarded it to (LockForward).
 void NodeAgent::on_lock_request(const Message& m) {
   WireReader r(m.body);
   const std::uint32_t lock = r.u32();
   const auto requester = static_cast<int>(r.u32());
-  const VectorTime known = r.u32s();
+  lrc::VectorTime known = r.u32s();
+  if (lock >= lrc::kMaxLocks || requester < 0 || requester >= nodes())
+    throw std::runtime_error("malformed message: a lock request out of range");
   const std::lock_guard guard(mutex_);
-  Lock& l = lock_state(lock);
-  const int previous = l.last_requester;
-  l.last_requester = requester;
-  WireWriter w;
-  w.u32(lock).u32(static_cast<std::uint32_t>(requester)).u32s(known);
-  transport_.send(previous, Tag::LockForward, std::move(w).take());
-}
-
-void NodeAgent::on_lock_forward(const Message& m) {
-  WireReader r(m.body);
-  const std::uint32_t lock = r.u32();
-  const auto requester = static_cast<int>(r.u32());
-  VectorTime known = r.u32s();
-  const std::lock_guard guard(mutex_);
-  Lock& l = lock_state(lock);
-  if (l.token && !l.held) {
+  if (m.tag == Tag::LockRequest) {
+    if (const std::optional<lrc::NodeId> previous = lrc_->manage_request(lrc::LockId{lock}, lrc::node_id(requester))) {
+      WireWriter w;
+      w.u32(lock).u32(static_cast<std::uint32_t>(requester)).u32s(known);
+      transport_.send(lrc::index(*previous), Tag::LockForward, std::move(w).take());
+      return;
+    }
+  }
+  if (lrc_->take_request(lrc::LockId{lock}, {lrc::node_id(requester), 0})) {
     grant(lock, requester, known, 0);
     return;
   }
-  if (l.next)
-    throw std::logic_error(fmt::format("lock {}: a second waiter forwarded to node {}", lock, self()));
-  l.next = Lock::Waiter{requester, std::move(known), now_ns()};
+  queued_[lock] = QueuedRequest{std::move(known), now_ns()};
 }
 
-void NodeAgent::grant(std::uint32_t lock, int to, const VectorTime& known, double delay_ns) {
-  Lock& l = lock_state(lock);
-  l.token = false;
+void NodeAgent::on_lock_forward(const Message& m) { on_lock_request(m); }
+
+// The lock to `to`, with this node's vector time and the records `to` lacks.
+void NodeAgent::grant(std::uint32_t lock, int to, const lrc::VectorTime& known, double delay_ns) {
+  if (known.size() != lrc_->vt().size()) throw std::runtime_error("malformed message: a vector time of another size");
+  std::vector<const lrc::IntervalRecord*> records;
+  history_.for_each_between(known, lrc_->vt(), [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
   WireWriter w;
-  w.u32(lock);
-  write_intervals(w, lrc_->unseen_by(known));
+  w.u32(lock).u32s(lrc_->vt());
+  write_records(w, records);
   w.i64(static_cast<std::int64_t>(delay_ns));
   transport_.send(to, Tag::LockGrant, std::move(w).take());
 }
 
+// As the barrier manager: the records an arrival brings join this node's history (they are known
+// here before this node has seen them), and the last arrival releases everyone.
 void NodeAgent::on_barrier_arrive(const Message& m) {
   WireReader r(m.body);
   const std::uint32_t id = r.u32();
-  const auto node = static_cast<std::size_t>(m.from);
-  VectorTime known = r.u32s();
-  std::vector<IntervalRecord> intervals = read_intervals(r);
-  const std::uint64_t diff_bytes = r.u64();
-  const std::lock_guard guard(mutex_);
-  auto& slot = barriers_[id];
-  if (!slot) {
-    slot = std::make_unique<BarrierSlot>();
-    slot->arrived.assign(static_cast<std::size_t>(nodes()), false);
-    slot->known.resize(static_cast<std::size_t>(nodes()));
-    slot->arrived_ns.assign(static_cast<std::size_t>(nodes()), 0);
+  const lrc::VectorTime vt = r.u32s();
+  const std::uint64_t usage = r.u64();
+  std::vector<lrc::IntervalRecord> records = read_records(r, directory_.pages());
+  std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed;
+  for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
+    const auto bytes = r.bytes();
+    distributed.emplace_back(std::vector<std::byte>(bytes.begin(), bytes.end()), r.u64());
   }
-  BarrierSlot& b = *slot;
-  if (b.arrived.at(node))
-    throw std::logic_error(fmt::format("node {} arrived twice at barrier {}", node, id));
-  b.arrived[node] = true;
-  b.known[node] = std::move(known);
-  b.arrived_ns[node] = now_ns();
-  b.last = static_cast<int>(node);
-  b.last_ns = b.arrived_ns[node];
-  std::move(intervals.begin(), intervals.end(), std::back_inserter(b.intervals));
-  // A program's barrier collects garbage when some node's diffs outgrew the threshold.
-  if (id < dsm::kMaxBarriers && diff_bytes > options_.gc_threshold_bytes) b.collect = true;
-  if (++b.count < b.arrived.size()) return check_barrier_deadlock();
-  release_barrier(id, b);
-  barriers_.erase(id);
+  const std::lock_guard guard(mutex_);
+  if (!barrier_manager_) throw std::runtime_error("a barrier arrival at a node that does not manage barriers");
+  if (vt.size() != static_cast<std::size_t>(nodes()))
+    throw std::runtime_error("malformed message: a vector time of another size");
+  for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+  auto& wait = barrier_wait_;
+  wait.arrived_ns.resize(static_cast<std::size_t>(nodes()), 0);
+  std::move(distributed.begin(), distributed.end(), std::back_inserter(wait.distributed));
+  const bool last = barrier_manager_->arrive(lrc::node_id(m.from), lrc::BarrierId{id}, vt, usage);
+  wait.arrived_ns[static_cast<std::size_t>(m.from)] = now_ns();
+  wait.last_ns = wait.arrived_ns[static_cast<std::size_t>(m.from)];
+  if (last) release_barrier(id);
 }
 
-void NodeAgent::release_barrier(std::uint32_t id, const BarrierSlot& b) {
-  std::vector<const IntervalRecord*> all;
-  for (const IntervalRecord& rec : b.intervals) all.push_back(&rec);
-  std::sort(all.begin(), all.end(), [](const IntervalRecord* x, const IntervalRecord* y) {
-    return x->creator != y->creator ? x->creator < y->creator : x->seq < y->seq;
-  });
-  for (std::size_t k = 0; k < b.arrived.size(); ++k) {
-    std::vector<const IntervalRecord*> lacking;
-    for (const IntervalRecord* rec : all)
-      if (rec->seq > b.known[k].at(rec->creator)) lacking.push_back(rec);
+void NodeAgent::release_barrier(std::uint32_t id) {
+  auto& wait = barrier_wait_;
+  std::vector<std::vector<std::byte>> bodies(static_cast<std::size_t>(nodes()));
+  const lrc::BarrierManager::Release release =
+      barrier_manager_->release([&](lrc::NodeId j, const lrc::VectorTime& known, const lrc::VectorTime& merged) {
+        std::vector<const lrc::IntervalRecord*> lacking;
+        history_.for_each_between(known, merged, [&](const lrc::IntervalRecord& r) { lacking.push_back(&r); });
+        const auto k = static_cast<std::size_t>(lrc::index(j));
+        WireWriter w;
+        w.u32(id).u32s(merged);
+        write_records(w, lacking);
+        w.i64(static_cast<std::int64_t>(wait.last_ns - wait.arrived_ns[k]));
+        bodies[k] = std::move(w).take();
+      });
+  for (std::size_t k = 0; k < bodies.size(); ++k) {
     WireWriter w;
-    w.u32(id);
-    write_intervals(w, lacking);
-    w.i64(static_cast<std::int64_t>(b.last_ns - b.arrived_ns[k])).i64(b.last);
+    w.i64(lrc::index(release.last));
     // Node 0's Tmk_distribute data, for every other node.
-    w.u64(k == 0 ? 0 : distributed_.size());
+    w.u64(k == 0 ? 0 : wait.distributed.size());
     if (k != 0)
-      for (const auto& [bytes, records] : distributed_) w.bytes(bytes).u64(records);
-    w.u32(b.collect ? 1 : 0);
-    transport_.send(static_cast<int>(k), Tag::BarrierRelease, std::move(w).take());
+      for (const auto& [bytes, records] : wait.distributed) w.bytes(bytes).u64(records);
+    w.u32(release.collect ? 1 : 0);
+    const std::vector<std::byte> tail = std::move(w).take();
+    bodies[k].insert(bodies[k].end(), tail.begin(), tail.end());
+    transport_.send(static_cast<int>(k), Tag::BarrierRelease, std::move(bodies[k]));
   }
-  distributed_.clear();
-  // Every node goes on now: none waits any more (their own "no longer waiting" comes later).
+  wait.distributed.clear();
+  if (self() != 0) return;
+  // Every node goes on now: none waits any more (their own "no longer waiting" comes later, to
+  // node 0, which looks for deadlocks).
   for (Waiting& w : waiting_) w.kind = 0;
   ++waiting_epoch_;
   all_waiting_since_ = 0;
   held_.clear();
-}
-
-// Every node waits at some barrier but not all at the same one: none can ever go on.
-void NodeAgent::check_barrier_deadlock() {
-  if (barriers_.size() < 2) return;
-  std::size_t waiting = 0;
-  std::string where;
-  for (const auto& [id, slot] : barriers_) {
-    waiting += slot->count;
-    std::string who;
-    for (std::size_t k = 0; k < slot->arrived.size(); ++k)
-      if (slot->arrived[k]) who += fmt::format("{}{}", who.empty() ? "" : ", ", k);
-    where += fmt::format("{}node{} {} at {}", where.empty() ? "" : "; ", slot->count == 1 ? "" : "s", who,
-                         id == kExitBarrier ? std::string("its exit")
-                         : id == kGcBarrier ? std::string("a garbage collection")
-                                            : fmt::format("barrier {}", id));
-  }
-  if (waiting == static_cast<std::size_t>(nodes()))
-    throw std::runtime_error("deadlock: every node waits at a barrier, but not at the same one (" + where +
-                             ")");
 }
 
 void NodeAgent::on_malloc(const Message& m) {

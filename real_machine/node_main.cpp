@@ -46,7 +46,18 @@ int parse(int argc, char** argv, NodeOptions& o) {
                  "instructions between samples (0: none)");
   std::size_t gc_kb = 1024;
   app.add_option("--gc-threshold-kb", gc_kb,
-                 "a node's diffs (KiB) that make the next barrier collect garbage");
+                 "a node's diffs and write notices (KiB) that make the next barrier collect garbage");
+  app.add_option("--word-bytes", o.agent.protocol.word_size, "the unit of a diff's runs (memory.word_size)")
+      ->check(CLI::Range(1, 64));
+  int manager = 0;
+  app.add_option("--barrier-manager", manager, "the node that manages barriers (dsm.barrier_manager)")
+      ->check(CLI::Range(0, 65535));
+  std::string first_touch(lrc::to_string(o.agent.protocol.first_touch));
+  app.add_option("--first-touch", first_touch, "where a node gets a page it never held (dsm.first_touch)")
+      ->check(CLI::IsMember({"home", "zero"}));
+  std::string gc_copies(lrc::to_string(o.agent.protocol.gc_copies));
+  app.add_option("--gc-copies", gc_copies, "what a garbage collection does with stale copies (dsm.gc_copies)")
+      ->check(CLI::IsMember({"last-writer", "validate-all"}));
   bool no_profile = false;
   app.add_flag("--no-profile", no_profile, "no profile and no waits (measures what profiling costs)");
   app.add_option("--node-output", o.agent.output_dir, "each node's output into DIR/node-N.stdout|stderr");
@@ -69,7 +80,10 @@ int parse(int argc, char** argv, NodeOptions& o) {
     return app.exit(e);
   }
   o.agent.heap_bytes = heap_mb << 20;
-  o.agent.gc_threshold_bytes = gc_kb << 10;
+  o.agent.protocol.gc_threshold_bytes = gc_kb << 10;
+  o.agent.protocol.barrier_manager = lrc::node_id(manager);
+  o.agent.protocol.first_touch = *lrc::first_touch_named(first_touch);
+  o.agent.protocol.gc_copies = *lrc::gc_copies_named(gc_copies);
   o.agent.profile = !no_profile;
   return -1;
 }
@@ -124,7 +138,7 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   meta.started_at = o.started_at;
   meta.wall_seconds = wall_s;
   meta.clock_source = clock_source;
-  const std::uint64_t collections = records.empty() ? 0 : records.front().collections;
+  const std::uint64_t collections = records.empty() ? 0 : records.front().counters.gc_runs;
   const carnival::RunData d = real::assemble_run(records, clocks, meta);
   int code = d.run.status == "deadlock" ? 3 : d.run.status == "complete" && d.run.verified ? 0 : 1;
   if (!o.db.empty()) {

@@ -43,7 +43,8 @@ std::vector<std::byte> NodeRecord::encode() const {
   w.u32(static_cast<std::uint32_t>(node));
   put(w, start_ns);
   put(w, finish_ns);
-  w.i64(exit_status).text(failure).u32(deadlock ? 1 : 0).u64(collections);
+  w.i64(exit_status).text(failure).u32(deadlock ? 1 : 0);
+  for (const lrc::CounterInfo& c : lrc::kCounterTable) w.u64(counters.*c.member);
   w.u64(sites.size());
   for (const auto& [id, s] : sites)
     w.u32(id).text(s.name).text(s.kind).text(s.file).i64(s.line).i64(s.end_line);
@@ -79,7 +80,7 @@ NodeRecord NodeRecord::decode(std::span<const std::byte> bytes) {
   n.exit_status = static_cast<int>(r.i64());
   n.failure = r.text();
   n.deadlock = r.u32() != 0;
-  n.collections = r.u64();
+  for (const lrc::CounterInfo& c : lrc::kCounterTable) n.counters.*c.member = r.u64();
   for (std::uint64_t i = 0, count = r.u64(); i < count; ++i) {
     const std::uint32_t id = r.u32();
     SiteKey s;

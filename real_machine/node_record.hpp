@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "carnival/model.hpp"
+#include "lrc/counters.hpp"
 #include "real_machine/wire.hpp"
 
 namespace ncp2::real {
@@ -52,9 +53,8 @@ class NodeRecord {
   double finish_ns = 0;  // ... when its program posted its exit
   int exit_status = -1;  // the program's wait status (-1: unknown)
   std::string failure;   // why the node failed, if it did
-  bool deadlock = false;
-  std::uint64_t collections = 0;  // garbage collections this node took part in  // ... because node 0 found
-                                  // every node waiting for another
+  bool deadlock = false;  // ... because node 0 found every node waiting for another
+  lrc::Counters counters;  // what the protocol core counted (the emulated runs count the same)
   std::map<std::uint32_t, SiteKey> sites;
   std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>
       profile;

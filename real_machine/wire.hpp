@@ -11,19 +11,26 @@
 #include <string_view>
 #include <vector>
 
+#include "lrc/history.hpp"
+#include "lrc/types.hpp"
+
 namespace ncp2::real {
 
+// The protocol's messages keep the core's kinds as their tags (lrc::MessageKind, whose meaning
+// and contents are defined there); the rest are this transport's own.
 enum class Tag : int {
-  DiffRequest = 1,  // page, creator's interval numbers -> DiffReply
-  DiffReply,        // page, (interval, diff bytes)...
-  LockRequest,      // to the lock's manager: lock, requester, its vector time
-  LockForward,      // the manager to the last requester: the same
-  LockGrant,        // the releaser to the acquirer: lock, intervals the acquirer lacks
-  BarrierArrive,    // to node 0: barrier, node, vector time, its new intervals (+ node 0's data)
-  BarrierRelease,   // node 0 to each: intervals it lacks, distributed data
-  MallocRequest,    // to node 0: size -> MallocReply
-  MallocReply,      // address (0: failed, with the reason)
-  FreeRequest,      // to node 0: address -> FreeReply
+  PageRequest = lrc::kPageRequest,        // page -> PageReply (to the page's home)
+  PageReply = lrc::kPageReply,            // page, its bytes
+  DiffRequest = lrc::kDiffRequest,        // page, the writer's intervals -> DiffReply
+  DiffReply = lrc::kDiffReply,            // page, (interval, diff bytes)..., the service time
+  LockRequest = lrc::kLockRequest,        // to the lock's manager: lock, requester, its vector time
+  LockForward = lrc::kLockForward,        // the manager to the last requester: the same
+  LockGrant = lrc::kLockGrant,            // lock, the holder's vector time, the records the acquirer lacks
+  BarrierArrive = lrc::kBarrierArrival,   // to the manager: barrier, vector time, usage, records
+  BarrierRelease = lrc::kBarrierRelease,  // to each: merged time, records it lacks, collect?, node 0's data
+  MallocRequest = 30,                     // to node 0: size -> MallocReply
+  MallocReply,                            // address (0: failed, with the reason)
+  FreeRequest,                            // to node 0: address -> FreeReply
   FreeReply,
   Abort,      // a node failed (or node 0 found a deadlock): kind, message; every node stops
   Blocked,    // to node 0: what the node now waits for (a lock, a barrier) or that it waits no more
@@ -103,5 +110,33 @@ class WireReader {
   std::span<const std::byte> in_;
   std::size_t at_ = 0;
 };
+
+// Interval records on the wire: creator, sequence, vector time, pages.
+inline void write_records(WireWriter& w, const std::vector<const lrc::IntervalRecord*>& records) {
+  w.u64(records.size());
+  for (const lrc::IntervalRecord* r : records) {
+    w.u32(static_cast<std::uint32_t>(lrc::index(r->creator))).u32(r->seq).u32s(r->vt).u64(r->pages.size());
+    for (lrc::PageId p : r->pages) w.u32(lrc::raw(p));
+  }
+}
+// Refuses a record of a page beyond `pages` (the heap's).
+inline std::vector<lrc::IntervalRecord> read_records(WireReader& r, std::uint32_t pages) {
+  std::vector<lrc::IntervalRecord> out;
+  for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
+    lrc::IntervalRecord rec;
+    const std::uint32_t creator = r.u32();
+    if (creator > 0xffff) throw std::runtime_error("malformed message: an interval of an unknown node");
+    rec.creator = lrc::node_id(static_cast<int>(creator));
+    rec.seq = r.u32();
+    rec.vt = r.u32s();
+    for (std::uint64_t k = 0, n_pages = r.u64(); k < n_pages; ++k) {
+      const std::uint32_t page = r.u32();
+      if (page >= pages) throw std::runtime_error("malformed message: a page outside the heap");
+      rec.pages.push_back(lrc::PageId{page});
+    }
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
 
 }  // namespace ncp2::real

@@ -1,0 +1,352 @@
+// The protocol core without a transport: several nodes in one process, each with its own history
+// and directory (as a real run's), messages carried by hand. Intervals and write notices, first
+// touch, multiple writers of one page, diffs applied in happens-before order, the lock queue, the
+// barrier manager and both garbage-collection policies.
+#include "lrc/node.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "lrc/barrier_manager.hpp"
+
+namespace ncp2::lrc {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+constexpr std::uint32_t kPages = 4;
+
+class Memory final : public PageMemory {
+ public:
+  std::span<std::byte> page(PageId page) override { return std::span(bytes).subspan(raw(page) * kPage, kPage); }
+  std::vector<std::byte> bytes = std::vector<std::byte>(kPage * kPages);
+};
+
+// One node of a "real run": its own history, directory and memory.
+struct TestNode {
+  TestNode(int id, const ProtocolConfig& config) : history(static_cast<std::size_t>(config.nodes)) {
+    directory.add_region(kPages, node_id(0));
+    node = std::make_unique<Node>(node_id(id), config, history, directory, memory);
+    node->add_region(0);
+  }
+  History history;
+  PageDirectory directory;
+  Memory memory;
+  std::unique_ptr<Node> node;
+  NoCosts costs;
+
+  void write(std::size_t offset, std::uint8_t value) {
+    const PageId page{static_cast<std::uint32_t>(offset / kPage)};
+    ASSERT_NE(node->access(page), Access::None) << "fetch it first";
+    if (node->access(page) != Access::Write) node->begin_write(page, costs);
+    memory.bytes[offset] = std::byte{value};
+  }
+  [[nodiscard]] std::uint8_t read(std::size_t offset) const { return std::to_integer<std::uint8_t>(memory.bytes[offset]); }
+};
+
+ProtocolConfig config_of(int nodes, FirstTouch touch = FirstTouch::ZeroEverywhere) {
+  ProtocolConfig c;
+  c.nodes = nodes;
+  c.page_size = kPage;
+  c.first_touch = touch;
+  return c;
+}
+
+// `to` learns what `from` knows (as a lock grant carries it: the records, then the vector time).
+void carry(const TestNode& from, TestNode& to) {
+  from.history.for_each_between(to.node->vt(), from.node->vt(), [&](const IntervalRecord& r) { to.history.add(r); });
+  to.node->incorporate(from.node->vt(), to.costs);
+}
+
+// `to` brings page `page` up to date from the writers' nodes.
+void fetch(TestNode& to, PageId page, const std::vector<TestNode*>& all) {
+  to.node->begin_fault(page);
+  if (!to.node->holds(page)) {
+    TestNode& home = *all.at(static_cast<std::size_t>(index(to.node->request_page(page))));
+    const auto bytes = home.node->serve_page(page);
+    to.node->install_page(page, std::vector<std::byte>(bytes.begin(), bytes.end()));
+  }
+  for (const Notice& n : to.node->plan_diff_fetch(page)) {
+    TestNode& writer = *all.at(static_cast<std::size_t>(index(n.writer)));
+    const Diff& d = writer.node->diff_for(page, n.interval, writer.costs);
+    const std::vector<std::byte> copy(d.encoded().begin(), d.encoded().end());
+    writer.node->diffs_served(page, d.modeled_bytes(), writer.costs);
+    to.node->receive_diff(n.writer, n.interval, copy, to.costs);
+  }
+  to.node->apply_received(page);
+  to.node->grant_read(page);
+}
+
+TEST(LrcNode, FirstTouchFromHomeGivesNodeZeroEveryPage) {
+  const ProtocolConfig c = config_of(2, FirstTouch::FromHome);
+  TestNode a(0, c);
+  TestNode b(1, c);
+  EXPECT_TRUE(a.node->holds(PageId{0}));
+  EXPECT_EQ(a.node->access(PageId{0}), Access::Read);
+  EXPECT_TRUE(a.node->write_is_local(PageId{0}));
+  EXPECT_FALSE(b.node->holds(PageId{0}));
+  EXPECT_EQ(b.node->access(PageId{0}), Access::None);
+  a.memory.bytes[5] = std::byte{9};
+  std::vector<TestNode*> all{&a, &b};
+  EXPECT_EQ(b.node->begin_fault(PageId{0}), Operation::PageFault);
+  fetch(b, PageId{0}, all);
+  EXPECT_EQ(b.read(5), 9);
+  EXPECT_EQ(b.node->counters().page_requests, 1U);
+  EXPECT_EQ(a.node->counters().pages_served, 1U);
+}
+
+TEST(LrcNode, OneNodeWritesFromTheStart) {
+  TestNode a(0, config_of(1, FirstTouch::FromHome));
+  EXPECT_EQ(a.node->access(PageId{3}), Access::Write);
+  EXPECT_FALSE(a.node->close_interval(a.costs));
+}
+
+TEST(LrcNode, AnIntervalNoticesEveryPageWrittenEvenUnchanged) {
+  // TreadMarks makes a write notice for every page of the dirty list (its diffs are made later).
+  TestNode a(0, config_of(2));
+  a.write(1, 0);  // written back with the same byte
+  EXPECT_TRUE(a.node->close_interval(a.costs));
+  EXPECT_EQ(a.node->vt(), (VectorTime{1, 0}));
+  EXPECT_EQ(a.node->access(PageId{0}), Access::Read);
+  EXPECT_EQ(a.history.record(node_id(0), 1).pages, (std::vector<PageId>{PageId{0}}));
+  EXPECT_EQ(a.node->counters().intervals, 1U);
+}
+
+TEST(LrcNode, WriteNoticesInvalidateAndDiffsBringTheWrites) {
+  const ProtocolConfig c = config_of(2);
+  TestNode a(0, c);
+  TestNode b(1, c);
+  std::vector<TestNode*> all{&a, &b};
+  b.node->track_access_changes();
+  a.write(10, 7);
+  a.write(kPage + 5, 9);
+  ASSERT_TRUE(a.node->close_interval(a.costs));
+  carry(a, b);
+  EXPECT_EQ(b.node->vt(), (VectorTime{1, 0}));
+  EXPECT_EQ(b.node->access(PageId{0}), Access::None);
+  EXPECT_EQ(b.node->access(PageId{2}), Access::Read);
+  std::vector<PageId> changed;
+  b.node->take_access_changes(changed);
+  EXPECT_EQ(changed, (std::vector<PageId>{PageId{0}, PageId{1}}));
+  EXPECT_EQ(b.node->counters().write_notices, 2U);
+  fetch(b, PageId{0}, all);
+  EXPECT_EQ(b.read(10), 7);
+  EXPECT_EQ(b.read(kPage + 5), 0);  // page 1 not fetched yet
+  fetch(b, PageId{1}, all);
+  EXPECT_EQ(b.read(kPage + 5), 9);
+  EXPECT_EQ(b.node->counters().diff_requests, 2U);
+  EXPECT_EQ(a.node->counters().diff_replies, 2U);
+  EXPECT_EQ(a.node->counters().diffs_created, 2U);  // lazily: when requested
+}
+
+TEST(LrcNode, DiffsAtCloseAreMadeWhenTheIntervalCloses) {
+  ProtocolConfig c = config_of(2);
+  c.diff_timing = DiffTiming::AtClose;
+  TestNode a(0, c);
+  a.write(10, 7);
+  ASSERT_TRUE(a.node->close_interval(a.costs));
+  EXPECT_EQ(a.node->counters().diffs_created, 1U);
+  EXPECT_GT(a.node->usage(), 0U);
+  a.memory.bytes[10] = std::byte{99};  // what the program does next cannot change the diff
+  EXPECT_EQ(a.node->diff_for(PageId{0}, 1, a.costs).words(), 1U);
+}
+
+TEST(LrcNode, ConcurrentWritersOfOnePageKeepTheirBytes) {
+  const ProtocolConfig c = config_of(3);
+  TestNode a(0, c);
+  TestNode b(1, c);
+  TestNode d(2, c);
+  std::vector<TestNode*> all{&a, &b, &d};
+  a.write(100, 1);
+  b.write(101, 2);  // the same word, another byte
+  ASSERT_TRUE(a.node->close_interval(a.costs));
+  ASSERT_TRUE(b.node->close_interval(b.costs));
+  carry(a, d);
+  carry(b, d);
+  fetch(d, PageId{0}, all);
+  EXPECT_EQ(d.read(100), 1);
+  EXPECT_EQ(d.read(101), 2);
+  EXPECT_EQ(d.node->counters().diff_requests, 2U);  // one per writer
+}
+
+TEST(LrcNode, SameByteWritesOrderedBySynchronizationApplyInThatOrder) {
+  const ProtocolConfig c = config_of(3);
+  TestNode a(0, c);
+  TestNode b(1, c);
+  TestNode d(2, c);
+  std::vector<TestNode*> all{&a, &b, &d};
+  a.write(64, 1);
+  ASSERT_TRUE(a.node->close_interval(a.costs));  // a releases a lock ...
+  carry(a, b);                                   // ... b acquires it
+  fetch(b, PageId{0}, all);
+  b.write(64, 2);
+  ASSERT_TRUE(b.node->close_interval(b.costs));
+  // d learns of both from b: the order must still be a's, then b's.
+  carry(b, d);
+  fetch(d, PageId{0}, all);
+  EXPECT_EQ(d.read(64), 2);
+}
+
+TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
+  const ProtocolConfig c = config_of(3);
+  TestNode n0(0, c);
+  TestNode n1(1, c);
+  TestNode n2(2, c);
+  const LockId lock{3};  // manager: 3 mod 3 = node 0, which holds its token
+  n1.node->check_acquire(lock);
+  const AcquireStep s1 = n1.node->acquire(lock, 11, n1.costs);
+  EXPECT_FALSE(s1.local);
+  EXPECT_EQ(s1.to, node_id(0));
+  EXPECT_FALSE(s1.forward);
+  // The manager is the last requester: it answers as holder, and grants at once.
+  EXPECT_FALSE(n0.node->manage_request(lock, node_id(1)).has_value());
+  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), 0}));
+  n1.node->granted(lock, n0.node->vt(), n1.costs);
+  EXPECT_TRUE(n1.node->lock_held(lock));
+  EXPECT_EQ(n1.node->lock_site(lock), 11U);
+  EXPECT_THROW(n1.node->check_acquire(lock), ProtocolError);
+  // Node 2 asks: forwarded to node 1, which queues it until its release.
+  const AcquireStep s2 = n2.node->acquire(lock, 0, n2.costs);
+  EXPECT_EQ(s2.to, node_id(0));
+  EXPECT_EQ(n0.node->manage_request(lock, node_id(2)), std::optional<NodeId>(node_id(1)));
+  EXPECT_FALSE(n1.node->take_request(lock, {node_id(2), 42}));
+  const std::optional<LockWaiter> next = n1.node->release(lock, n1.costs);
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ(next->node, node_id(2));
+  EXPECT_EQ(next->cookie, 42U);
+  EXPECT_THROW(n1.node->check_release(lock), ProtocolError);
+  n2.node->granted(lock, n1.node->vt(), n2.costs);
+  // Node 2 was the last holder: it re-acquires without messages.
+  n2.node->release(lock, n2.costs);
+  EXPECT_TRUE(n2.node->acquire(lock, 0, n2.costs).local);
+  EXPECT_EQ(n2.node->counters().local_lock_acquires, 1U);
+  EXPECT_EQ(n0.node->counters().lock_forwards, 1U);
+  EXPECT_EQ(n1.node->counters().lock_grants, 1U);
+}
+
+TEST(LrcNode, TheManagerAsksItsLastRequesterItself) {
+  const ProtocolConfig c = config_of(2);
+  TestNode n0(0, c);
+  TestNode n1(1, c);
+  const LockId lock{0};
+  EXPECT_FALSE(n0.node->manage_request(lock, node_id(1)).has_value());
+  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), 0}));
+  const AcquireStep step = n0.node->acquire(lock, 0, n0.costs);
+  EXPECT_TRUE(step.forward);
+  EXPECT_EQ(step.to, node_id(1));
+}
+
+TEST(LrcNode, TheBarrierManagerReleasesWithWhatEachLacks) {
+  const ProtocolConfig c = config_of(3);
+  BarrierManager m(c);
+  EXPECT_FALSE(m.arrive(node_id(1), BarrierId{4}, {0, 2, 0}, 10));
+  EXPECT_THROW(m.arrive(node_id(2), BarrierId{5}, {0, 0, 1}, 10), ProtocolError);
+  EXPECT_FALSE(m.arrive(node_id(2), BarrierId{4}, {0, 0, 1}, 10));
+  EXPECT_TRUE(m.arrive(node_id(0), BarrierId{4}, {1, 0, 0}, 10));
+  std::vector<VectorTime> known(3);
+  const BarrierManager::Release r = m.release([&](NodeId j, const VectorTime& k, const VectorTime& merged) {
+    known[static_cast<std::size_t>(index(j))] = k;
+    EXPECT_EQ(merged, (VectorTime{1, 2, 1}));
+  });
+  EXPECT_EQ(r.merged, (VectorTime{1, 2, 1}));
+  EXPECT_EQ(r.last, node_id(0));
+  EXPECT_FALSE(r.collect);
+  EXPECT_EQ(known[1], (VectorTime{0, 2, 0}));
+  EXPECT_EQ(m.episodes(), 1U);
+  EXPECT_EQ(m.arrived(), 0);
+}
+
+TEST(LrcNode, AProgramBarrierCollectsOverTheThreshold) {
+  ProtocolConfig c = config_of(2);
+  c.gc_threshold_bytes = 100;
+  BarrierManager m(c);
+  const auto none = [](NodeId, const VectorTime&, const VectorTime&) {};
+  EXPECT_FALSE(m.arrive(node_id(0), BarrierId{1}, {0, 0}, 1000));
+  EXPECT_TRUE(m.arrive(node_id(1), BarrierId{1}, {0, 0}, 0));
+  EXPECT_TRUE(m.release(none).collect);
+  EXPECT_FALSE(m.arrive(node_id(0), BarrierId{2}, {0, 0}, 100));  // not over it
+  EXPECT_TRUE(m.arrive(node_id(1), BarrierId{2}, {0, 0}, 0));
+  EXPECT_FALSE(m.release(none).collect);
+  // Never at the protocol's own barriers (a collection's second one, the exit).
+  EXPECT_FALSE(m.arrive(node_id(0), BarrierId{kGcBarrier}, {0, 0}, 1000));
+  EXPECT_TRUE(m.arrive(node_id(1), BarrierId{kGcBarrier}, {0, 0}, 1000));
+  EXPECT_FALSE(m.release(none).collect);
+}
+
+// A collection: a page written by node 1 after node 0, read by node 2 (stale at the collection).
+struct Collection {
+  explicit Collection(GcCopies copies) {
+    ProtocolConfig c = config_of(3);
+    c.gc_copies = copies;
+    config = c;
+    for (int i = 0; i < 3; ++i) nodes.push_back(std::make_unique<TestNode>(i, config));
+    for (auto& n : nodes) all.push_back(n.get());
+    TestNode& a = *nodes[0];
+    TestNode& b = *nodes[1];
+    a.write(8, 3);
+    a.node->close_interval(a.costs);
+    carry(a, b);
+    fetch(b, PageId{0}, all);
+    b.write(9, 4);
+    b.node->close_interval(b.costs);
+    // The barrier: everyone learns everything.
+    for (auto& n : nodes) {
+      carry(a, *n);
+      carry(b, *n);
+    }
+    for (auto& n : nodes) n->node->begin_gc();
+  }
+  ProtocolConfig config;
+  std::vector<std::unique_ptr<TestNode>> nodes;
+  std::vector<TestNode*> all;
+};
+
+TEST(LrcNode, CollectionMakesTheLastWriterTheHomeAndDropsStaleCopies) {
+  Collection gc(GcCopies::LastWriter);
+  EXPECT_EQ(gc.nodes[0]->directory.home(PageId{0}), node_id(1));
+  EXPECT_EQ(gc.nodes[1]->node->gc_step(PageId{0}), GcStep::Keep);  // current already
+  EXPECT_EQ(gc.nodes[0]->node->gc_step(PageId{0}), GcStep::Drop);
+  EXPECT_EQ(gc.nodes[2]->node->gc_step(PageId{0}), GcStep::Drop);
+  EXPECT_FALSE(gc.nodes[2]->node->holds(PageId{0}));
+  for (auto& n : gc.nodes) n->node->discard_history(n->costs);
+  // The page now comes from its new home, whole.
+  fetch(*gc.nodes[2], PageId{0}, gc.all);
+  EXPECT_EQ(gc.nodes[2]->read(8), 3);
+  EXPECT_EQ(gc.nodes[2]->read(9), 4);
+  EXPECT_EQ(gc.nodes[2]->node->counters().page_requests, 1U);
+  EXPECT_EQ(gc.nodes[1]->node->counters().pages_served, 1U);
+  EXPECT_EQ(gc.nodes[2]->node->usage(), 0U);
+}
+
+TEST(LrcNode, CollectionValidatingAllKeepsEveryCopy) {
+  Collection gc(GcCopies::ValidateAll);
+  EXPECT_EQ(gc.nodes[2]->node->gc_step(PageId{0}), GcStep::Validate);
+  fetch(*gc.nodes[2], PageId{0}, gc.all);
+  gc.nodes[2]->node->gc_validated(PageId{0});
+  for (auto& n : gc.nodes) n->node->discard_history(n->costs);
+  EXPECT_TRUE(gc.nodes[2]->node->holds(PageId{0}));
+  EXPECT_EQ(gc.nodes[2]->read(9), 4);
+  // Numbering goes on after the collection; the discarded records are gone.
+  TestNode& b = *gc.nodes[1];
+  b.write(10, 5);
+  ASSERT_TRUE(b.node->close_interval(b.costs));
+  EXPECT_EQ(b.node->vt()[1], 2U);
+  EXPECT_FALSE(b.history.holds(node_id(1), 1));
+  EXPECT_THROW((void)b.history.record(node_id(1), 1), std::logic_error);
+}
+
+TEST(LrcNode, HistoriesRefuseGapsAndForeignRecords) {
+  History h(2);
+  EXPECT_THROW(h.add({node_id(1), 2, {0, 2}, {}, 0}), std::logic_error);
+  EXPECT_THROW(h.add({node_id(5), 1, {0, 1}, {}, 0}), std::runtime_error);
+  EXPECT_THROW(h.add({node_id(1), 1, {0, 1, 0}, {}, 0}), std::runtime_error);
+  h.add({node_id(1), 1, {0, 1}, {PageId{3}}, 0});
+  h.add({node_id(1), 1, {0, 1}, {PageId{3}}, 0});  // by two paths: kept once
+  EXPECT_EQ(h.record(node_id(1), 1).order_key, 1U);
+  EXPECT_EQ(h.bytes_between({0, 0}, {0, 1}), 8U + 4 * 2 + 4);
+}
+
+}  // namespace
+}  // namespace ncp2::lrc
