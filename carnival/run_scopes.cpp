@@ -7,7 +7,7 @@
 #include <sstream>
 #include <utility>
 
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 
 namespace ncp2::carnival {
 

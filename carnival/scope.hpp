@@ -1,54 +1,14 @@
 #pragma once
-// CARNIVAL scopes in workload code: a loop, a function, a phase or a block, identified by its
-// source lines. `CARNIVAL_SCOPE(p, "relax");` at the top of a C++ block marks that block as the
-// scope "relax": it begins at the macro's line and ends at the closing brace of the innermost
-// block containing the macro (brace matching on the source text; see scope_end_line). Time of
-// process p while the block runs is attributed to the scope. Scopes nest by their line ranges
-// (the static nesting of the source, as in CARNIVAL); the whole program is scope 0.
+// CARNIVAL scopes in workload code: `CARNIVAL_SCOPE(p, "relax");` at the top of a C++ block marks
+// that block as the scope "relax": it begins at the macro's line and ends at the closing brace of
+// the innermost block containing the macro (brace matching on the source text; see
+// scope_end_line). Time of process p while the block runs is attributed to the scope.
 #include <cstdint>
-#include <string>
-#include <string_view>
-#include <vector>
 
+#include "carnival/scope_sites.hpp"
 #include "dsm/process.hpp"
-#include "dsm/source_position.hpp"
 
 namespace ncp2::carnival {
-
-// Where a CARNIVAL_SCOPE is written.
-using SourcePosition = dsm::SourcePosition;
-
-// One occurrence of CARNIVAL_SCOPE in the source: created once (a static), with a process-wide id.
-struct ScopeSite {
-  ScopeSite(const char* name, const char* kind, SourcePosition where = SourcePosition::here());
-  // A site known at run time with its line range (a function or line of a program run from
-  // outside, tmk/): the strings must live as long as the process.
-  ScopeSite(const char* name, const char* kind, const char* file, int line, int end_line);
-  const char* name;
-  const char* kind;
-  const char* file;
-  int line;
-  int column;
-  std::uint32_t id;  // >= 1
-  int end_line = 0;  // 0: the end of the innermost block containing (line, column) in the file
-};
-
-// Every site registered so far (index = id - 1).
-std::vector<const ScopeSite*> scope_sites();
-
-// A site known only at run time (a program's function or line, a workload's line), created on
-// its first use and kept for the process's life like the static ones: the same arguments give
-// the same site.
-ScopeSite& site_for(const std::string& name, const char* kind, const std::string& file, int line,
-                    int end_line);
-
-// The scope of kind `line` of source line `at` ("line 183" of its file): where the profiler puts
-// the PP's time of a call the typed API makes there (dsm::Runtime::attribute_lines).
-std::uint32_t line_scope(const SourcePosition& at);
-
-// The line of the closing brace of the innermost block that contains (line, column) in `text`,
-// skipping comments and string or character literals; `line` itself when there is none.
-int scope_end_line(std::string_view text, int line, int column);
 
 class ScopeGuard {
  public:

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "carnival/report.hpp"
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 
 namespace ncp2::cli {
 

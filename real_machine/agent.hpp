@@ -34,6 +34,7 @@
 #include "real_machine/node_record.hpp"
 #include "real_machine/transport.hpp"
 #include "tmk/channel.hpp"
+#include "tmk/host/channel_server.hpp"
 #include "tmk/host/program_sites.hpp"
 
 namespace ncp2::tmk {
@@ -80,7 +81,8 @@ class NodeAgent {
   [[nodiscard]] const std::string& failure() const { return abort_text_; }
 
  private:
-  struct Pending;  // the request being served, until the program resumes (its time)
+  struct Pending;    // the request being served, until the program resumes (its time)
+  class Requests;    // the program's requests, as the channel server hands them (agent_program.cpp)
   // The node's copy of the shared pages (the program's heap, mapped here too), for the core.
   class HeapMemory final : public lrc::PageMemory {
    public:
@@ -107,7 +109,7 @@ class NodeAgent {
   void serve_program();
   bool handle_request();  // false once the program has exited
   void startup();
-  void fault(std::uint64_t address, bool write);
+  void fault(lrc::PageId page, bool write);
   struct Fetched {
     int messages = 0;
     double remote_ns = 0;
@@ -126,17 +128,15 @@ class NodeAgent {
   void lock_acquire(std::uint32_t lock);
   void lock_release(std::uint32_t lock);
   void barrier(std::uint32_t id);
-  void malloc_request();
-  void free_request();
-  void distribute();
+  std::pair<std::uint64_t, std::string> malloc_request(std::uint64_t bytes);
+  bool free_request(std::uint64_t address);
   void reply_protections();
-  void add_protection_runs(std::span<const std::uint32_t> pages);  // with mutex_ held
-  void replay_deferred_faults();
+  [[nodiscard]] tmk::Protection protection(std::uint32_t page) const;  // with mutex_ held
+  void replay_deferred_faults(tmk::RequestHandler& h);
   Message await_reply(Tag tag, const std::function<bool(const Message&)>& matches = {});
   [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
   // The same, without unwinding (either thread); `deadlock`: node 0 found one.
   void broadcast_failure(const std::string& text, bool deadlock = false);
-  void serve(tmk::Channel& c);
   void account_computation(double resumed_ns, double posted_ns);
   void apply_mark(const tmk::ScopeMark& m);
   void close_pending(double resumed_ns);
@@ -225,14 +225,12 @@ class NodeAgent {
   std::thread service_;
 
   // Local thread only.
-  std::vector<std::byte> distribute_in_;
-  std::uint64_t distribute_records_ = 0;
+  std::unique_ptr<tmk::ChannelServer> server_;  // the program's channel
   std::vector<carnival::ScopeSite*> annotations_;  // open TMK_SCOPE blocks
   std::uint64_t last_icount_ = 0;
   std::unique_ptr<Pending> pending_;
   std::vector<std::uint32_t> faulted_;              // the fault's page: its protection is sent again
   std::vector<lrc::PageId> changed_;                // pages whose access changed (buffer reused)
-  std::vector<std::array<std::uint32_t, 4>> runs_;  // protections not yet sent (first, pages, access, 0)
   bool exited_ = false;
   NodeRecord record_;
 };

@@ -17,17 +17,13 @@ namespace ncp2::real {
 using carnival::WaitPart;
 using lrc::Operation;
 using lrc::PageId;
-using tmk::Channel;
 
 namespace {
 double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
 lrc::NoCosts no_costs;  // a real run's costs are measured, not modelled
 }  // namespace
 
-void NodeAgent::fault(std::uint64_t address, bool write) {
-  if (address < tmk::kHeapBase || address >= tmk::kHeapBase + options_.heap_bytes)
-    fail(fmt::format("node {}: an access fault outside the shared heap ({:#x}){}", self(), address, where()));
-  const PageId page{static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes)};
+void NodeAgent::fault(PageId page, bool write) {
   faulted_.push_back(lrc::raw(page));
   pending_->operation = write ? Operation::WriteFault : Operation::None;
   Fetched fetched;
@@ -248,8 +244,7 @@ NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
   release.last = static_cast<int>(r.i64());
   for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
     const auto bytes = r.bytes();
-    distribute_in_.insert(distribute_in_.end(), bytes.begin(), bytes.end());
-    distribute_records_ += r.u64();
+    server_->distributed(bytes, r.u64());
   }
   release.collect = r.u32() != 0;
   const std::lock_guard guard(mutex_);
@@ -284,59 +279,34 @@ void NodeAgent::collect_garbage() {
   lrc_->discard_history(no_costs);
 }
 
-void NodeAgent::malloc_request() {
-  Channel& c = process_->channel();
-  std::uint64_t address = 0;
-  std::string why;
+std::pair<std::uint64_t, std::string> NodeAgent::malloc_request(std::uint64_t bytes) {
   if (self() == 0) {
     const std::lock_guard guard(mutex_);
-    const std::optional<std::size_t> offset = heap_->allocate(c.arg0);
-    if (offset)
-      address = tmk::kHeapBase + *offset;
-    else
-      why = fmt::format("the shared heap of {} MiB is exhausted; raise it with --set tmk.heap_mb=N",
-                        heap_->capacity() >> 20);
-  } else {
-    WireWriter w;
-    w.u64(c.arg0);
-    transport_.send(0, Tag::MallocRequest, std::move(w).take());
-    const Message m = await_reply(Tag::MallocReply);
-    WireReader r(m.body);
-    address = r.u64();
-    why = r.text();
+    const std::optional<std::size_t> offset = heap_->allocate(bytes);
+    if (!offset) return {0, tmk::heap_exhausted(*heap_)};
+    return {tmk::kHeapBase + *offset, {}};
   }
-  if (address == 0) fail(fmt::format("node {}: Tmk_malloc({} bytes): {}{}", self(), c.arg0, why, where()));
-  c.result = static_cast<std::int64_t>(address);
+  WireWriter w;
+  w.u64(bytes);
+  transport_.send(0, Tag::MallocRequest, std::move(w).take());
+  const Message m = await_reply(Tag::MallocReply);
+  WireReader r(m.body);
+  const std::uint64_t address = r.u64();
+  return {address, r.text()};
 }
 
-void NodeAgent::free_request() {
-  const Channel& c = process_->channel();
-  bool ok = false;
+bool NodeAgent::free_request(std::uint64_t address) {
   if (self() == 0) {
     const std::lock_guard guard(mutex_);
-    ok = c.arg0 >= tmk::kHeapBase && c.arg0 < tmk::kHeapBase + heap_->capacity() &&
-         heap_->free(c.arg0 - tmk::kHeapBase);
-  } else {
-    WireWriter w;
-    w.u64(c.arg0);
-    transport_.send(0, Tag::FreeRequest, std::move(w).take());
-    const Message m = await_reply(Tag::FreeReply);
-    WireReader r(m.body);
-    ok = r.u32() != 0;
+    return address >= tmk::kHeapBase && address < tmk::kHeapBase + heap_->capacity() &&
+           heap_->free(address - tmk::kHeapBase);
   }
-  if (!ok)
-    fail(fmt::format("node {}: Tmk_free({:#x}): not an address Tmk_malloc returned (or freed twice){}",
-                     self(), c.arg0, where()));
-}
-
-// Node 0's data reaches the others with the next barrier (docs/tmk-programs.md).
-void NodeAgent::distribute() {
-  const Channel& c = process_->channel();
-  const std::size_t record = 16 + (c.arg1 + 7) / 8 * 8;
-  std::vector<std::byte> bytes(record);
-  std::memcpy(bytes.data(), process_->bulk(), 16 + c.arg1);
-  const std::lock_guard guard(mutex_);
-  distributed_.emplace_back(std::move(bytes), 1);
+  WireWriter w;
+  w.u64(address);
+  transport_.send(0, Tag::FreeRequest, std::move(w).take());
+  const Message m = await_reply(Tag::FreeReply);
+  WireReader r(m.body);
+  return r.u32() != 0;
 }
 
 }  // namespace ncp2::real

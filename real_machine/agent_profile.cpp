@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
@@ -121,6 +121,8 @@ void NodeAgent::serve_program() {
   relay_->start();
   program_pid_.store(process_->pid());
   if (aborted_.load()) ::kill(process_->pid(), SIGKILL);  // a failure came in while it started
+  server_ = std::make_unique<tmk::ChannelServer>(
+      tmk::ChannelSizes{self(), nodes(), options_.heap_bytes, options_.page_bytes, options_.sample_instructions});
   {
     const std::lock_guard guard(mutex_);
     memory_ = std::make_unique<HeapMemory>(std::span(process_->heap(), options_.heap_bytes), options_.page_bytes);
@@ -146,6 +148,37 @@ void NodeAgent::serve_program() {
   pending_.reset();
 }
 
+// The program's requests, served by the channel server the emulated runs use too, run here on
+// the protocol core over MPI.
+class NodeAgent::Requests final : public tmk::RequestHandler {
+ public:
+  explicit Requests(NodeAgent& agent) : a_(agent) {}
+  void begin_request(const Channel& c) override {
+    if (a_.options_.profile && c.pc != 0) a_.pending_->scope = a_.site_of(c.pc, c.request != Request::Fault, false);
+    if (a_.pending_->scope == 0 && !a_.annotations_.empty()) a_.pending_->scope = a_.annotations_.back()->id;
+  }
+  void startup() override { a_.startup(); }
+  std::pair<std::uint64_t, std::string> malloc(std::uint64_t bytes) override { return a_.malloc_request(bytes); }
+  bool free(std::uint64_t address) override { return a_.free_request(address); }
+  void distribute(std::vector<std::byte> record) override {
+    const std::lock_guard guard(a_.mutex_);
+    a_.distributed_.emplace_back(std::move(record), 1);
+  }
+  void barrier(std::uint32_t id) override { a_.barrier(id); }
+  void lock_acquire(std::uint32_t lock) override { a_.lock_acquire(lock); }
+  void lock_release(std::uint32_t lock) override { a_.lock_release(lock); }
+  void fault(std::uint32_t page, bool write) override { a_.fault(lrc::PageId{page}, write); }
+  void exit(std::uint64_t /*status*/) override {
+    a_.exited_ = true;
+    a_.record_.finish_ns = a_.pending_->posted_ns;
+  }
+  [[nodiscard]] std::string where() const override { return a_.where(); }
+  [[noreturn]] void abort(const std::string& text) override { a_.fail(text); }
+
+ private:
+  NodeAgent& a_;
+};
+
 bool NodeAgent::handle_request() {
   Channel& c = process_->channel();
   const double picked = now_ns();
@@ -157,128 +190,50 @@ bool NodeAgent::handle_request() {
   pending_ = std::make_unique<Pending>();
   pending_->posted_ns = std::min(posted, picked);
   pending_->picked_ns = picked;
-  c.result = 0;
-  replay_deferred_faults();
-  switch (c.request) {
-    case Request::Exit:
-      exited_ = true;
-      record_.finish_ns = pending_->posted_ns;
-      if (c.arg0 != 0 && c.pc == 0)
-        fmt::print(stderr, "ncp2: node {} exits with status {}\n", self(), c.arg0);
-      return false;
-    case Request::Crash:
-      fail(fmt::format("node {} crashed: {}{}", self(), std::string(c.text, strnlen(c.text, tmk::kTextBytes)),
-                       where()));
-    case Request::Misuse:
-      fail(fmt::format("node {}: {}{}", self(), std::string(c.text, strnlen(c.text, tmk::kTextBytes)),
-                       where()));
-    default:
-      break;
-  }
-  if (options_.profile && c.pc != 0) pending_->scope = site_of(c.pc, c.request != Request::Fault, false);
-  if (pending_->scope == 0 && !annotations_.empty()) pending_->scope = annotations_.back()->id;
-  serve(c);
+  Requests requests(*this);
+  replay_deferred_faults(requests);
+  if (!server_->serve(c, process_->bulk(), requests)) return false;
   reply_protections();
   pending_->replied_ns = now_ns();
   return true;
 }
 
-void NodeAgent::serve(Channel& c) {
-  switch (c.request) {
-    case Request::Startup:
-      pending_->startup = true;
-      sites_.load(c.load_base);  // the line tables, loaded now rather than inside the first timed request
-      return startup();
-    case Request::None:
-    case Request::MoreProtections:
-      return;
-    case Request::Malloc:
-      return malloc_request();
-    case Request::Free:
-      return free_request();
-    case Request::Distribute:
-      return distribute();
-    case Request::Barrier:
-      if (c.arg0 >= lrc::kMaxBarriers)
-        fail(fmt::format("node {}: Tmk_barrier({}): barrier ids go from 0 to {}{}", self(), c.arg0,
-                         lrc::kMaxBarriers - 1, where()));
-      return barrier(static_cast<std::uint32_t>(c.arg0));
-    case Request::LockAcquire:
-    case Request::LockRelease: {
-      const bool acquire = c.request == Request::LockAcquire;
-      if (c.arg0 >= lrc::kMaxLocks)
-        fail(fmt::format("node {}: Tmk_lock_{}({}): lock ids go from 0 to {}{}", self(),
-                         acquire ? "acquire" : "release", c.arg0, lrc::kMaxLocks - 1, where()));
-      const auto lock = static_cast<std::uint32_t>(c.arg0);
-      return acquire ? lock_acquire(lock) : lock_release(lock);
-    }
-    case Request::Fault:
-      return fault(c.arg0, c.arg1 != 0);
-    default:
-      fail(fmt::format(
-          "node {}: the program sent an unknown request ({}): is it built with this version's ncp2-cc?",
-          self(), static_cast<unsigned>(c.request)));
-  }
-}
-
 // Write faults the program took at once on valid pages (tmk/runtime/write_guards.cpp): each page's
 // twin is its snapshot, the page as it was before the program wrote it; before any request, so that
 // an interval closed by this one diffs against them.
-void NodeAgent::replay_deferred_faults() {
-  Channel& c = process_->channel();
-  if (c.deferred == 0) return;
-  if (c.deferred > c.deferral_slots || c.deferral_slots > tmk::kMaxDeferredFaults)
-    fail(fmt::format("node {}: the program reports {} write faults taken at once, beyond its {} slots{}",
-                     self(), c.deferred, c.deferral_slots, where()));
-  for (std::uint32_t k = 0; k < c.deferred; ++k) {
-    const std::uint64_t address = c.deferred_fault[k].address;
-    const lrc::PageId page{static_cast<std::uint32_t>((address - tmk::kHeapBase) / options_.page_bytes)};
+void NodeAgent::replay_deferred_faults(tmk::RequestHandler& h) {
+  const Channel& c = process_->channel();
+  const std::span<const tmk::DeferredFault> faults = server_->deferred_faults(c, h);
+  static lrc::NoCosts no_costs;
+  for (std::size_t k = 0; k < faults.size(); ++k) {
+    const lrc::PageId page{server_->page_of(faults[k].address, h, "a write fault taken at once")};
     std::unique_lock guard(mutex_);
-    if (address < tmk::kHeapBase || address >= tmk::kHeapBase + options_.heap_bytes ||
-        !lrc_->write_is_local(page)) {
+    if (!lrc_->write_is_local(page)) {
       guard.unlock();  // fail() takes the mutex
-      fail(fmt::format("node {}: a write fault taken at once at {:#x} was not on a readable page{}", self(),
-                       address, where()));
+      server_->fail(h, fmt::format("a write fault taken at once at {:#x} was not on a readable page",
+                                   faults[k].address));
     }
-    static lrc::NoCosts no_costs;
-    memory_->show_as(page, process_->snapshots() + std::size_t{k} * options_.page_bytes);
+    memory_->show_as(page, process_->snapshots() + k * options_.page_bytes);
     lrc_->begin_write(page, no_costs);
     memory_->show_as(page, nullptr);
   }
 }
 
 void NodeAgent::startup() {
-  Channel& c = process_->channel();
-  c.node = static_cast<std::uint32_t>(self());
-  c.nodes = static_cast<std::uint32_t>(nodes());
-  c.heap_base = tmk::kHeapBase;
-  c.heap_bytes = options_.heap_bytes;
-  c.page_bytes = options_.page_bytes;
-  c.sample_period = options_.sample_instructions;
-  c.deferral_slots = static_cast<std::uint32_t>(
-      std::min(tmk::kMaxDeferredFaults, tmk::kSnapshotBytes / options_.page_bytes));
+  pending_->startup = true;
+  sites_.load(process_->channel().load_base);  // the line tables, now rather than inside a timed request
   // Every page's first protection, as the core gives it (FirstTouch: held by node 0 only, or by all).
-  std::vector<std::uint32_t> pages(directory_.pages());
-  for (std::uint32_t p = 0; p < pages.size(); ++p) pages[p] = p;
   const std::lock_guard guard(mutex_);
-  add_protection_runs(pages);
+  lrc_->take_access_changes(changed_);
+  server_->all_protections([this](std::uint32_t page) { return protection(page); });
 }
 
-// The pages' protections, as runs of equal protection (with mutex_ held). A readable page whose
-// write fault needs only this node may be written at once (ReadLocalWrite).
-void NodeAgent::add_protection_runs(std::span<const std::uint32_t> pages) {
-  const auto protection = [this](std::uint32_t page) {
-    const lrc::PageId p{page};
-    if (lrc_->write_is_local(p)) return static_cast<std::uint32_t>(tmk::Protection::ReadLocalWrite);
-    return static_cast<std::uint32_t>(lrc_->access(p));
-  };
-  for (std::size_t i = 0; i < pages.size();) {
-    const std::uint32_t access = protection(pages[i]);
-    std::size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + 1 && protection(pages[j]) == access) ++j;
-    runs_.push_back({pages[i], static_cast<std::uint32_t>(j - i), access, 0});
-    i = j;
-  }
+// A page's protection for the program: its access, and whether a write fault may be taken at once
+// (readable, and its write fault needs only this node). With mutex_ held.
+tmk::Protection NodeAgent::protection(std::uint32_t page) const {
+  const lrc::PageId p{page};
+  if (lrc_->write_is_local(p)) return tmk::Protection::ReadLocalWrite;
+  return static_cast<tmk::Protection>(lrc_->access(p));
 }
 
 void NodeAgent::reply_protections() {
@@ -286,25 +241,11 @@ void NodeAgent::reply_protections() {
   {
     const std::lock_guard guard(mutex_);
     lrc_->take_access_changes(changed_);
-    std::vector<std::uint32_t> pages = faulted_;
-    for (const lrc::PageId page : changed_) pages.push_back(lrc::raw(page));
-    std::sort(pages.begin(), pages.end());
-    pages.erase(std::unique(pages.begin(), pages.end()), pages.end());
-    add_protection_runs(pages);
+    for (const lrc::PageId page : changed_) faulted_.push_back(lrc::raw(page));
+    server_->protections_changed(faulted_, [this](std::uint32_t page) { return protection(page); });
   }
   faulted_.clear();
-  const std::size_t n = std::min(runs_.size(), tmk::kMaxProtectionRuns);
-  for (std::size_t i = 0; i < n; ++i)
-    c.run[i] = tmk::ProtectionRun{runs_[i][0], runs_[i][1], static_cast<tmk::Protection>(runs_[i][2]), 0};
-  runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(n));
-  c.protection_runs = static_cast<std::uint32_t>(n);
-  c.more_protections = runs_.empty() ? 0 : 1;
-  if (distribute_records_ > 0 && distribute_in_.size() <= tmk::kBulkBytes) {
-    std::memcpy(process_->bulk(), distribute_in_.data(), distribute_in_.size());
-    c.distributed = distribute_records_;
-    distribute_in_.clear();
-    distribute_records_ = 0;
-  }
+  server_->fill_reply(c, process_->bulk());
 }
 
 Message NodeAgent::await_reply(Tag tag, const std::function<bool(const Message&)>& matches) {

@@ -252,11 +252,7 @@ void NodeAgent::on_malloc(const Message& m) {
     const std::lock_guard guard(mutex_);
     const std::optional<std::size_t> offset = heap_->allocate(size);
     w.u64(offset ? tmk::kHeapBase + *offset : 0);
-    w.text(offset ? std::string()
-                  : fmt::format(
-                        "the shared heap of {} MiB is exhausted ({} bytes in use, the largest free block {} "
-                        "bytes); raise it with --set tmk.heap_mb=N",
-                        heap_->capacity() >> 20, heap_->in_use(), heap_->largest_free()));
+    w.text(offset ? std::string() : tmk::heap_exhausted(*heap_));
   }
   transport_.send(m.from, Tag::MallocReply, std::move(w).take());
 }

@@ -2,7 +2,7 @@
 
 #include <bit>
 
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 
 namespace ncp2::real {
 

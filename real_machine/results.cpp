@@ -15,7 +15,7 @@
 
 #include "carnival/file_publish.hpp"
 #include "carnival/run_scopes.hpp"
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store.hpp"
 #include "carnival/store_error.hpp"

@@ -1,118 +1,72 @@
+// A program built with ncp2-cc as a workload of the emulator (tmk/host/program.hpp): its node
+// processes, the request loop, and what each request does on the emulated machine. The requests
+// are read, checked and answered by the channel server real runs use too (channel_server.hpp).
 #include "tmk/host/program.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstring>
-#include <deque>
 #include <filesystem>
-#include <map>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <tuple>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "carnival/run_scopes.hpp"
-#include "carnival/scope.hpp"
 #include "debug_info/source_lines.hpp"
-#include "dsm/process.hpp"
-#include "tmk/host/access_log.hpp"
-#include "tmk/host/node_process.hpp"
-#include "tmk/host/output_relay.hpp"
-#include "tmk/host/page_set.hpp"
-#include "tmk/host/program_sites.hpp"
-#include "tmk/host/shared_heap.hpp"
+#include "tmk/host/program_instance.hpp"
 
 namespace ncp2::tmk {
 
 using debug_info::SourceLine;
 
-namespace {
-
-std::string mib_text(std::size_t bytes) { return fmt::format("{} MiB", bytes >> 20); }
-
-class ProgramInstance final : public workloads::Instance {
+// A node's requests, run in its PP's fiber on the emulated machine.
+class ProgramInstance::Requests final : public RequestHandler {
  public:
-  ProgramInstance(ProgramSpec spec, int nodes)
-      : spec_(std::move(spec)), nodes_(static_cast<std::size_t>(nodes)), sites_(spec_.path) {}
-  ~ProgramInstance() override {
-    for (auto& n : nodes_)
-      if (n.process) n.process->kill();
-    relay_.finish();
-  }
-  ProgramInstance(const ProgramInstance&) = delete;
-  ProgramInstance& operator=(const ProgramInstance&) = delete;
+  Requests(ProgramInstance& program, Node& node, dsm::Process& p) : program_(program), node_(node), p_(p) {}
 
-  void run(dsm::Process& p) override;
-  void verify(dsm::Process& p) override;
-  [[nodiscard]] SourcePlace describe_access(const dsm::AccessSite& site) const override;
-  [[nodiscard]] std::optional<std::uint64_t> program_address(const dsm::Runtime& runtime,
-                                                             std::uint32_t region,
-                                                             std::uint64_t offset) const override;
+  void begin_request(const Channel& c) override {
+    program_.attribute(node_, p_, c.pc, c.request != Request::Fault);
+  }
+  void startup() override { program_.startup(node_, p_); }
+  std::pair<std::uint64_t, std::string> malloc(std::uint64_t bytes) override {
+    const std::optional<std::size_t> offset = program_.heap_->allocate(bytes);
+    if (!offset) return {0, heap_exhausted(*program_.heap_)};
+    return {kHeapBase + *offset, {}};
+  }
+  bool free(std::uint64_t address) override {
+    return address >= kHeapBase && address < kHeapBase + program_.heap_bytes_ &&
+           program_.heap_->free(address - kHeapBase);
+  }
+  // Node 0's data goes to every other node's process, applied when it next runs.
+  void distribute(std::vector<std::byte> record) override {
+    for (auto& other : program_.nodes_) {
+      if (other.id == node_.id) continue;
+      if (other.server->distributed_bytes() + record.size() > kBulkBytes)
+        abort(fmt::format("node {}: Tmk_distribute: more than 64 MiB distributed before the other nodes ran "
+                          "again{}",
+                          node_.id, where()));
+      other.server->distributed(record, 1);
+    }
+  }
+  void barrier(std::uint32_t id) override { p_.barrier(id, dsm::SourcePosition{}); }
+  void lock_acquire(std::uint32_t lock) override { p_.lock_acquire(lock, dsm::SourcePosition{}); }
+  void lock_release(std::uint32_t lock) override { p_.lock_release(lock, dsm::SourcePosition{}); }
+  void fault(std::uint32_t page, bool write) override {
+    faulted = page;
+    p_.runtime().fault(p_.node(), program_.region_, page, write ? dsm::Access::Write : dsm::Access::Read);
+  }
+  void exit(std::uint64_t /*status*/) override { node_.exited = true; }
+  [[nodiscard]] std::string where() const override { return program_.where(node_); }
+  [[noreturn]] void abort(const std::string& text) override { throw dsm::DsmError(text); }
+
+  std::optional<std::uint32_t> faulted;  // the fault's page: its protection is sent again
 
  private:
-  struct Node {
-    int id = 0;
-    std::unique_ptr<NodeProcess> process;
-    std::unique_ptr<AccessLog> accesses;  // when the run detects races
-    std::uint64_t charged_icount = 0;
-    std::vector<std::byte> pending_distribute;  // records for the process's bulk area
-    std::uint64_t pending_records = 0;
-    std::vector<ProtectionRun> pending_protections;
-    std::vector<carnival::ScopeSite*> annotations;  // the open TMK_SCOPE_BEGIN scopes
-    std::uint32_t next_mark = 0;                    // the request's marks and samples applied so far
-    std::uint32_t next_sample = 0;
-    bool exited = false;
-  };
-
-  void launch(dsm::Runtime& runtime);
-  void start_process(Node& node);
-  void serve(Node& node, dsm::Process& p);
-  bool handle(Node& node, dsm::Process& p);  // false once the node has exited
-  void startup(Node& node, dsm::Process& p);
-  void charge(Node& node, dsm::Process& p, std::uint64_t icount);
-  void charge_until(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address, std::uint64_t icount);
-  void merge_accesses(Node& node, dsm::Process& p);
-  void apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end, std::uint32_t samples_end);
-  void replay_deferred_faults(Node& node, dsm::Process& p);
-  void replay(Node& node, dsm::Process& p, const DeferredFault& fault);
-  [[nodiscard]] Protection protection_of(dsm::Runtime& runtime, const Node& node, const std::uint8_t* access,
-                                         std::uint32_t page) const;
-  void apply_mark(Node& node, dsm::Process& p, const ScopeMark& m);
-  void attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address);
-  void enclosing_scope(Node& node, dsm::Process& p);
-  void collect_protections(Node& node, dsm::Runtime& runtime, std::optional<std::uint32_t> faulted);
-  void fill_reply(Node& node);
-  void malloc_request(Node& node, dsm::Process& p);
-  void free_request(Node& node);
-  void distribute_request(Node& node);
-  [[noreturn]] void abort_run(const Node& node, const std::string& what) const;
-  [[nodiscard]] std::string where(const Node& node) const;
-  // The sites of an instruction, the line tables loaded from the node's process at the first.
-  const ProgramSites::Sites& sites_at(const Node& node, std::uint64_t pc) {
-    sites_.load(node.process->channel().load_base);
-    return sites_.at(pc);
-  }
-
-  ProgramSpec spec_;
-  std::vector<Node> nodes_;
-  bool launched_ = false;
-  std::unique_ptr<SharedHeap> heap_;
-  std::size_t heap_bytes_ = 0;
-  std::size_t page_bytes_ = 0;
-  std::uint32_t region_ = 0;
-  bool detect_races_ = false;
-  double cycles_per_instruction_ = 1.0;
-  ProgramSites sites_;
-  std::vector<dsm::PageId> changed_;  // buffers reused by every reply
-  std::vector<std::uint32_t> changed_pages_;
-  std::vector<std::uint64_t> page_bits_;
-  OutputRelay relay_;
+  ProgramInstance& program_;
+  Node& node_;
+  dsm::Process& p_;
 };
 
 void ProgramInstance::launch(dsm::Runtime& runtime) {
@@ -148,7 +102,12 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
       [this](std::uint64_t pc) {
         return sites_.lines() ? sites_.lines()->at(pc).describe(pc) : std::string();
       });
-  for (auto& node : nodes_) start_process(node);
+  for (auto& node : nodes_) {
+    node.server = std::make_unique<ChannelServer>(ChannelSizes{
+        node.id, static_cast<int>(nodes_.size()), heap_bytes_, page_bytes_,
+        static_cast<std::uint64_t>(config.tmk.sample_instructions)});
+    start_process(node);
+  }
   relay_.start();
 }
 
@@ -199,17 +158,27 @@ void ProgramInstance::run(dsm::Process& p) {
   serve(node, p);
 }
 
+// Before each request: the write faults taken at once since the last one, the computation up to
+// the request, the accesses for the race detector; then the request; then the reply.
 void ProgramInstance::serve(Node& node, dsm::Process& p) {
+  Requests requests(*this, node, p);
   for (;;) {
+    Channel& c = node.process->channel();
     try {
-      if (!handle(node, p)) return;
+      replay_deferred_faults(node, p, requests);
+      charge_until(node, p, c.pc, c.request != Request::Fault, c.icount);
+      merge_accesses(node, p);
+      requests.faulted.reset();
+      if (!node.server->serve(c, node.process->bulk(), requests)) return;
     } catch (const dsm::DsmError& e) {
       // The runtime's message (a lock not held, an id out of range), with the program's line.
       const std::string text = e.what();
       if (text.find(" at ") != std::string::npos || !sites_.lines()) throw;
       throw dsm::DsmError(text + where(node));
     }
-    fill_reply(node);
+    enclosing_scope(node, p);
+    if (c.request != Request::Startup) collect_protections(node, p.runtime(), requests.faulted);
+    node.server->fill_reply(c, node.process->bulk());
     if (node.process->resume() == WaitResult::Exited) {
       merge_accesses(node, p);  // what it did before dying (_exit, SIGKILL) still counts
       abort_run(node, fmt::format("the program {} without Tmk_exit",
@@ -218,239 +187,18 @@ void ProgramInstance::serve(Node& node, dsm::Process& p) {
   }
 }
 
-void ProgramInstance::charge(Node& node, dsm::Process& p, std::uint64_t icount) {
-  if (icount <= node.charged_icount) return;
-  const auto cycles = [this](std::uint64_t n) {
-    return std::llround(static_cast<double>(n) * cycles_per_instruction_);
-  };
-  const std::int64_t due = cycles(icount) - cycles(node.charged_icount);
-  node.charged_icount = icount;
-  if (due > 0) p.compute_cycles(due, dsm::SourcePosition{});  // the program attributes its own lines
-}
-
-// The node's accesses since its last request go to the race detector before the request runs: a
-// synchronization then closes the segment they belong to, and a run that stops (a failure, a
-// deadlock) has every node's accesses in the detector already. The scope is the computation's.
-void ProgramInstance::merge_accesses(Node& node, dsm::Process& p) {
-  if (!node.accesses || node.accesses->touched() == 0) return;
-  dsm::Runtime& runtime = p.runtime();
-  node.accesses->merge_into(*runtime.race_detector(), p.node(), runtime.regions().at(region_).first_page,
-                            runtime.scope_of(p.node()));
-}
-
-void ProgramInstance::enclosing_scope(Node& node, dsm::Process& p) {
-  emu::Processor& pp = p.runtime().cluster().pp(p.node());
-  pp.set_scope(node.annotations.empty() ? 0 : node.annotations.back()->id);
-}
-
-// Scope marks and samples made since the last request, up to the first `marks_end` and
-// `samples_end` of them, in the order of their instruction counts: the computation before a sample
-// goes to the sampled line, before a mark to the open scope.
-void ProgramInstance::apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end,
-                                   std::uint32_t samples_end) {
-  Channel& c = node.process->channel();
-  const auto marks = std::min<std::uint32_t>({c.marks, kMaxScopeMarks, marks_end});
-  const auto samples = std::min<std::uint32_t>({c.samples, kMaxSamples, samples_end});
-  std::uint32_t& i = node.next_mark;
-  std::uint32_t& j = node.next_sample;
-  while (i < marks || j < samples) {
-    if (j < samples && (i >= marks || c.sample[j].icount <= c.mark[i].icount)) {
-      const Sample& s = c.sample[j++];
-      attribute(node, p, s.pc, true);
-      charge(node, p, s.icount);
-    } else {
-      apply_mark(node, p, c.mark[i++]);
-    }
-  }
-  enclosing_scope(node, p);
-}
-
-// The write faults the node took at once since its last request (tmk/runtime/write_guards.cpp),
-// each where a fault request would have come: after the marks and samples made before it. Until
-// its fault, the runtime sees a page as its snapshot (the node had not written it yet in this
-// interval): what the fault twins, and diffs or copies of it served meanwhile, are those bytes.
-void ProgramInstance::replay_deferred_faults(Node& node, dsm::Process& p) {
-  const Channel& c = node.process->channel();
-  node.next_mark = 0;
-  node.next_sample = 0;
-  if (c.deferred > c.deferral_slots || c.deferral_slots > kMaxDeferredFaults)
-    abort_run(node,
-              fmt::format("reports {} write faults taken at once, beyond its {} slots (its channel to the "
-                          "emulator was overwritten?)",
-                          c.deferred, c.deferral_slots));
-  const auto page_of = [&](const DeferredFault& f) {
-    const std::uint64_t offset = f.address - kHeapBase;
-    if (f.address < kHeapBase || offset >= heap_bytes_)
-      abort_run(node, fmt::format("took a write fault at once at {:#x}, outside the shared heap", f.address));
-    return static_cast<std::uint32_t>(offset / page_bytes_);
-  };
-  for (std::uint32_t k = 0; k < c.deferred; ++k)
-    p.runtime().show_page_as(p.node(), region_, page_of(c.deferred_fault[k]),
-                             node.process->snapshots() + std::size_t{k} * page_bytes_);
-  for (std::uint32_t k = 0; k < c.deferred; ++k) {
-    const DeferredFault fault = c.deferred_fault[k];
-    apply_events(node, p, fault.marks, fault.samples);
-    replay(node, p, fault);
-    p.runtime().show_page_as(p.node(), region_, page_of(fault), nullptr);
-  }
-  apply_events(node, p, UINT32_MAX, UINT32_MAX);
-}
-
-// The computation up to a request (or a deferred fault) at `pc` (a return address, or a fault's own
-// instruction): without annotations it goes to the requesting function.
-void ProgramInstance::charge_until(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address,
-                                   std::uint64_t icount) {
-  if (node.annotations.empty() && pc != 0) {
-    const ProgramSites::Sites& sites = sites_at(node, return_address ? pc - 1 : pc);
-    if (sites.function != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.function);
-  }
-  charge(node, p, icount);
-}
-
-// One deferred write fault, as handle() runs a fault request.
-void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& fault) {
-  dsm::Runtime& runtime = p.runtime();
-  const auto page = static_cast<std::uint32_t>((fault.address - kHeapBase) / page_bytes_);
-  if (!runtime.write_fault_is_local(p.node(), region_, page))
-    abort_run(node, fmt::format("took the write fault of address {:#x} at once, but it was not a local fault "
-                                "(an emulator error, please report it)",
-                                fault.address));
-  charge_until(node, p, fault.pc, false, fault.icount);
-  attribute(node, p, fault.pc, false);
-  runtime.fault(p.node(), region_, page, dsm::Access::Write);
-  enclosing_scope(node, p);
-}
-
-// A page's protection for the node's process: its access, and whether a write fault may be taken at once.
-Protection ProgramInstance::protection_of(dsm::Runtime& runtime, const Node& node, const std::uint8_t* access,
-                                          std::uint32_t page) const {
-  const auto protection = static_cast<Protection>(access[page]);
-  if (protection == Protection::Read && runtime.write_fault_is_local(emu::node_id(node.id), region_, page))
-    return Protection::ReadLocalWrite;
-  return protection;
-}
-
-void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m) {
-  const Channel& c = node.process->channel();
-  charge(node, p, m.icount);
-  const auto text = [&c](std::uint32_t at) {
-    return at < kMarksTextBytes
-               ? std::string(c.marks_text + at, strnlen(c.marks_text + at, kMarksTextBytes - at))
-               : std::string();
-  };
-  if (m.begin) {
-    node.annotations.push_back(&carnival::site_for(
-        text(m.name_at), "block", sites_.resolve_file(text(m.file_at)), static_cast<int>(m.line), 0));
-  } else if (!node.annotations.empty()) {
-    // The C pair gives the block's last line; the C++ form (line 0) ends with its enclosing block.
-    carnival::ScopeSite* site = node.annotations.back();
-    if (m.line > 0) site->end_line = std::max(site->end_line, static_cast<int>(m.line));
-    node.annotations.pop_back();
-  }
-  enclosing_scope(node, p);
-}
-
-// The scope a request's time goes to: the line of the call (or fault) inside its function.
-void ProgramInstance::attribute(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address) {
-  const ProgramSites::Sites& sites = sites_at(node, return_address && pc != 0 ? pc - 1 : pc);
-  if (sites.line != 0) p.runtime().cluster().pp(p.node()).set_scope(sites.line);
-}
-
-bool ProgramInstance::handle(Node& node, dsm::Process& p) {
-  Channel& c = node.process->channel();
-  replay_deferred_faults(node, p);
-  charge_until(node, p, c.pc, c.request != Request::Fault, c.icount);
-  merge_accesses(node, p);
-  c.result = 0;
-  switch (c.request) {
-    case Request::Startup:
-      startup(node, p);
-      return true;
-    case Request::None:
-    case Request::MoreProtections:
-      return true;
-    case Request::Exit:
-      node.exited = true;
-      if (c.arg0 != 0 && c.pc == 0)  // exit() without Tmk_exit: the others may wait for it; say why
-        fmt::print(stderr, "ncp2: node {} exits with status {}{}\n", node.id, c.arg0, where(node));
-      return false;
-    case Request::Crash:
-      abort_run(node, fmt::format("crashed: {}", std::string(c.text, strnlen(c.text, kTextBytes))));
-    case Request::Misuse:
-      abort_run(node, std::string(c.text, strnlen(c.text, kTextBytes)));
-    default:
-      break;
-  }
-  attribute(node, p, c.pc, c.request != Request::Fault);
-  std::optional<std::uint32_t> faulted;
-  switch (c.request) {
-    case Request::Malloc:
-      malloc_request(node, p);
-      break;
-    case Request::Free:
-      free_request(node);
-      break;
-    case Request::Distribute:
-      distribute_request(node);
-      break;
-    case Request::Barrier:
-      if (c.arg0 >= dsm::kMaxBarriers)
-        abort_run(node,
-                  fmt::format("Tmk_barrier({}): barrier ids go from 0 to {}", c.arg0, dsm::kMaxBarriers - 1));
-      p.barrier(static_cast<std::uint32_t>(c.arg0), dsm::SourcePosition{});
-      break;
-    case Request::LockAcquire:
-    case Request::LockRelease: {
-      const bool acquire = c.request == Request::LockAcquire;
-      if (c.arg0 >= dsm::kMaxLocks)
-        abort_run(node, fmt::format("Tmk_lock_{}({}): lock ids go from 0 to {}",
-                                    acquire ? "acquire" : "release", c.arg0, dsm::kMaxLocks - 1));
-      const auto lock = static_cast<std::uint32_t>(c.arg0);
-      acquire ? p.lock_acquire(lock, dsm::SourcePosition{}) : p.lock_release(lock, dsm::SourcePosition{});
-      break;
-    }
-    case Request::Fault: {
-      const std::uint64_t offset = c.arg0 - kHeapBase;
-      faulted = static_cast<std::uint32_t>(offset / page_bytes_);
-      p.runtime().fault(p.node(), region_, *faulted, c.arg1 ? dsm::Access::Write : dsm::Access::Read);
-      break;
-    }
-    default:
-      abort_run(node, fmt::format("sent an unknown request ({}): is it built with this version's ncp2-cc?",
-                                  static_cast<unsigned>(c.request)));
-  }
-  enclosing_scope(node, p);
-  collect_protections(node, p.runtime(), faulted);
-  return true;
-}
-
 void ProgramInstance::startup(Node& node, dsm::Process& p) {
-  Channel& c = node.process->channel();
+  const Channel& c = node.process->channel();
   if (detect_races_ && c.race_checks == 0)  // not a DsmError: no source line appended
     throw workloads::WorkloadError(without_race_checks_message(spec_.path));
   region_ = p.runtime().allocate(p.node(), "shared heap", heap_bytes_, 1);
-  c.node = static_cast<std::uint32_t>(node.id);
-  c.nodes = static_cast<std::uint32_t>(nodes_.size());
-  c.heap_base = kHeapBase;
-  c.heap_bytes = heap_bytes_;
-  c.page_bytes = page_bytes_;
-  c.sample_period = static_cast<std::uint64_t>(p.runtime().config().tmk.sample_instructions);
-  c.deferral_slots = static_cast<std::uint32_t>(std::min(kMaxDeferredFaults, kSnapshotBytes / page_bytes_));
-  // Every page's first protection.
   p.runtime().take_access_changes(p.node(), changed_);
   const std::uint8_t* access = p.runtime().region_access(p.node(), region_);
-  const auto pages = static_cast<std::uint32_t>(heap_bytes_ / page_bytes_);
-  node.pending_protections.clear();
-  for (std::uint32_t page = 0; page < pages;) {
-    const Protection protection = protection_of(p.runtime(), node, access, page);
-    std::uint32_t end = page + 1;
-    while (end < pages && protection_of(p.runtime(), node, access, end) == protection) ++end;
-    node.pending_protections.push_back({page, end - page, protection, 0});
-    page = end;
-  }
+  node.server->all_protections(
+      [&](std::uint32_t page) { return protection_of(p.runtime(), node, access, page); });
 }
 
-// The pages whose access changed since the last reply, as runs of equal protection.
+// The pages whose access changed since the last reply.
 void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime,
                                           std::optional<std::uint32_t> faulted) {
   runtime.take_access_changes(emu::node_id(node.id), changed_);
@@ -460,68 +208,9 @@ void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime,
   for (dsm::PageId page : changed_) pages.push_back(dsm::raw(page) - first);
   // A fault's page always gets its protection again: a fault that changed nothing must not repeat.
   if (faulted) pages.push_back(*faulted);
-  sort_unique_pages(pages, heap_bytes_ / page_bytes_, page_bits_);
   const std::uint8_t* access = runtime.region_access(emu::node_id(node.id), region_);
-  for (std::size_t i = 0; i < pages.size();) {
-    const Protection protection = protection_of(runtime, node, access, pages[i]);
-    std::size_t j = i + 1;
-    while (j < pages.size() && pages[j] == pages[j - 1] + 1 &&
-           protection_of(runtime, node, access, pages[j]) == protection)
-      ++j;
-    node.pending_protections.push_back({pages[i], static_cast<std::uint32_t>(j - i), protection, 0});
-    i = j;
-  }
-}
-
-// Protections (as many as fit; the process asks for the rest) and distributed data.
-void ProgramInstance::fill_reply(Node& node) {
-  Channel& c = node.process->channel();
-  const std::size_t n = std::min(node.pending_protections.size(), kMaxProtectionRuns);
-  std::copy_n(node.pending_protections.begin(), n, c.run);
-  node.pending_protections.erase(node.pending_protections.begin(),
-                                 node.pending_protections.begin() + static_cast<std::ptrdiff_t>(n));
-  c.protection_runs = static_cast<std::uint32_t>(n);
-  c.more_protections = node.pending_protections.empty() ? 0 : 1;
-  if (node.pending_records > 0 && node.pending_distribute.size() <= kBulkBytes) {
-    std::memcpy(node.process->bulk(), node.pending_distribute.data(), node.pending_distribute.size());
-    c.distributed = node.pending_records;
-    node.pending_distribute.clear();
-    node.pending_records = 0;
-  }
-}
-
-void ProgramInstance::malloc_request(Node& node, dsm::Process& /*p*/) {
-  Channel& c = node.process->channel();
-  const std::optional<std::size_t> offset = heap_->allocate(c.arg0);
-  if (!offset)
-    abort_run(node,
-              fmt::format("Tmk_malloc({} bytes): the shared heap of {} is exhausted ({} bytes in use, the "
-                          "largest free block {} bytes); raise it with --set tmk.heap_mb=N",
-                          c.arg0, mib_text(heap_bytes_), heap_->in_use(), heap_->largest_free()));
-  c.result = static_cast<std::int64_t>(kHeapBase + *offset);
-}
-
-void ProgramInstance::free_request(Node& node) {
-  const Channel& c = node.process->channel();
-  if (c.arg0 < kHeapBase || c.arg0 >= kHeapBase + heap_bytes_ || !heap_->free(c.arg0 - kHeapBase))
-    abort_run(node,
-              fmt::format("Tmk_free({:#x}): not an address Tmk_malloc returned (or freed twice)", c.arg0));
-}
-
-// Node 0's data goes to every other node's process, applied when it next runs.
-void ProgramInstance::distribute_request(Node& node) {
-  const Channel& c = node.process->channel();
-  const std::size_t record = 16 + (c.arg1 + 7) / 8 * 8;
-  const unsigned char* bulk = node.process->bulk();
-  for (auto& other : nodes_) {
-    if (other.id == node.id) continue;
-    if (other.pending_distribute.size() + record > kBulkBytes)
-      abort_run(node, "Tmk_distribute: more than 64 MiB distributed before the other nodes ran again");
-    const auto* from = reinterpret_cast<const std::byte*>(bulk);
-    other.pending_distribute.insert(other.pending_distribute.end(), from, from + 16 + c.arg1);
-    other.pending_distribute.resize(other.pending_distribute.size() + (record - 16 - c.arg1));
-    ++other.pending_records;
-  }
+  node.server->protections_changed(pages,
+                                   [&](std::uint32_t page) { return protection_of(runtime, node, access, page); });
 }
 
 void ProgramInstance::verify(dsm::Process& p) {
@@ -557,8 +246,6 @@ std::optional<std::uint64_t> ProgramInstance::program_address(const dsm::Runtime
   if (!launched_ || region != region_ || offset >= heap_bytes_) return std::nullopt;
   return kHeapBase + offset;
 }
-
-}  // namespace
 
 bool looks_like_program(const std::string& name) {
   return name.find('/') != std::string::npos || std::filesystem::is_regular_file(name);

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 #include "debug_info/source_lines.hpp"
 
 namespace ncp2::tmk {
