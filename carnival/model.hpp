@@ -110,7 +110,7 @@ struct ProfileCell {
   int node = 0;
   std::uint32_t scope = 0;
   Category category = Category::Comp;
-  std::string operation;  // dsm::to_string(Operation): "none", "page fault", "diff fetch", ...
+  std::string operation;  // lrc::to_string(Operation): the protocol operation ("none" in application code)
   std::int64_t time_ps = 0;
   std::uint64_t count = 0;  // stretches accumulated
 };

@@ -15,7 +15,7 @@
 
 #include "carnival/run_scopes.hpp"
 #include "debug_info/source_lines.hpp"
-#include "tmk/host/program_instance.hpp"
+#include "tmk/host/program_internal.hpp"
 
 namespace ncp2::tmk {
 

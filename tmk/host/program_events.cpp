@@ -1,13 +1,13 @@
 // The computation of a program's node between two requests, on the emulated machine: charged
 // from the instructions it executed, spread over the scopes its marks and samples name; the write
-// faults it took at once, replayed where a fault request would have come (program_instance.hpp).
+// faults it took at once, replayed where a fault request would have come (program_internal.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
 
-#include "tmk/host/program_instance.hpp"
+#include "tmk/host/program_internal.hpp"
 
 namespace ncp2::tmk {
 
