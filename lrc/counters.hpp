@@ -22,7 +22,8 @@ struct Counters {
   std::uint64_t intervals = 0;  // own intervals closed (each with its write notices)
   std::uint64_t lock_acquires = 0;
   std::uint64_t local_lock_acquires = 0;  // acquired without messages
-  std::uint64_t lock_forwards = 0;        // requests this node forwarded as a lock's manager
+  std::uint64_t lock_requests = 0;        // requests sent to a lock's manager
+  std::uint64_t lock_forwards = 0;        // requests forwarded as a lock's manager (its own included)
   std::uint64_t lock_grants = 0;          // grants this node sent
   std::uint64_t barriers = 0;             // episodes completed by this node
   std::uint64_t write_notices = 0;        // received and applied
@@ -37,7 +38,7 @@ struct CounterInfo {
 };
 
 // Every counter, in the order reports print them.
-inline constexpr std::array<CounterInfo, 17> kCounterTable{{
+inline constexpr std::array<CounterInfo, 18> kCounterTable{{
     {"page_faults", &Counters::page_faults, "accesses to a page without access", true},
     {"page_requests", &Counters::page_requests, "pages fetched from their home", true},
     {"pages_served", &Counters::pages_served, "page requests answered as the home", true},
@@ -50,6 +51,7 @@ inline constexpr std::array<CounterInfo, 17> kCounterTable{{
     {"intervals", &Counters::intervals, "own intervals closed with write notices", true},
     {"lock_acquires", &Counters::lock_acquires, "lock acquires", true},
     {"local_lock_acquires", &Counters::local_lock_acquires, "lock acquires without messages", true},
+    {"lock_requests", &Counters::lock_requests, "lock requests sent to the lock's manager", true},
     {"lock_forwards", &Counters::lock_forwards, "lock requests forwarded as the lock's manager", true},
     {"lock_grants", &Counters::lock_grants, "lock grants sent", true},
     {"barriers", &Counters::barriers, "barrier episodes completed", true},

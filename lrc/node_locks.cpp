@@ -39,7 +39,10 @@ AcquireStep Node::acquire(LockId lock, std::uint64_t site, CostSink& costs) {
   }
   close_interval(costs);
   const NodeId manager = lock_manager(lock);
-  if (manager != self_) return {.local = false, .to = manager, .forward = false};
+  if (manager != self_) {
+    ++counters_.lock_requests;
+    return {.local = false, .to = manager, .forward = false};
+  }
   // The manager requests: it forwards to the last requester itself (one message saved).
   auto [tail, added] = lock_tails_.try_emplace(raw(lock), manager);
   const NodeId previous = tail->second;

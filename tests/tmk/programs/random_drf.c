@@ -3,7 +3,8 @@
  * (so different nodes write different bytes of the same word), read by every node after the
  * barrier and checked against the sequential semantics: each element holds the value of the
  * last phase that wrote it. Lock-protected counters check lock-carried coherence.
- * Arguments: seed elements phases. Exit 0 when every check passed. */
+ * Arguments: seed elements phases [locks]; locks 0: the barrier-only form (no lock-protected
+ * counters), whose synchronization order is fixed. Exit 0 when every check passed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ int main(int argc, char **argv) {
   const uint64_t seed = argc > 1 ? strtoull(argv[1], 0, 10) : 1;
   const int n = argc > 2 ? atoi(argv[2]) : 3000;
   const int phases = argc > 3 ? atoi(argv[3]) : 5;
+  const int locks = argc > 4 ? atoi(argv[4]) : 1;
   if (Tmk_proc_id == 0) {
     s.bytes = Tmk_malloc((size_t)n);
     s.halves = Tmk_malloc((size_t)n * sizeof *s.halves);
@@ -80,13 +82,13 @@ int main(int argc, char **argv) {
       }
       if (w < Tmk_nprocs) last_record[e] = phase;
     }
-    for (int k = 0; k < 3; ++k) { /* lock-carried updates */
+    for (int k = 0; locks && k < 3; ++k) { /* lock-carried updates */
       const int c = (int)((Tmk_proc_id + (unsigned)k + (unsigned)phase) % 8);
       Tmk_lock_acquire((unsigned)c);
       s.counters[c] += (int64_t)(Tmk_proc_id + 1) * phase;
       Tmk_lock_release((unsigned)c);
     }
-    for (unsigned p = 0; p < Tmk_nprocs; ++p)
+    for (unsigned p = 0; locks && p < Tmk_nprocs; ++p)
       for (int k = 0; k < 3; ++k) expected[(p + (unsigned)k + (unsigned)phase) % 8] += (int64_t)(p + 1) * phase;
     Tmk_barrier(1);
     for (int e = 0; e < n; ++e) {
