@@ -51,7 +51,8 @@ std::vector<Key<C>> protocol_keys() {
       "0: the model before issue 20; 1 in the 1994 presets (TreadMarks' lazy diff creation)", Range{0, 1});
   k.integer(
       "dsm.gc_threshold_kb", [](C& c) -> int& { return c.dsm.gc_threshold_kb; },
-      "diffs + write notices held by a node that make the next barrier collect garbage",
+      "diffs (each counted when its interval closes) + write notices held by a node that make the next barrier "
+      "collect garbage",
       "TreadMarks practice", Range{1, 1 << 24});
   k.integer(
       "dsm.barrier_manager", [](C& c) -> int& { return c.dsm.barrier_manager; }, "node that manages barriers",
@@ -137,7 +138,6 @@ lrc::ProtocolConfig protocol_config(const SystemConfig& config) {
   p.barrier_manager = emu::node_id(config.dsm.barrier_manager);
   p.first_touch = config.dsm.first_touch;
   p.gc_copies = config.dsm.gc_copies;
-  p.diff_timing = lrc::DiffTiming::Lazy;
   return p;
 }
 

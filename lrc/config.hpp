@@ -30,17 +30,6 @@ enum class GcCopies : std::uint8_t {
   ValidateAll,
 };
 
-// When a closed interval's diffs are made. The diffs are the same either way; only when they
-// exist (and so the moment they count toward the collection threshold) differs.
-enum class DiffTiming : std::uint8_t {
-  // TreadMarks: when someone asks for it, when a write notice invalidates the page, or at the
-  // page's next write (the emulated runs).
-  Lazy,
-  // When the interval closes (real runs: the node's service thread answers requests while its
-  // program runs on, so it must never read a page the program may be writing).
-  AtClose,
-};
-
 std::string_view to_string(FirstTouch f);
 std::string_view to_string(GcCopies g);
 std::optional<FirstTouch> first_touch_named(std::string_view name);
@@ -54,7 +43,6 @@ struct ProtocolConfig {
   NodeId barrier_manager{};
   FirstTouch first_touch = FirstTouch::FromHome;
   GcCopies gc_copies = GcCopies::LastWriter;
-  DiffTiming diff_timing = DiffTiming::Lazy;
 };
 
 }  // namespace ncp2::lrc

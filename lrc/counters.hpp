@@ -17,7 +17,7 @@ struct Counters {
   std::uint64_t diff_replies = 0;   // diff requests answered
   std::uint64_t diff_bytes = 0;     // the diffs sent in those replies (word runs: Diff::modeled_bytes)
   std::uint64_t twins = 0;
-  std::uint64_t diffs_created = 0;  // when depends on DiffTiming: not comparable across transports
+  std::uint64_t diffs_created = 0;  // one per page written in a closed interval
   std::uint64_t diffs_applied = 0;
   std::uint64_t intervals = 0;  // own intervals closed (each with its write notices)
   std::uint64_t lock_acquires = 0;
@@ -34,29 +34,28 @@ struct CounterInfo {
   std::string_view name;  // the `protocol_counts` table's and the statistics JSON's
   std::uint64_t Counters::*member;
   std::string_view meaning;
-  bool comparable;  // the same in an emulated and a real run of a program whose order is fixed
 };
 
 // Every counter, in the order reports print them.
 inline constexpr std::array<CounterInfo, 18> kCounterTable{{
-    {"page_faults", &Counters::page_faults, "accesses to a page without access", true},
-    {"page_requests", &Counters::page_requests, "pages fetched from their home", true},
-    {"pages_served", &Counters::pages_served, "page requests answered as the home", true},
-    {"diff_requests", &Counters::diff_requests, "diff requests sent (one per writer of a page)", true},
-    {"diff_replies", &Counters::diff_replies, "diff requests answered", true},
-    {"diff_bytes", &Counters::diff_bytes, "bytes of the diffs sent (word runs)", true},
-    {"twins", &Counters::twins, "twins made (first writes of a page in an interval)", true},
-    {"diffs_created", &Counters::diffs_created, "diffs made (when depends on the diff timing)", false},
-    {"diffs_applied", &Counters::diffs_applied, "diffs applied", true},
-    {"intervals", &Counters::intervals, "own intervals closed with write notices", true},
-    {"lock_acquires", &Counters::lock_acquires, "lock acquires", true},
-    {"local_lock_acquires", &Counters::local_lock_acquires, "lock acquires without messages", true},
-    {"lock_requests", &Counters::lock_requests, "lock requests sent to the lock's manager", true},
-    {"lock_forwards", &Counters::lock_forwards, "lock requests forwarded as the lock's manager", true},
-    {"lock_grants", &Counters::lock_grants, "lock grants sent", true},
-    {"barriers", &Counters::barriers, "barrier episodes completed", true},
-    {"write_notices", &Counters::write_notices, "write notices received and applied", true},
-    {"gc_runs", &Counters::gc_runs, "garbage collections", true},
+    {"page_faults", &Counters::page_faults, "accesses to a page without access"},
+    {"page_requests", &Counters::page_requests, "pages fetched from their home"},
+    {"pages_served", &Counters::pages_served, "page requests answered as the home"},
+    {"diff_requests", &Counters::diff_requests, "diff requests sent (one per writer of a page)"},
+    {"diff_replies", &Counters::diff_replies, "diff requests answered"},
+    {"diff_bytes", &Counters::diff_bytes, "bytes of the diffs sent (word runs)"},
+    {"twins", &Counters::twins, "twins made (first writes of a page in an interval)"},
+    {"diffs_created", &Counters::diffs_created, "diffs made (one per page written in an interval)"},
+    {"diffs_applied", &Counters::diffs_applied, "diffs applied"},
+    {"intervals", &Counters::intervals, "own intervals closed with write notices"},
+    {"lock_acquires", &Counters::lock_acquires, "lock acquires"},
+    {"local_lock_acquires", &Counters::local_lock_acquires, "lock acquires without messages"},
+    {"lock_requests", &Counters::lock_requests, "lock requests sent to the lock's manager"},
+    {"lock_forwards", &Counters::lock_forwards, "lock requests forwarded as the lock's manager"},
+    {"lock_grants", &Counters::lock_grants, "lock grants sent"},
+    {"barriers", &Counters::barriers, "barrier episodes completed"},
+    {"write_notices", &Counters::write_notices, "write notices received and applied"},
+    {"gc_runs", &Counters::gc_runs, "garbage collections"},
 }};
 
 inline Counters& operator+=(Counters& a, const Counters& b) {

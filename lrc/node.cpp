@@ -49,11 +49,10 @@ bool Node::close_interval(CostSink& costs) {
   rec.pages = dirty_;
   history_.add(std::move(rec));
   ++counters_.intervals;
-  for (PageId page : dirty_)
+  for (PageId page : dirty_) {
     if (access(page) == Access::Write) set_access(page, Access::Read);
-  if (config_.diff_timing == DiffTiming::AtClose)
-    for (PageId page : dirty_)
-      if (pages_[raw(page)].has_twin()) (void)make_diff(page, pages_[raw(page)].twin_interval, costs);
+    seal_diff(page);
+  }
   dirty_.clear();
   return true;
 }
@@ -69,7 +68,8 @@ void Node::incorporate(const VectorTime& learned, CostSink& costs) {
         PageState& ps = pages_[raw(page)];
         ps.notices.push_back({writer, i});
         ++notices;
-        if (ps.has_twin()) (void)make_diff(page, ps.twin_interval, costs);
+        // TreadMarks makes the diff of its own writes before the page is invalidated.
+        if (OwnDiff* own = uncharged_diff(ps)) charge_diff(page, *own, costs);
         costs.diff_wanted(page);
         set_access(page, Access::None);
       }
@@ -97,6 +97,7 @@ void Node::install_page(PageId page, std::span<const std::byte> bytes) {
     throw std::runtime_error(fmt::format("node {}: a copy of page {} of {} bytes, not {}", index(self_),
                                          raw(page), bytes.size(), mine.size()));
   std::memcpy(mine.data(), bytes.data(), mine.size());
+  drop_clean(pages_[raw(page)]);
   pages_[raw(page)].held = true;
 }
 
@@ -143,6 +144,7 @@ void Node::apply_received(PageId page) {
                         config_.word_size);
   counters_.diffs_applied += received_.size();
   PageState& ps = pages_[raw(page)];
+  drop_clean(ps);
   notice_count_ -= std::min(notice_count_, ps.notices.size());
   ps.notices.clear();
   received_.clear();

@@ -87,8 +87,9 @@ class Node {
 
   // ---- intervals and write notices
   // Ends the current interval if it wrote anything: its record (with a write notice per page
-  // written) joins the history; the written pages lose write access. DiffTiming::AtClose makes
-  // their diffs now.
+  // written) joins the history; the written pages lose write access, and each one's diff is sized
+  // now, in the pass that keeps a copy of the page (its next twin, and the diff's end), so that the
+  // collection threshold counts the program's writes, not when others asked for them.
   bool close_interval(CostSink& costs);
   // Learns every interval up to `learned` (their records already in the history): each page they
   // wrote gets a write notice and loses access (a twin of it is first made into a diff).
@@ -112,8 +113,8 @@ class Node {
   // The page's write notices, sorted by writer then interval: one diff request per writer, listing
   // that writer's intervals (counted). Clears what diffs were received before.
   std::span<const Notice> plan_diff_fetch(PageId page);
-  // As a writer: the diff of this node's interval `interval` of the page (made now if it was not).
-  // Valid until the page's next diff is made.
+  // As a writer: the diff of this node's interval `interval` of the page (encoded now if it was
+  // not). Valid until the page's next diff is encoded.
   const Diff& diff_for(PageId page, std::uint32_t interval, CostSink& costs);
   // A diff request was answered with diffs of `modeled_bytes` (Diff::modeled_bytes summed).
   void diffs_served(PageId page, std::size_t modeled_bytes, CostSink& costs);
@@ -170,9 +171,11 @@ class Node {
  private:
   struct OwnDiff {
     std::uint32_t interval = 0;
-    Diff diff;  // the encoding (empty while deferred)
-    // Deferred (made at the page's next first write, encoded only if requested): buffers of twins_
-    // with the page at the interval's start (its twin) and end (the next twin); kNone once encoded.
+    DiffSize size;         // sized when the interval closed
+    bool charged = false;  // its modelled cost told (when TreadMarks, diffing lazily, would make it)
+    Diff diff;             // the encoding (empty while deferred)
+    // Deferred (encoded only if requested): buffers of twins_ with the page at the interval's start
+    // (its twin) and end; kNone once encoded.
     std::uint32_t before = PageBuffers::kNone;
     std::uint32_t after = PageBuffers::kNone;
     [[nodiscard]] bool deferred() const { return before != PageBuffers::kNone; }
@@ -182,6 +185,9 @@ class Node {
     std::uint32_t twin = PageBuffers::kNone;
     std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
     [[nodiscard]] bool has_twin() const { return twin != PageBuffers::kNone; }
+    // A copy of the page as its last own interval left it, while the page is unchanged since: the
+    // next write's twin, without a copy.
+    std::uint32_t clean = PageBuffers::kNone;
     std::vector<Notice> notices;  // not yet applied
     // This node's diffs of the page, one per own interval that wrote it, until a collection. Kept
     // with the page (few per page) rather than in a map: no allocation and no hashing per diff.
@@ -209,15 +215,17 @@ class Node {
     if (track_access_) access_changes_.push_back(page);
   }
   LockState& lock_state(LockId lock);
-  const Diff& make_diff(PageId page, std::uint32_t interval, CostSink& costs);
-  std::uint32_t defer_diff(PageId page, CostSink& costs);
+  void seal_diff(PageId page);  // at the interval's close
+  void charge_diff(PageId page, OwnDiff& own, CostSink& costs);
+  OwnDiff* uncharged_diff(PageState& ps);
+  void drop_clean(PageState& ps);
   const Diff& encode_deferred(OwnDiff& own);
   void release_deferred(OwnDiff& own);
   void drop_twin(PageState& ps);
   std::vector<std::byte> spare_diff_buffer();
 
   NodeId self_;
-  const ProtocolConfig& config_;
+  const ProtocolConfig config_;
   History& history_;
   PageDirectory& directory_;
   PageMemory& memory_;

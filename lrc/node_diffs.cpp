@@ -1,5 +1,5 @@
-// A node's twins and diffs (lrc/node.hpp): a page's first write in an interval (twin), making a
-// diff when someone needs it (lazily, or at the interval's close), and answering diff requests.
+// A node's twins and diffs (lrc/node.hpp): a page's first write in an interval (twin), its diff
+// sized when the interval closes and encoded when someone asks for it, and diff requests.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -8,56 +8,66 @@
 
 namespace ncp2::lrc {
 
-// The diff of `page` for own interval `interval`, made from the twin if not yet done, encoded if it
-// was deferred. The reference stays valid until the page's next diff is made.
-const Diff& Node::make_diff(PageId page, std::uint32_t interval, CostSink& costs) {
+// The close of the interval whose writes the page's twin separates: the diff is sized in the pass
+// that copies the page as the interval left it (Diff::size_and_copy): that copy is the diff's end,
+// and the page's next twin while the page stays as it is. A small diff is encoded at once, from
+// the two buffers still in cache (a deferred diff holds a page-sized buffer; the collection
+// threshold bounds the diffs' modelled bytes, so deferring only diffs of a quarter page or more
+// keeps the host memory within 4 x that bound); a larger one is encoded if someone asks for it.
+void Node::seal_diff(PageId page) {
   PageState& ps = pages_[raw(page)];
-  for (auto& own : ps.diffs)
-    if (own.interval == interval) return encode_deferred(own);
-  if (!ps.has_twin() || ps.twin_interval != interval)
-    throw std::logic_error(
-        fmt::format("node {} has no diff and no twin for page {} interval {}", index(self_), raw(page), interval));
-  Diff d = Diff::between(twins_.bytes(ps.twin), memory_.page(page), config_.word_size, spare_diff_buffer());
-  costs.diff_made(page, DiffSize{d.runs(), d.words()});
-  drop_twin(ps);
-  ++counters_.diffs_created;
-  diff_bytes_ += d.modeled_bytes();  // the machine's word-run size, not the byte masks (diff.hpp)
-  ps.diffs.push_back({interval, std::move(d)});
-  return ps.diffs.back().diff;
-}
-
-// A page's first write in an interval while its twin still separates an older interval's writes:
-// that interval's diff is made as make_diff would (same sizes, charges and moment), but only its
-// size is computed, in the pass that copies the page into the new twin; the diff keeps the old
-// twin and the new one (the page as the interval left it) and is encoded if someone asks for it.
-// Returns the new twin's buffer, one holder for the caller.
-std::uint32_t Node::defer_diff(PageId page, CostSink& costs) {
-  PageState& ps = pages_[raw(page)];
+  if (!ps.has_twin()) return;
   const int ws = config_.word_size;
   const std::uint32_t before = ps.twin;
   const std::uint32_t after = twins_.acquire(config_.page_size);
-  const DiffSize size = Diff::size_and_copy(twins_.bytes(before), memory_.page(page), ws, twins_.bytes(after));
   OwnDiff own;
   own.interval = ps.twin_interval;
-  if (size.modeled_bytes(ws) * 4 < config_.page_size) {
-    // A small diff is encoded now, from the two twins still in cache: a deferred diff holds a
-    // page-sized buffer, and the GC threshold bounds the diffs' modeled bytes, so deferring only
-    // diffs of a quarter page or more keeps the host memory within 4 x that bound.
+  own.size = Diff::size_and_copy(twins_.bytes(before), memory_.page(page), ws, twins_.bytes(after));
+  if (own.size.modeled_bytes(ws) * 4 < config_.page_size) {
     own.diff = Diff::between(twins_.bytes(before), twins_.bytes(after), ws, spare_diff_buffer());
+    twins_.release(before);
   } else {
-    // The diff's own holds: whatever runs while the diff is charged may take the twin (and make
-    // this interval's diff itself, as it would have before).
-    own.before = before;
+    own.before = before;  // the twin's hold, now the diff's
     own.after = after;
-    twins_.retain(before);
     twins_.retain(after);
   }
-  costs.diff_made(page, size);
-  drop_twin(ps);
+  ps.twin = PageBuffers::kNone;
+  ps.twin_interval = 0;
+  drop_clean(ps);
+  ps.clean = after;
   ++counters_.diffs_created;
-  diff_bytes_ += size.modeled_bytes(ws);
+  diff_bytes_ += own.size.modeled_bytes(ws);  // the machine's word-run size, not the byte masks
   ps.diffs.push_back(std::move(own));
-  return after;
+}
+
+// The page's newest own diff, if its modelled cost has not been told yet.
+Node::OwnDiff* Node::uncharged_diff(PageState& ps) {
+  return !ps.diffs.empty() && !ps.diffs.back().charged ? &ps.diffs.back() : nullptr;
+}
+
+// TreadMarks makes a diff lazily: at the page's next write, when someone asks for it, or before
+// a write notice invalidates the page; its modelled cost is told then (once).
+void Node::charge_diff(PageId page, OwnDiff& own, CostSink& costs) {
+  own.charged = true;  // first: whatever runs while the cost is charged must not charge it again
+  costs.diff_made(page, own.size);
+}
+
+void Node::drop_clean(PageState& ps) {
+  if (ps.clean != PageBuffers::kNone) twins_.release(ps.clean);
+  ps.clean = PageBuffers::kNone;
+}
+
+// The diff of `page` for own interval `interval`, encoded if it was deferred. The reference stays
+// valid until the page's next diff is encoded.
+const Diff& Node::diff_for(PageId page, std::uint32_t interval, CostSink& costs) {
+  PageState& ps = pages_[raw(page)];
+  for (auto& own : ps.diffs) {
+    if (own.interval != interval) continue;
+    if (!own.charged) charge_diff(page, own, costs);
+    return encode_deferred(own);
+  }
+  throw std::logic_error(
+      fmt::format("node {} has no diff of page {} for its interval {}", index(self_), raw(page), interval));
 }
 
 const Diff& Node::encode_deferred(OwnDiff& own) {
@@ -91,10 +101,6 @@ std::vector<std::byte> Node::spare_diff_buffer() {
   return storage;
 }
 
-const Diff& Node::diff_for(PageId page, std::uint32_t interval, CostSink& costs) {
-  return make_diff(page, interval, costs);
-}
-
 void Node::diffs_served(PageId page, std::size_t modeled_bytes, CostSink& costs) {
   costs.diff_wanted(page);  // the one diff TreadMarks makes, once every interval's is in
   ++counters_.diff_replies;
@@ -104,17 +110,16 @@ void Node::diffs_served(PageId page, std::size_t modeled_bytes, CostSink& costs)
 void Node::begin_write(PageId page, CostSink& costs) {
   PageState& ps = pages_[raw(page)];
   const std::uint32_t current = vt_[static_cast<std::size_t>(index(self_))] + 1;
-  std::uint32_t copy = PageBuffers::kNone;  // a buffer already holding the page, if any
-  if (ps.has_twin() && ps.twin_interval != current) copy = defer_diff(page, costs);
-  if (ps.has_twin()) {
-    if (copy != PageBuffers::kNone) twins_.release(copy);  // not reached: defer_diff drops the twin
-  } else {
-    if (copy == PageBuffers::kNone) {
+  if (OwnDiff* own = uncharged_diff(ps)) charge_diff(page, *own, costs);
+  if (!ps.has_twin()) {
+    if (ps.clean != PageBuffers::kNone) {  // the page as the last interval left it: the twin already
+      ps.twin = ps.clean;
+      ps.clean = PageBuffers::kNone;
+    } else {
       const auto bytes = memory_.page(page);
-      copy = twins_.acquire(bytes.size());
-      std::ranges::copy(bytes, twins_.bytes(copy).begin());
+      ps.twin = twins_.acquire(bytes.size());
+      std::ranges::copy(bytes, twins_.bytes(ps.twin).begin());
     }
-    ps.twin = copy;
     ps.twin_interval = current;
     ++counters_.twins;
     costs.twin_made(page);
@@ -131,6 +136,7 @@ void Node::discard_history(CostSink& costs) {
   for (auto& ps : pages_) {
     ps.notices.clear();
     drop_twin(ps);
+    drop_clean(ps);
     for (auto& own : ps.diffs) {
       if (own.deferred())
         release_deferred(own);

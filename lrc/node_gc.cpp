@@ -23,6 +23,7 @@ GcStep Node::gc_step(PageId page) {
   if (!ps.held || ps.notices.empty()) return GcStep::Keep;
   if (config_.gc_copies == GcCopies::ValidateAll || directory_.home(page) == self_) return GcStep::Validate;
   ps.held = false;
+  drop_clean(ps);
   set_access(page, Access::None);
   return GcStep::Drop;
 }

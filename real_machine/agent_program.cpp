@@ -31,7 +31,6 @@ NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock&
       history_(static_cast<std::size_t>(transport.size())) {
   options_.protocol.nodes = nodes();
   options_.protocol.page_size = options_.page_bytes;
-  options_.protocol.diff_timing = lrc::DiffTiming::AtClose;  // the service thread never reads a written page
   directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes), lrc::node_id(0));
   if (lrc::index(options_.protocol.barrier_manager) >= nodes())
     throw std::runtime_error(fmt::format("the barrier manager, node {}, is not one of the {} nodes",

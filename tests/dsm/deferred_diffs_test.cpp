@@ -1,7 +1,7 @@
-// Deferred diffs (twins_and_diffs.cpp): a page's first write in an interval sizes and charges the
-// diff of the interval that last wrote it, but encodes it only when another node asks for it,
-// from the old twin and the new one. A request that comes after the writer went on writing the
-// page must still get the page as that interval left it.
+// Deferred diffs (lrc/node_diffs.cpp): an interval's close sizes the diff of each page it wrote,
+// in the pass that copies the page as the interval left it, but encodes it only when another node
+// asks for it, from the twin and that copy. A request that comes after the writer went on writing
+// the page must still get the page as that interval left it.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -53,6 +53,7 @@ std::optional<std::uint8_t> round1(Shape s, std::size_t i) {
 struct NextWriteOutcome {
   std::vector<std::uint8_t> first_read;   // node 1, knowing of interval k but not k+2
   std::vector<std::uint8_t> second_read;  // node 1, after the next barrier
+  std::uint64_t diffs_made_at_close = 0;  // node 0's diffs made when interval k closed
   std::uint64_t diffs_made_by_write = 0;  // node 0's diffs made by its first write in k+2
   bool write_came_first = false;
 };
@@ -70,10 +71,12 @@ NextWriteOutcome request_after_next_write(Config c, Shape shape) {
     auto v = p.view(a);
     if (p.id() == 1) (void)v.get(0);  // node 1 holds P: it will need node 0's diffs
     p.barrier(0);
+    const std::uint64_t before_close = h.dsm.stats(p.node()).diffs_created;
     if (p.id() == 0)
       for (std::size_t i = 0; i < kPage; ++i)
         if (const auto x = round1(shape, i)) v.set(i, *x);  // interval k
     p.barrier(1);
+    if (p.id() == 0) out.diffs_made_at_close = h.dsm.stats(p.node()).diffs_created - before_close;
     if (p.id() == 0) v.set(kPage, 5);  // interval k+1: Q only
     p.barrier(2);
     if (p.id() == 0) {  // interval k+2: P again
@@ -102,7 +105,8 @@ TEST(DeferredDiffs, ARequestAfterThePagesNextWriteGetsItsIntervalsContents) {
       const std::string where = c.name() + ", " + shape_name(shape);
       const NextWriteOutcome out = request_after_next_write(c, shape);
       ASSERT_TRUE(out.write_came_first) << where;
-      EXPECT_EQ(out.diffs_made_by_write, 1U) << where << ": interval k's diff is made at the write";
+      EXPECT_EQ(out.diffs_made_at_close, 1U) << where << ": interval k's diff is made when it closes";
+      EXPECT_EQ(out.diffs_made_by_write, 0U) << where << ": the write finds interval k's diff made";
       ASSERT_EQ(out.first_read.size(), kPage) << where;
       ASSERT_EQ(out.second_read.size(), kPage) << where;
       std::size_t wrong_first = 0;

@@ -138,19 +138,49 @@ TEST(LrcNode, WriteNoticesInvalidateAndDiffsBringTheWrites) {
   EXPECT_EQ(b.read(kPage + 5), 9);
   EXPECT_EQ(b.node->counters().diff_requests, 2U);
   EXPECT_EQ(a.node->counters().diff_replies, 2U);
-  EXPECT_EQ(a.node->counters().diffs_created, 2U);  // lazily: when requested
+  EXPECT_EQ(a.node->counters().diffs_created, 2U);  // one per page written
 }
 
-TEST(LrcNode, DiffsAtCloseAreMadeWhenTheIntervalCloses) {
-  ProtocolConfig c = config_of(2);
-  c.diff_timing = DiffTiming::AtClose;
-  TestNode a(0, c);
-  a.write(10, 7);
-  ASSERT_TRUE(a.node->close_interval(a.costs));
+// Records the modelled costs the core tells (what the emulator charges).
+struct CostLog final : CostSink {
+  void write_notices(std::size_t count) override { notices += count; }
+  void diff_made(PageId /*page*/, DiffSize size) override {
+    ++diffs;
+    words += size.words;
+  }
+  void diff_wanted(PageId /*page*/) override {}
+  void twin_made(PageId /*page*/) override { ++twins; }
+  void diffs_applied(std::size_t /*words*/) override {}
+  void history_discarded() override {}
+  std::size_t notices = 0, diffs = 0, words = 0, twins = 0;
+};
+
+TEST(LrcNode, DiffsAreSizedAtTheCloseAndChargedWhenTreadMarksWouldMakeThem) {
+  TestNode a(0, config_of(2));
+  CostLog costs;
+  a.node->begin_write(PageId{0}, costs);
+  a.memory.bytes[10] = std::byte{7};
+  ASSERT_TRUE(a.node->close_interval(costs));
+  // Sized now: the collection threshold sees it whether or not anyone asks for it.
   EXPECT_EQ(a.node->counters().diffs_created, 1U);
-  EXPECT_GT(a.node->usage(), 0U);
-  a.memory.bytes[10] = std::byte{99};  // what the program does next cannot change the diff
-  EXPECT_EQ(a.node->diff_for(PageId{0}, 1, a.costs).words(), 1U);
+  EXPECT_EQ(a.node->usage(), 8U + 4);  // one run of one word
+  EXPECT_EQ(costs.diffs, 0U);          // not charged yet: TreadMarks has not made it
+  EXPECT_EQ(costs.notices, 1U);
+  // The next write: its diff is made (charged once), the twin is the page as the close left it.
+  a.node->begin_write(PageId{0}, costs);
+  EXPECT_EQ(costs.diffs, 1U);
+  EXPECT_EQ(costs.words, 1U);
+  EXPECT_EQ(costs.twins, 2U);
+  a.memory.bytes[11] = std::byte{8};
+  ASSERT_TRUE(a.node->close_interval(costs));
+  // Asked for: the first interval's diff holds only its own write, and is not charged again.
+  EXPECT_EQ(a.node->diff_for(PageId{0}, 1, costs).words(), 1U);
+  const Diff& second = a.node->diff_for(PageId{0}, 2, costs);
+  std::vector<std::byte> page(kPage);
+  page[10] = std::byte{7};
+  Diff::apply_encoded(second.encoded(), page, 4);
+  EXPECT_EQ(page[11], std::byte{8});
+  EXPECT_EQ(costs.diffs, 2U);  // the second one, charged when asked for
 }
 
 TEST(LrcNode, ConcurrentWritersOfOnePageKeepTheirBytes) {
