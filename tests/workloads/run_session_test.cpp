@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "carnival/store.hpp"
+#include "carnival/run_reader.hpp"
 #include "workloads/run_session.hpp"
 
 namespace ncp2::workloads {
