@@ -33,6 +33,7 @@ struct WriteOptions {
   bool force = false;                          // replace an existing file
   std::size_t max_wait_rows = kUnlimited;      // cap on `waits` rows; `wait_summary` stays complete
   std::size_t max_timeline_rows = kUnlimited;  // cap on `timeline` rows
+  bool clocks_table = false;  // create the table `clocks` (a real run's; the caller inserts its rows)
 };
 
 // Writes a whole run. If data.wait_summary is empty it is computed from data.waits (before the

@@ -1,6 +1,6 @@
 // The run reader (carnival/run_reader.hpp), the one read side of report, compare and the GUI:
 // each table read alone, the orders and filters its callers ask for, the causes of a CPWait Map
-// row, meta counters.
+// row, meta counters, and the `clocks` table a real run's file has and an emulated one's has not.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -10,6 +10,7 @@
 
 #include "carnival/run_reader.hpp"
 #include "carnival/store.hpp"
+#include "carnival/store_schema.hpp"
 #include "fixture.hpp"
 #include "temp_dir.hpp"
 
@@ -149,6 +150,18 @@ TEST_F(RunReaderTest, AnUnknownCategoryInTheTimelineIsDamage) {
   } catch (const StoreError& e) {
     EXPECT_EQ(std::string(e.what()), file + " is corrupt: unknown category 'Nap' in the timeline");
   }
+}
+
+TEST_F(RunReaderTest, OnlyARealRunsFileHasTheClocksTable) {
+  const std::string emulated = write("emulated.db", make_fixture());
+  EXPECT_EQ(sql_text(emulated, "SELECT count(*) FROM sqlite_master WHERE name = 'clocks'"), "0");
+  const std::string real = write("real.db", make_fixture(), {.clocks_table = true});
+  EXPECT_EQ(sql_text(real, "SELECT count(*) FROM sqlite_master WHERE name = 'clocks'"), "1");
+  EXPECT_EQ(sql_text(real, "SELECT count(*) FROM clocks"), "0");  // the real run inserts the rows
+  sql_text(real, "INSERT INTO clocks (run_id, " + std::string(kClockColumns) +
+                     ") VALUES (1, 0, 0, 0, 0, 0, 0, 0, 'TSC');");
+  EXPECT_EQ(RunReader(real).run().workload, "phases");  // readers ignore it
+  EXPECT_EQ(read_run(real).nodes.size(), 2U);
 }
 
 TEST_F(RunReaderTest, AFileWithoutARunIsRefused) {
