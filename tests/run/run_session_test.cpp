@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "carnival/run_reader.hpp"
-#include "workloads/run_session.hpp"
+#include "run/run_session.hpp"
 
 namespace ncp2::workloads {
 namespace {
