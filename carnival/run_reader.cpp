@@ -1,6 +1,8 @@
 // Reading a run's database: every SELECT over the run tables (carnival/run_reader.hpp).
 #include "carnival/run_reader.hpp"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "carnival/sqlite.hpp"
@@ -66,7 +68,7 @@ ProfileCell profile_cell(const sql::Stmt& s, const std::string& path) {
 
 }  // namespace
 
-RunReader::RunReader(const std::string& path, Integrity integrity) : path_(path) {
+RunReader::RunReader(std::string path, Integrity integrity) : path_(std::move(path)) {
   guarded(path_, [&] {
     db_ = std::make_unique<sql::Db>(open_store(path_));
     if (integrity == Integrity::CheckedFirst) check_store_integrity(*db_, path_);

@@ -57,7 +57,7 @@ class RunReader {
  public:
   // Opens `path` read-only with open_store's checks, then reads the first run's row (after the
   // integrity check with Integrity::CheckedFirst). Throws StoreError ("... contains no run" too).
-  explicit RunReader(const std::string& path, Integrity integrity = Integrity::Deferred);
+  explicit RunReader(std::string path, Integrity integrity = Integrity::Deferred);
   ~RunReader();
   RunReader(RunReader&&) noexcept;
   RunReader& operator=(RunReader&&) noexcept;

@@ -40,7 +40,7 @@ std::string sql_text(const std::string& file, const std::string& sql) {
 class RunReaderTest : public testing::TempDirTest {
  protected:
   std::string write(const std::string& name, const RunData& d, const WriteOptions& options = {}) {
-    const std::string file = path(name);
+    std::string file = path(name);
     write_run(file, d, options);
     return file;
   }
