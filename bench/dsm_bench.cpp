@@ -261,8 +261,8 @@ BENCHMARK(BM_BarrierHeavy)->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond)->UseR
 
 // The profiler's cost: the same workload with and without CARNIVAL attached (no database write).
 // bench/profile-overhead prints the ratio (goal <= 1.03).
+#include "run/runner.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace {
 void BM_Workload(benchmark::State& state, bool profile, std::size_t timeline) {

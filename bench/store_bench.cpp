@@ -14,6 +14,7 @@
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 
+#include "carnival/run_reader.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store.hpp"
 #include "carnival/store_schema.hpp"

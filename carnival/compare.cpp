@@ -6,10 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "carnival/run_reader.hpp"
 #include "carnival/scope_tree.hpp"
-#include "carnival/sqlite.hpp"
-#include "carnival/store.hpp"
-#include "carnival/store_open.hpp"
 
 namespace ncp2::carnival {
 
@@ -129,31 +127,14 @@ std::optional<double> CompareRow::ratio() const {
 }
 
 ComparedRun read_compared_run(const std::string& path) {
-  try {
-    sql::Db db = open_store(path);
-    ComparedRun r;
-    r.path = path;
-    auto run_and_id = read_run_info(db, path);
-    const auto run_id = run_and_id.first;
-    r.run = std::move(run_and_id.second);
-    r.scopes = read_scopes(db, run_id);
-    sql::Stmt profile(
-        db,
-        "SELECT node, scope_id, category, sum(time_ps), sum(count) FROM profile WHERE run_id = ?1 "
-        "GROUP BY node, scope_id, category");
-    profile.bind(1, run_id);
-    while (profile.step()) {
-      const auto category = category_from_string(profile.str(2));
-      if (!category)
-        throw StoreError(fmt::format("{} is corrupt: unknown category '{}'", path, profile.str(2)));
-      r.profile.push_back({profile.i32(0), static_cast<std::uint32_t>(profile.i64(1)), *category, "",
-                           profile.i64(3), profile.u64(4)});
-    }
-    r.wait_summary = read_wait_summary(db, run_id);
-    return r;
-  } catch (const sql::SqlError& e) {
-    rethrow_as_store_error(path, e);
-  }
+  const RunReader reader(path);
+  ComparedRun r;
+  r.path = path;
+  r.run = reader.run();
+  r.scopes = reader.scopes();
+  r.profile = reader.profile_by_scope();
+  r.wait_summary = reader.wait_summary();
+  return r;
 }
 
 Comparison compare_runs(const ComparedRun& a, const ComparedRun& b) {

@@ -63,6 +63,9 @@ class Stmt {
   ~Stmt() { sqlite3_finalize(stmt_); }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
+  // Movable, so that a function can prepare and bind one for its caller to step.
+  Stmt(Stmt&& other) noexcept : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)) {}
+  Stmt& operator=(Stmt&&) = delete;
 
   void bind(int i, std::int64_t v) { check_bind(sqlite3_bind_int64(stmt_, i, v)); }
   void bind(int i, int v) { check_bind(sqlite3_bind_int(stmt_, i, v)); }

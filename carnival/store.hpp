@@ -1,6 +1,7 @@
 #pragma once
-// The SQLite store: one file per run, in the schema of docs/schema.md (PRAGMA user_version 1,
-// PRAGMA application_id kApplicationId). Writing is atomic: the file is built as
+// The SQLite store's write side: one file per run, in the schema of docs/schema.md (PRAGMA
+// user_version kSchemaVersion, PRAGMA application_id kApplicationId); the read side is
+// carnival/run_reader.hpp. Writing is atomic: the file is built as
 // "<path>.tmp-<pid>" and renamed over <path> at the end; its `runs` row says 'incomplete' until
 // the last statement sets the final status, so an interrupted write is recognisable.
 #include <array>
@@ -32,6 +33,7 @@ struct WriteOptions {
   bool force = false;                          // replace an existing file
   std::size_t max_wait_rows = kUnlimited;      // cap on `waits` rows; `wait_summary` stays complete
   std::size_t max_timeline_rows = kUnlimited;  // cap on `timeline` rows
+  bool clocks_table = false;  // create the table `clocks` (a real run's; the caller inserts its rows)
 };
 
 // Writes a whole run. If data.wait_summary is empty it is computed from data.waits (before the
@@ -39,18 +41,6 @@ struct WriteOptions {
 // Throws StoreError (existing file without force, unwritable directory, a value the schema
 // rejects); then nothing is left behind and an existing file is untouched.
 void write_run(const std::string& path, const RunData& data, const WriteOptions& options = {});
-
-// Reads the (first) run of a store file. Throws StoreError: no such file; "is not an SQLite
-// database"; "is not an NCP2-Carnival database" (foreign application_id or missing tables);
-// "was written by a newer version (schema N, this tool reads up to 1)"; "is corrupt" (with
-// PRAGMA quick_check's first finding). An incomplete or failed run is read normally: look at
-// data.run.status.
-RunData read_run(const std::string& path);
-
-// The wait_summary rows of run `run_id`, in file order (read_run and the GUI).
-std::vector<WaitSummary> read_wait_summary(const sql::Db& db, std::int64_t run_id);
-// The scopes of run `run_id`, by id (read_run, the GUI, ncp2 compare).
-std::vector<Scope> read_scopes(const sql::Db& db, std::int64_t run_id);
 
 // Streaming writer for long runs: rows go to the temporary file in batches while the run goes
 // on; finish() renames the file into place, abort() too (with status 'incomplete', keeping the

@@ -1,7 +1,8 @@
 #pragma once
-// The read side's first steps, shared by every reader of a store file (read_run, hence ncp2 report
-// and export-trace, and the GUI): open read-only after the checks that need no data page, and
-// the run's own row. Messages are those of docs/schema.md.
+// The read side's first steps, shared by every reader of one of our files (a run's through
+// carnival/run_reader.hpp's RunReader, `ncp2 counters`' own, output_paths' look at a file it may
+// replace): open read-only after the checks that need no data page, and the run's own row.
+// Messages are those of docs/schema.md.
 #include <cstdint>
 #include <set>
 #include <string>

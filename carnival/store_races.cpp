@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/sqlite.hpp"
 #include "carnival/store_error.hpp"
 #include "carnival/store_schema.hpp"
 

@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "carnival/model.hpp"
-#include "carnival/sqlite.hpp"
 
 namespace ncp2::carnival {
+
+namespace sql {
+class Db;
+}  // namespace sql
 
 // Inserts the races of run `run_id` and records whether detection was on.
 void write_races(sql::Db& db, std::int64_t run_id, bool checked, std::span<const RaceRow> races);

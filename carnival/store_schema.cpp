@@ -119,6 +119,21 @@ CREATE TABLE races(
   PRIMARY KEY (run_id, id));
 )sql";
 
+// A real run's nodes' clocks (real_machine/results.cpp writes the rows).
+constexpr std::string_view kClocksTable = R"sql(
+CREATE TABLE clocks(
+  run_id          INTEGER NOT NULL REFERENCES runs(id),
+  node            INTEGER NOT NULL,
+  offset_ns       REAL NOT NULL,
+  drift_ppm       REAL NOT NULL,
+  bound_ns        REAL NOT NULL,
+  drift_bound_ppm REAL NOT NULL,
+  rtt_min_ns      REAL NOT NULL,
+  synchronized    INTEGER NOT NULL,
+  source          TEXT NOT NULL,
+  PRIMARY KEY (run_id, node));
+)sql";
+
 // Built when the rows are in (faster than maintaining them row by row). Each index on `waits` costs
 // about as much as inserting the rows: only the one the GUI needs (instances of a CPWait Map row).
 constexpr std::string_view kIndexes = R"sql(
@@ -152,6 +167,8 @@ const std::string& schema_sql() {
                   fmt::arg("summary_part_columns", part_column_lines(13, ",\n")));
   return text;
 }
+
+std::string_view clocks_schema_sql() { return kClocksTable; }
 
 std::string_view index_sql() { return kIndexes; }
 

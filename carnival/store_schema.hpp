@@ -33,6 +33,14 @@ inline constexpr std::string_view kRunColumns =
 
 // Every CREATE TABLE of a run store.
 const std::string& schema_sql();
+// The `clocks` table of a real run's file (docs/schema.md): each node's clock against node 0's.
+// Not in schema_sql() nor kTables: only a real run's file has it (RunWriter creates it when
+// WriteOptions::clocks_table is set; the real run inserts its rows), an emulated run's file is
+// unchanged.
+std::string_view clocks_schema_sql();
+// The columns of `clocks` after run_id, in table order (the real run's INSERT).
+inline constexpr std::string_view kClockColumns =
+    "node, offset_ns, drift_ppm, bound_ns, drift_bound_ppm, rtt_min_ns, synchronized, source";
 // The indexes, built once the rows are in.
 std::string_view index_sql();
 // "cplwait_ps, cplcomp_ps, ..., sync_delay_ps": the part columns in kWaitPartTable's order.

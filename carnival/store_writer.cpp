@@ -164,6 +164,7 @@ void RunWriter::open(const std::string& path, const RunInfo& info, const WriteOp
         kApplicationId, kSchemaVersion));
     db_->exec("BEGIN");
     db_->exec(schema_sql());
+    if (options.clocks_table) db_->exec(std::string(clocks_schema_sql()));
     {
       sql::Stmt cat(*db_, "INSERT INTO categories VALUES (?1, ?2, ?3, ?4, ?5)");
       int position = 0;

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "carnival/output_paths.hpp"
-#include "carnival/store.hpp"
+#include "carnival/run_reader.hpp"
 #include "carnival/trace_export.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"

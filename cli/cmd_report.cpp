@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "carnival/report.hpp"
-#include "carnival/store.hpp"
+#include "carnival/run_reader.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"

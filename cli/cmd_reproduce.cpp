@@ -1,5 +1,5 @@
 // `ncp2 reproduce usenix94|sc95|sbacpad96|basic-costs`: the published figures beside the emulated ones
-// (workloads/reproduce.hpp, docs/results.md): published value, emulated value, their ratio and the
+// (run/reproduce.hpp, docs/results.md): published value, emulated value, their ratio and the
 // published value's source, per row; text or JSON.
 #include <unistd.h>
 
@@ -18,7 +18,7 @@
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
 #include "emulator/config.hpp"
-#include "workloads/reproduce.hpp"
+#include "run/reproduce.hpp"
 #include "workloads/workload.hpp"
 
 namespace ncp2::cli {

@@ -29,12 +29,12 @@
 #include "emulator/config.hpp"
 #include "perf_counters/events.hpp"
 #include "perf_counters/scope_counters.hpp"
+#include "run/run_history.hpp"
+#include "run/run_session.hpp"
+#include "run/runner.hpp"
+#include "run/stats_json.hpp"
 #include "tmk/host/program.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/run_history.hpp"
-#include "workloads/run_session.hpp"
-#include "workloads/runner.hpp"
-#include "workloads/stats_json.hpp"
 
 namespace ncp2::cli {
 

@@ -6,8 +6,8 @@
 
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "run/stats_json.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/stats_json.hpp"
 
 namespace ncp2::cli {
 

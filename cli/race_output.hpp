@@ -2,7 +2,7 @@
 // The data races of a run on the terminal (ncp2 run --detect-races).
 #include <string>
 
-#include "workloads/runner.hpp"
+#include "run/runner.hpp"
 
 namespace ncp2::cli {
 

@@ -9,7 +9,7 @@
 
 #include "carnival/compare.hpp"
 #include "carnival/report.hpp"
-#include "carnival/store.hpp"
+#include "carnival/run_reader.hpp"
 #include "fuzz/fuzz_check.hpp"
 #include "fuzz/input_file.hpp"
 

@@ -1,26 +1,22 @@
 #pragma once
-// The GUI's read side of a CARNIVAL database (docs/schema.md), without Qt: it opens the file
-// read-only, checks that it is ours, and reads only what the first paint needs (the run, the
-// categories, the sources, the scopes, the profile summed over operations, the wait summary, the
-// data races of a run with --detect-races).
+// What the GUI reads of a CARNIVAL database (docs/schema.md), without Qt, through carnival's run
+// reader (carnival/run_reader.hpp: the SQL and the rows' decoding): only what the first paint
+// needs (the run, the categories, the sources, the scopes, the profile summed over operations, the
+// wait summary, the data races of a run with --detect-races).
 // Wait instances (possibly millions) are never loaded: the causes of one CPWait Map row are
-// queried on demand. Each call opens its own connection, so calls may run on worker threads.
+// queried on demand. Each call opens its own read-only connection, so calls may run on worker
+// threads.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "carnival/model.hpp"
-#include "carnival/store.hpp"
+#include "carnival/store_error.hpp"
 
 namespace ncp2::gui {
 
 // A category as the file describes it (colours are data: the `categories` table).
-struct CategoryStyle {
-  std::string name;
-  std::string resource;  // "PP", "CP" or "WAIT"
-  std::string color;     // "#rrggbb"
-  std::string description;
-};
+using CategoryStyle = carnival::CategoryInfo;
 
 // What the views need, all of it small: O(scopes x nodes x categories), never O(waits).
 struct RunSummary {
@@ -34,7 +30,7 @@ struct RunSummary {
   std::vector<carnival::ProfileCell> profile;  // summed over operations (operation is empty)
   std::vector<carnival::WaitSummary> wait_summary;
   std::uint64_t waits_dropped = 0;  // instances not stored (meta), so causes are partial
-  // Race detection (schema 4, carnival::read_races): meta race_detection = "on"; false for older
+  // Race detection (schema 4, carnival::RunReader::races): meta race_detection = "on"; false for older
   // stores (no table).
   bool races_checked = false;
   std::vector<carnival::RaceRow> races;  // by id

@@ -7,14 +7,12 @@
 
 #include <fmt/format.h>
 
-#include "carnival/sqlite.hpp"
-#include "carnival/store_open.hpp"
+#include "carnival/run_reader.hpp"
 
 namespace ncp2::gui {
 
 using carnival::Category;
 using carnival::StoreError;
-namespace sql = carnival::sql;
 
 namespace {
 
@@ -38,60 +36,47 @@ class OperationNames {
 };
 
 // `nodes`: the run's node count; a segment of another node is damage, not a lane to add.
-void read_segments(const sql::Db& db, std::int64_t run_id, int nodes, TimelineData& d, OperationNames& ops) {
-  // The index timeline_by_node(run_id, node, start_ps) gives the rows in this order.
-  sql::Stmt s(db,
-              "SELECT node, resource, category, operation, scope_id, start_ps, end_ps FROM timeline "
-              "WHERE run_id = ?1 ORDER BY node, start_ps");
-  s.bind(1, run_id);
-  while (s.step()) {
-    const int node = s.i32(0);
-    const bool cp = s.str(1) == "CP";
-    const std::string name = s.str(2);
-    const auto category = carnival::category_from_string(name);
-    if (!category)
-      throw StoreError(fmt::format("{} is corrupt: unknown category '{}' in the timeline", d.path, name));
-    if (node < 0 || node >= nodes)
-      throw StoreError(fmt::format(
-          "{} is corrupt: the timeline has a segment of node {}, the run has {} nodes", d.path, node, nodes));
-    d.has_cp = d.has_cp || cp;
-    const auto lane_id = static_cast<std::size_t>(node) * 2 + (cp ? 1 : 0);
+void read_segments(const carnival::RunReader& reader, int nodes, TimelineData& d, OperationNames& ops) {
+  // By node and start (the index timeline_by_node): each lane's segments come in order.
+  reader.each_segment(carnival::SegmentOrder::ByNodeAndStart, [&](const carnival::Segment& s) {
+    if (s.node < 0 || s.node >= nodes)
+      throw StoreError(
+          fmt::format("{} is corrupt: the timeline has a segment of node {}, the run has {} nodes", d.path,
+                      s.node, nodes));
+    d.has_cp = d.has_cp || s.cp;
+    const auto lane_id = static_cast<std::size_t>(s.node) * 2 + (s.cp ? 1 : 0);
     if (lane_id >= d.lanes.size()) d.lanes.resize((lane_id / 2 + 1) * 2);  // both lanes of the node
     auto& lane = d.lanes[lane_id];
-    lane.node = node;
-    lane.cp = cp;
+    lane.node = s.node;
+    lane.cp = s.cp;
     // Lanes are searched by start and by end: a damaged file's overlap is cut off, not kept.
     const std::int64_t previous_end = lane.segments.empty() ? 0 : lane.segments.back().end_ps;
     TimelineSegment seg;
-    seg.category = *category;
-    seg.operation = ops.index(s.str(3));
-    seg.scope = static_cast<std::uint32_t>(s.i64(4));
-    seg.start_ps = std::max(s.i64(5), previous_end);
-    seg.end_ps = std::max(seg.start_ps, s.i64(6));
+    seg.category = s.category;
+    seg.operation = ops.index(s.operation);
+    seg.scope = s.scope;
+    seg.start_ps = std::max(s.start_ps, previous_end);
+    seg.end_ps = std::max(seg.start_ps, s.end_ps);
     d.end_ps = std::max(d.end_ps, seg.end_ps);
     lane.segments.push_back(seg);
     ++d.segment_count;
-  }
+  });
 }
 
-void read_flows(const sql::Db& db, std::int64_t run_id, TimelineData& d, OperationNames& ops) {
-  sql::Stmt s(
-      db,
-      "SELECT node, kind, cause_node, start_ps, duration_ps, sync_delay_ps, scope_id, operation FROM waits "
-      "WHERE run_id = ?1 AND cause_node IS NOT NULL AND sync_delay_ps > 0");
-  s.bind(1, run_id);
-  while (s.step()) {
+void read_flows(const carnival::RunReader& reader, TimelineData& d, OperationNames& ops) {
+  reader.each_wait(carnival::WaitFilter::Caused, [&](const carnival::WaitRow& w) {
     TimelineFlow f;
-    f.waiter = s.i32(0);
-    f.waiter_cp = s.str(1) == "CPWait";
-    f.cause = s.i32(2);
-    f.start_ps = s.i64(3);
-    f.end_ps = f.start_ps + std::max<std::int64_t>(0, s.i64(4));
-    f.release_ps = std::clamp(f.start_ps + s.i64(5), f.start_ps, f.end_ps);
-    f.scope = static_cast<std::uint32_t>(s.i64(6));
-    f.operation = ops.index(s.str(7));
+    f.waiter = w.node;
+    f.waiter_cp = w.kind == "CPWait";
+    f.cause = w.cause_node;
+    f.start_ps = w.start_ps;
+    f.end_ps = f.start_ps + std::max<std::int64_t>(0, w.duration_ps);
+    f.release_ps = std::clamp(f.start_ps + w.parts[static_cast<std::size_t>(carnival::WaitPart::SyncDelay)],
+                              f.start_ps, f.end_ps);
+    f.scope = w.scope;
+    f.operation = ops.index(w.operation);
     d.flows.push_back(f);
-  }
+  });
   std::sort(d.flows.begin(), d.flows.end(),
             [](const TimelineFlow& a, const TimelineFlow& b) { return a.end_ps < b.end_ps; });
 }
@@ -105,41 +90,34 @@ std::optional<std::size_t> TimelineData::lane_of(int node, bool cp) const {
 }
 
 TimelineData load_timeline(const std::string& path) {
-  try {
-    sql::Db db = carnival::open_store(path);
-    TimelineData d;
-    d.path = path;
-    auto run_and_id = carnival::read_run_info(db, path);
-    const auto run_id = run_and_id.first;
-    const auto& run = run_and_id.second;
-    // The emulator's own limit: more would be a damaged row, and lanes to match would not fit memory.
-    if (run.nodes < 0 || run.nodes > kMaxNodes)
-      throw StoreError(
-          fmt::format("{} is corrupt: the run has {} nodes (at most {})", path, run.nodes, kMaxNodes));
-    OperationNames ops(d.operations);
-    read_segments(db, run_id, run.nodes, d, ops);
-    read_flows(db, run_id, d, ops);
-    // Every node gets its lanes, with or without segments; CP lanes only on a machine with CPs.
-    const int nodes = run.nodes;
-    d.has_cp = d.has_cp || run.machine == "ncp2";
-    std::vector<TimelineLane> lanes;
-    for (int n = 0; n < nodes; ++n)
-      for (bool cp : {false, true}) {
-        if (cp && !d.has_cp) continue;
-        const auto i = static_cast<std::size_t>(n) * 2 + (cp ? 1 : 0);
-        TimelineLane lane = i < d.lanes.size() ? std::move(d.lanes[i]) : TimelineLane{};
-        lane.node = n;
-        lane.cp = cp;
-        lanes.push_back(std::move(lane));
-      }
-    d.lanes = std::move(lanes);
-    d.end_ps = std::max(d.end_ps, run.virtual_time_ps);
-    d.dropped = static_cast<std::uint64_t>(db.integer(
-        "SELECT coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'timeline_dropped'), 0)"));
-    return d;
-  } catch (const sql::SqlError& e) {
-    carnival::rethrow_as_store_error(path, e);
-  }
+  const carnival::RunReader reader(path);
+  TimelineData d;
+  d.path = path;
+  const auto& run = reader.run();
+  // The emulator's own limit: more would be a damaged row, and lanes to match would not fit memory.
+  if (run.nodes < 0 || run.nodes > kMaxNodes)
+    throw StoreError(
+        fmt::format("{} is corrupt: the run has {} nodes (at most {})", path, run.nodes, kMaxNodes));
+  OperationNames ops(d.operations);
+  read_segments(reader, run.nodes, d, ops);
+  read_flows(reader, d, ops);
+  // Every node gets its lanes, with or without segments; CP lanes only on a machine with CPs.
+  const int nodes = run.nodes;
+  d.has_cp = d.has_cp || run.machine == "ncp2";
+  std::vector<TimelineLane> lanes;
+  for (int n = 0; n < nodes; ++n)
+    for (bool cp : {false, true}) {
+      if (cp && !d.has_cp) continue;
+      const auto i = static_cast<std::size_t>(n) * 2 + (cp ? 1 : 0);
+      TimelineLane lane = i < d.lanes.size() ? std::move(d.lanes[i]) : TimelineLane{};
+      lane.node = n;
+      lane.cp = cp;
+      lanes.push_back(std::move(lane));
+    }
+  d.lanes = std::move(lanes);
+  d.end_ps = std::max(d.end_ps, run.virtual_time_ps);
+  d.dropped = reader.meta_count("timeline_dropped");
+  return d;
 }
 
 TimeWindow TimeWindow::fit(std::int64_t end_ps, int width) {

@@ -315,9 +315,7 @@ std::int64_t run_id_of(const sql::Db& db, const std::string& path) {
     throw StoreError(fmt::format("{} is not an NCP2-Carnival database", path));
   if (db.integer("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'runs'") == 0)
     throw StoreError(fmt::format("{} holds no emulated run (no table 'runs')", path));
-  sql::Stmt s(db, "SELECT id FROM runs ORDER BY id LIMIT 1");
-  if (!s.step()) throw StoreError(fmt::format("{} contains no run", path));
-  return s.i64(0);
+  return carnival::read_run_info(db, path).first;  // the first run, as every reader takes it
 }
 
 }  // namespace

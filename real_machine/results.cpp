@@ -19,6 +19,7 @@
 #include "carnival/sqlite.hpp"
 #include "carnival/store.hpp"
 #include "carnival/store_error.hpp"
+#include "carnival/store_schema.hpp"
 #include "tmk/host/node_process.hpp"
 
 namespace ncp2::real {
@@ -146,13 +147,11 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
 namespace {
 void add_clocks(const std::string& path, const std::vector<ClockMap>& clocks, const std::string& source) {
   carnival::sql::Db db(path, SQLITE_OPEN_READWRITE);
-  db.exec(
-      "BEGIN; CREATE TABLE clocks(run_id INTEGER NOT NULL REFERENCES runs(id), node INTEGER NOT NULL, "
-      "offset_ns REAL NOT NULL, drift_ppm REAL NOT NULL, bound_ns REAL NOT NULL, drift_bound_ppm REAL NOT "
-      "NULL, "
-      "rtt_min_ns REAL NOT NULL, synchronized INTEGER NOT NULL, source TEXT NOT NULL, PRIMARY KEY (run_id, "
-      "node));");
-  carnival::sql::Stmt insert(db, "INSERT INTO clocks VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  db.exec("BEGIN;");
+  // The table is the store's (carnival/store_schema.hpp), created by write_run; run id 1.
+  carnival::sql::Stmt insert(db, fmt::format("INSERT INTO clocks (run_id, {}) VALUES (1, ?1, ?2, ?3, ?4, ?5, "
+                                             "?6, ?7, ?8)",
+                                             carnival::kClockColumns));
   for (const ClockMap& c : clocks) {
     insert.bind(1, c.node);
     insert.bind(2, c.offset_ns);
@@ -173,8 +172,11 @@ void write_real_run(const std::string& path, bool replace, const carnival::RunDa
                     std::size_t max_wait_rows, std::size_t max_timeline_rows) {
   const std::string temp = fmt::format("{}.tmp-real-{}", path, getpid());
   try {
-    carnival::write_run(
-        temp, data, {.force = true, .max_wait_rows = max_wait_rows, .max_timeline_rows = max_timeline_rows});
+    carnival::write_run(temp, data,
+                        {.force = true,
+                         .max_wait_rows = max_wait_rows,
+                         .max_timeline_rows = max_timeline_rows,
+                         .clocks_table = true});
     add_clocks(temp, clocks, clock_source);
     carnival::sync_file(temp);
     carnival::rename_into_place(temp, path, replace);

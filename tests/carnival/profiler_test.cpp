@@ -11,9 +11,9 @@
 
 #include "carnival/profiler.hpp"
 #include "carnival/scope.hpp"
+#include "run/runner.hpp"
 #include "tests/dsm/harness.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::carnival {
 namespace {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include "carnival/run_reader.hpp"
 #include "carnival/store.hpp"
 #include "fixture.hpp"
 #include "temp_dir.hpp"

@@ -13,7 +13,7 @@
 #include "dsm/span_checker.hpp"
 #include "emulator/fiber_sanitizer.hpp"  // NCP2_ASAN
 #include "harness.hpp"
-#include "workloads/code_places.hpp"
+#include "run/code_places.hpp"
 
 namespace ncp2::dsm {
 namespace {

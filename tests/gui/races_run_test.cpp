@@ -1,5 +1,5 @@
 // A real racy run opened in the window, end to end: a workload that forgets a lock runs with
-// race detection and the profiler (workloads/runner), the carnival writer stores it, and the GUI
+// race detection and the profiler (run/runner), the carnival writer stores it, and the GUI
 // reads what the writer wrote — the races, the source of this file (the scope's file) — and a
 // click on a race shows its lines here. NCP2_KEEP_RACES_DB=FILE keeps the database (the
 // screenshot of docs/gui.md: no built-in workload has a race).

@@ -11,8 +11,8 @@
 #include "dsm/process.hpp"
 #include "host_timing/measured_time.hpp"
 #include "host_timing/tick_clock.hpp"
+#include "run/runner.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::timing {
 namespace {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "carnival/model.hpp"
+#include "carnival/run_reader.hpp"
 #include "carnival/scope.hpp"
 #include "carnival/store.hpp"
 #include "emulator/fiber_sanitizer.hpp"  // NCP2_ASAN

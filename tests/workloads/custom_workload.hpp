@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "workloads/runner.hpp"
+#include "run/runner.hpp"
 #include "workloads/workload.hpp"
 
 namespace ncp2::workloads::testing {

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run/runner.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 #include "workloads/sor.hpp"
 
 namespace ncp2::workloads {

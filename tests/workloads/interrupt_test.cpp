@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "run/runner.hpp"
 #include "tests/workloads/custom_workload.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::workloads {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "run/runner.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::workloads {
 namespace {

@@ -2,9 +2,9 @@
 // allocation and vector times; race-free programs report nothing; the time model is unchanged.
 #include <gtest/gtest.h>
 
+#include "run/runner.hpp"
 #include "tests/workloads/custom_workload.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::workloads {
 namespace {

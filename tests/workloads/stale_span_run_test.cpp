@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "run/runner.hpp"
 #include "tests/workloads/custom_workload.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::workloads {
 namespace {

@@ -13,8 +13,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "run/runner.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 #include "workloads/tsp.hpp"
 
 namespace ncp2::workloads {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "workloads/runner.hpp"
+#include "run/runner.hpp"
 #include "workloads/workload.hpp"
 
 namespace ncp2::workloads {

@@ -1,4 +1,4 @@
-#include "workloads/runner.hpp"
+#include "run/runner.hpp"
 
 #include <sys/resource.h>
 
@@ -13,8 +13,8 @@
 #include "dsm/process.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
-#include "workloads/code_places.hpp"
-#include "workloads/race_report.hpp"
+#include "run/code_places.hpp"
+#include "run/race_report.hpp"
 
 namespace ncp2::workloads {
 

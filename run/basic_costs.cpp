@@ -1,4 +1,4 @@
-#include "workloads/basic_costs.hpp"
+#include "run/basic_costs.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -1,6 +1,6 @@
-// `ncp2 reproduce` (workloads/reproduce.hpp): the published tables as the issue lists them, the
+// `ncp2 reproduce` (run/reproduce.hpp): the published tables as the issue lists them, the
 // period presets loading, and a run of a table giving a value per row.
-#include "workloads/reproduce.hpp"
+#include "run/reproduce.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <map>
 
 #include "dsm/config.hpp"
-#include "workloads/basic_costs.hpp"
+#include "run/basic_costs.hpp"
 #include "workloads/workload.hpp"
 
 namespace ncp2::workloads {

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "emulator/config.hpp"
-#include "workloads/run_history.hpp"
-#include "workloads/runner.hpp"
+#include "run/run_history.hpp"
+#include "run/runner.hpp"
 
 namespace ncp2::workloads {
 

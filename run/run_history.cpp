@@ -1,4 +1,4 @@
-#include "workloads/run_history.hpp"
+#include "run/run_history.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "workloads/run_session.hpp"
+#include "run/run_session.hpp"
 
 #include <array>
 #include <ctime>
@@ -14,8 +14,8 @@
 #include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
 #include "carnival/utc_time.hpp"
+#include "run/stats_json.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/stats_json.hpp"
 
 namespace ncp2::workloads {
 

@@ -5,7 +5,7 @@
 // (configs/*.toml), the published value and where it was published. The emulated value is a
 // speedup, T(1 node) / T(N nodes) of the timed region, or the NCP2 gain, T(treadmarks) / T(ncp2)
 // - 1, both on the same preset and inputs, or a basic operation's cost in microseconds
-// (workloads/basic_costs.hpp; the row's `workload` names the operation).
+// (run/basic_costs.hpp; the row's `workload` names the operation).
 #include <functional>
 #include <optional>
 #include <string>

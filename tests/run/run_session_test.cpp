@@ -9,8 +9,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "carnival/store.hpp"
-#include "workloads/run_session.hpp"
+#include "carnival/run_reader.hpp"
+#include "run/run_session.hpp"
 
 namespace ncp2::workloads {
 namespace {

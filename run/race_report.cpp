@@ -1,4 +1,4 @@
-#include "workloads/race_report.hpp"
+#include "run/race_report.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "workloads/stats_json.hpp"
+#include "run/stats_json.hpp"
 
 #include "carnival/file_publish.hpp"
 

@@ -1,4 +1,4 @@
-#include "workloads/reproduce.hpp"
+#include "run/reproduce.hpp"
 
 #include <array>
 #include <filesystem>
@@ -9,9 +9,9 @@
 
 #include "dsm/config.hpp"
 #include "emulator/time.hpp"
-#include "workloads/basic_costs.hpp"
+#include "run/basic_costs.hpp"
+#include "run/runner.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/runner.hpp"
 
 namespace ncp2::workloads {
 

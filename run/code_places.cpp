@@ -1,4 +1,4 @@
-#include "workloads/code_places.hpp"
+#include "run/code_places.hpp"
 
 #include <fmt/format.h>
 

@@ -13,11 +13,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "run/run_history.hpp"
+#include "run/runner.hpp"
+#include "run/stats_json.hpp"
 #include "tests/workloads/custom_workload.hpp"
 #include "workloads/registry.hpp"
-#include "workloads/run_history.hpp"
-#include "workloads/runner.hpp"
-#include "workloads/stats_json.hpp"
 
 namespace ncp2::workloads {
 namespace {
