@@ -179,6 +179,15 @@ struct RaceRow {
   friend bool operator==(const RaceRow&, const RaceRow&) = default;
 };
 
+// One of a node's protocol counts (lrc::kCounterTable names them): the same for an emulated and a
+// real run of a program whose synchronization order is fixed.
+struct ProtocolCount {
+  int node = 0;
+  std::string counter;
+  std::uint64_t value = 0;
+  bool operator==(const ProtocolCount&) const = default;
+};
+
 struct RunData {
   RunInfo run;
   std::vector<NodeRow> nodes;
@@ -192,6 +201,7 @@ struct RunData {
   std::uint64_t timeline_dropped = 0;  // segments not stored because of the cap
   bool races_checked = false;          // the run detected data races (--detect-races); races below
   std::vector<RaceRow> races;
+  std::vector<ProtocolCount> protocol_counts;  // by node, in lrc::kCounterTable's order
 };
 
 // Recomputes the summary from instance rows (used when rows are not capped, and by tests).

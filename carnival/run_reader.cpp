@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "carnival/sqlite.hpp"
+#include "carnival/store_counts.hpp"
 #include "carnival/store_open.hpp"
 #include "carnival/store_schema.hpp"
 
@@ -254,6 +255,10 @@ StoredRaces RunReader::races() const {
   return guarded(path_, [&] { return read_races(*db_, run_id_, path_); });
 }
 
+std::vector<ProtocolCount> RunReader::protocol_counts() const {
+  return guarded(path_, [&] { return read_protocol_counts(*db_, run_id_); });
+}
+
 std::optional<std::string> RunReader::meta(std::string_view key) const {
   return guarded(path_, [&]() -> std::optional<std::string> {
     sql::Stmt s(*db_, "SELECT value FROM meta WHERE key = ?1");
@@ -287,6 +292,7 @@ RunData read_run(const std::string& path) {
   StoredRaces races = r.races();
   d.races_checked = races.checked;
   d.races = std::move(races.races);
+  d.protocol_counts = r.protocol_counts();
   d.waits_dropped = r.meta_count("waits_dropped");
   d.timeline_dropped = r.meta_count("timeline_dropped");
   return d;

@@ -94,6 +94,8 @@ class RunReader {
 
   // Data races (store_races.hpp): none, and detection off, for files before schema 4.
   [[nodiscard]] StoredRaces races() const;
+  // Every node's protocol counts (store_counts.hpp): none for files before schema 5.
+  [[nodiscard]] std::vector<ProtocolCount> protocol_counts() const;
 
   // A `meta` value, if the file has the key.
   [[nodiscard]] std::optional<std::string> meta(std::string_view key) const;

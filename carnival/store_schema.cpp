@@ -117,6 +117,12 @@ CREATE TABLE races(
   second_interval    INTEGER NOT NULL,
   second_vector_time TEXT NOT NULL,
   PRIMARY KEY (run_id, id));
+CREATE TABLE protocol_counts(
+  run_id  INTEGER NOT NULL REFERENCES runs(id),
+  node    INTEGER NOT NULL,
+  counter TEXT NOT NULL,
+  value   INTEGER NOT NULL,
+  PRIMARY KEY (run_id, node, counter));
 )sql";
 
 // A real run's nodes' clocks (real_machine/results.cpp writes the rows).

@@ -14,10 +14,12 @@ struct sqlite3_context;
 namespace ncp2::carnival {
 
 // 2: counter and per-scope counter tables; 3: run status 'deadlock'; 4: table races (and meta
-// key race_detection)
-inline constexpr int kSchemaVersion = 4;
+// key race_detection); 5: table protocol_counts
+inline constexpr int kSchemaVersion = 5;
 // The first version with table races (readers of older stores see no race detection).
 inline constexpr int kRacesSinceVersion = 4;
+// The first version with table protocol_counts (readers of older stores see none).
+inline constexpr int kProtocolCountsSinceVersion = 5;
 // PRAGMA application_id of every store file: "NCP2" in ASCII.
 inline constexpr std::int32_t kApplicationId = 0x4E435032;
 

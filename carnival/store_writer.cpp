@@ -8,6 +8,7 @@
 
 #include "carnival/file_publish.hpp"
 #include "carnival/sqlite.hpp"
+#include "carnival/store_counts.hpp"
 #include "carnival/store_races.hpp"
 #include "carnival/store_schema.hpp"
 
@@ -382,6 +383,7 @@ void RunWriter::finish(const RunData& rest) {
       insert_waits(rest.waits);
     append_timeline(rest.timeline);
     write_races(*db_, run_id_, rest.races_checked, rest.races);
+    write_protocol_counts(*db_, run_id_, rest.protocol_counts);
     waits_dropped_ += rest.waits_dropped;
     timeline_dropped_ += rest.timeline_dropped;
     if (!rest.wait_summary.empty()) {

@@ -18,6 +18,7 @@
 #include "carnival/scope_sites.hpp"
 #include "carnival/sqlite.hpp"
 #include "carnival/store.hpp"
+#include "carnival/store_counts.hpp"
 #include "carnival/store_error.hpp"
 #include "carnival/store_schema.hpp"
 #include "tmk/host/node_process.hpp"
@@ -104,8 +105,9 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
       d.profile.push_back({r.node, scope(id), category, operation, ps(cell.first), cell.second});
       used.insert(scope(id));
     }
-    d.profile.push_back({r.node, 0, Category::CPIdle, "none",
+    d.profile.push_back({r.node, 0, Category::CPIdle, std::string(lrc::to_string(lrc::Operation::None)),
                          std::max<std::int64_t>(0, ps(finish - r.start_ns - cp_busy)), 1});
+    carnival::append_protocol_counts(d.protocol_counts, r.node, r.counters);
     for (const WaitRecord& w : r.waits) {
       d.waits.push_back(wait_row(w, r.node, scope(w.scope), clock.to_master_ns(w.start_ns) - t0));
       used.insert(scope(w.scope));

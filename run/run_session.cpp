@@ -13,6 +13,7 @@
 
 #include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
+#include "carnival/store_counts.hpp"
 #include "carnival/utc_time.hpp"
 #include "run/stats_json.hpp"
 #include "workloads/registry.hpp"
@@ -181,6 +182,9 @@ StoredDatabase RunSession::write_database(RunOutcome& outcome) const {
   if (outcome.status == RunStatus::Stopped) data.run.message = "interrupted by a signal";
   data.races_checked = outcome.races_checked;
   data.races = outcome.races;
+  data.protocol_counts.clear();
+  for (std::size_t i = 0; i < outcome.node_stats.size(); ++i)
+    carnival::append_protocol_counts(data.protocol_counts, static_cast<int>(i), outcome.node_stats[i]);
   carnival::WriteOptions w;
   w.force = options_.force;
   w.max_wait_rows = options_.max_wait_rows;

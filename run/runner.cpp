@@ -41,16 +41,7 @@ dsm::NodeStats RunOutcome::totals() const {
   for (const auto& s : node_stats) {
     t.messages += s.messages;
     t.bytes += s.bytes;
-    t.page_faults += s.page_faults;
-    t.page_requests += s.page_requests;
-    t.diff_requests += s.diff_requests;
-    t.twins += s.twins;
-    t.diffs_created += s.diffs_created;
-    t.diffs_applied += s.diffs_applied;
-    t.lock_acquires += s.lock_acquires;
-    t.local_lock_acquires += s.local_lock_acquires;
-    t.write_notices += s.write_notices;
-    t.gc_runs += s.gc_runs;
+    static_cast<lrc::Counters&>(t) += s;  // every protocol count
     for (std::size_t i = 0; i < t.messages_by_purpose.size() && i < s.messages_by_purpose.size(); ++i)
       t.messages_by_purpose[i] += s.messages_by_purpose[i];
   }

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "dsm/types.hpp"
+#include "lrc/counters.hpp"
 #include "workloads/registry.hpp"
 
 namespace ncp2::workloads {
@@ -71,21 +72,11 @@ json purposes_json(const std::vector<std::uint64_t>& by_purpose) {
   return out;
 }
 
+// The network's counts and every protocol count of the core (lrc::kCounterTable's names).
 json counters_json(const dsm::NodeStats& s, std::uint64_t interrupts) {
-  return {{"messages", s.messages},
-          {"bytes", s.bytes},
-          {"page_faults", s.page_faults},
-          {"page_requests", s.page_requests},
-          {"diff_requests", s.diff_requests},
-          {"twins", s.twins},
-          {"diffs_created", s.diffs_created},
-          {"diffs_applied", s.diffs_applied},
-          {"lock_acquires", s.lock_acquires},
-          {"local_lock_acquires", s.local_lock_acquires},
-          {"barriers", s.barriers},
-          {"write_notices", s.write_notices},
-          {"gc_runs", s.gc_runs},
-          {"interrupts", interrupts}};
+  json out = {{"messages", s.messages}, {"bytes", s.bytes}, {"interrupts", interrupts}};
+  for (const lrc::CounterInfo& c : lrc::kCounterTable) out[std::string(c.name)] = s.*c.member;
+  return out;
 }
 
 }  // namespace
