@@ -15,10 +15,10 @@
 #include <cstring>
 #include <vector>
 
-#include "lrc/diff.hpp"
 #include "dsm/process.hpp"
 #include "dsm/runtime.hpp"
 #include "emulator/cluster.hpp"
+#include "lrc/diff.hpp"
 
 namespace {
 

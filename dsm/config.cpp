@@ -51,7 +51,8 @@ std::vector<Key<C>> protocol_keys() {
       "0: the model before issue 20; 1 in the 1994 presets (TreadMarks' lazy diff creation)", Range{0, 1});
   k.integer(
       "dsm.gc_threshold_kb", [](C& c) -> int& { return c.dsm.gc_threshold_kb; },
-      "diffs (each counted when its interval closes) + write notices held by a node that make the next barrier "
+      "diffs (each counted when its interval closes) + write notices held by a node that make the next "
+      "barrier "
       "collect garbage",
       "TreadMarks practice", Range{1, 1 << 24});
   k.integer(
@@ -67,18 +68,19 @@ std::vector<Key<C>> protocol_keys() {
                      std::nullopt},
                     [](C& c, const Value& v) { c.dsm.first_touch = *lrc::first_touch_named(v.text); },
                     [](const C& c) { return quoted(lrc::to_string(c.dsm.first_touch)); }});
-  k.keys.push_back({{"dsm.gc_copies",
-                     Kind::Choice,
-                     "what a garbage collection does with stale copies: last-writer (each page's last writer "
-                     "becomes its home and brings its copy up to date; other stale copies are dropped) or "
-                     "validate-all (every node brings every stale copy it holds up to date); emulated and real "
-                     "runs alike",
-                     "TreadMarks: a copy is discarded or all its diffs requested (Costa et al., OSDI'96, §3.2); "
-                     "which one: our rule (docs/protocol.md)",
-                     {"last-writer", "validate-all"},
-                     std::nullopt},
-                    [](C& c, const Value& v) { c.dsm.gc_copies = *lrc::gc_copies_named(v.text); },
-                    [](const C& c) { return quoted(lrc::to_string(c.dsm.gc_copies)); }});
+  k.keys.push_back(
+      {{"dsm.gc_copies",
+        Kind::Choice,
+        "what a garbage collection does with stale copies: last-writer (each page's last writer "
+        "becomes its home and brings its copy up to date; other stale copies are dropped) or "
+        "validate-all (every node brings every stale copy it holds up to date); emulated and real "
+        "runs alike",
+        "TreadMarks: a copy is discarded or all its diffs requested (Costa et al., OSDI'96, §3.2); "
+        "which one: our rule (docs/protocol.md)",
+        {"last-writer", "validate-all"},
+        std::nullopt},
+       [](C& c, const Value& v) { c.dsm.gc_copies = *lrc::gc_copies_named(v.text); },
+       [](const C& c) { return quoted(lrc::to_string(c.dsm.gc_copies)); }});
 
   k.real(
       "cost.flop", [](C& c) -> double& { return c.cost.flop; },

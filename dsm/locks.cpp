@@ -25,7 +25,8 @@ void Runtime::lock_acquire(NodeId n, LockId lock) {
     if (races_) races_->acquired(n, lock);
     return;
   }
-  Message* m = new_message(n, step.to, step.forward ? kLockForward : kLockRequest, 8 + 4 * ns.lrc.vt().size());
+  Message* m =
+      new_message(n, step.to, step.forward ? kLockForward : kLockRequest, 8 + 4 * ns.lrc.vt().size());
   m->words[0] = raw(lock);
   m->words[1] = static_cast<std::uint64_t>(emu::index(n));
   encode_vt(m->data, ns.lrc.vt());
@@ -80,7 +81,8 @@ void Runtime::grant_lock(WorkContext* ctx, NodeState& holder, LockId lock, NodeI
 void Runtime::receive_grant(WorkContext& ctx, Message* m) {
   NodeState& ns = self(ctx.node());
   Costs costs(*this, ns, &ctx);
-  ns.lrc.granted(LockId{static_cast<std::uint32_t>(m->words[0])}, decode_vt(m->data, ns.lrc.vt().size()), costs);
+  ns.lrc.granted(LockId{static_cast<std::uint32_t>(m->words[0])}, decode_vt(m->data, ns.lrc.vt().size()),
+                 costs);
   finish_wait(ctx, ns, m);
   cluster_.release(m);
 }

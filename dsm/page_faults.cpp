@@ -138,7 +138,8 @@ void Runtime::receive_diffs(WorkContext& ctx, Message* m) {
     std::array<std::uint32_t, 2> header{};
     std::memcpy(header.data(), m->data.data() + at, sizeof(header));
     at += 8;
-    ns.lrc.receive_diff(m->source, header[0], std::span<const std::byte>(m->data.data() + at, header[1]), costs);
+    ns.lrc.receive_diff(m->source, header[0], std::span<const std::byte>(m->data.data() + at, header[1]),
+                        costs);
     at += header[1];
   }
   if (--ns.outstanding > 0) {

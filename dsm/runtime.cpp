@@ -111,7 +111,9 @@ void Runtime::show_page_as(NodeId n, std::uint32_t region, std::uint32_t local_p
   self(n).memory.shown_as[raw(page_of(region, local_page))] = bytes;
 }
 
-std::byte* Runtime::region_data(NodeId n, std::uint32_t region) { return self(n).memory.regions.at(region).data; }
+std::byte* Runtime::region_data(NodeId n, std::uint32_t region) {
+  return self(n).memory.regions.at(region).data;
+}
 const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
   if (region >= regions_.size()) throw std::out_of_range("no such shared region");
   return self(n).lrc.region_access(region);
@@ -209,7 +211,9 @@ void Runtime::record_access(NodeId n, std::uint32_t region, std::size_t offset, 
 
 void Runtime::track_access_changes(NodeId n) { self(n).lrc.track_access_changes(); }
 
-void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) { self(n).lrc.take_access_changes(out); }
+void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) {
+  self(n).lrc.take_access_changes(out);
+}
 
 void Runtime::compute(NodeId n, emu::Duration d) {
   if (meter_) [[unlikely]] {  // measured model: the annotation is ignored, the measured stretch charged

@@ -263,7 +263,9 @@ class Runtime {
   [[nodiscard]] PageId page_of(std::uint32_t region, std::uint32_t local_page) const {
     return PageId{directory_.regions().at(region).first_page + local_page};
   }
-  [[nodiscard]] const RegionInfo& region_of(PageId page) const { return regions_[directory_.region_of(page)]; }
+  [[nodiscard]] const RegionInfo& region_of(PageId page) const {
+    return regions_[directory_.region_of(page)];
+  }
   void emit_wait(NodeState& ns);
 
   RegionMemory region_memory_;
@@ -299,7 +301,7 @@ class Runtime {
   lrc::PageDirectory directory_;
   std::vector<std::unique_ptr<NodeState>> nodes_;
   std::vector<RegionInfo> regions_;
-  lrc::BarrierManager barrier_;               // at protocol_.barrier_manager
+  lrc::BarrierManager barrier_;                 // at protocol_.barrier_manager
   std::vector<emu::Message*> barrier_waiting_;  // arrival messages, reused for the releases
   std::vector<std::pair<int, WaitObserver>> wait_observers_;
   WaitSink* wait_sink_ = nullptr;

@@ -14,14 +14,14 @@
 #include <stdexcept>
 #include <vector>
 
-#include "lrc/diff.hpp"
 #include "fuzz/fuzz_check.hpp"
+#include "lrc/diff.hpp"
 
 namespace {
 
 using Bytes = std::vector<std::byte>;
-using ncp2::lrc::Diff;
 using ncp2::fuzz::check;
+using ncp2::lrc::Diff;
 
 constexpr std::array<int, 6> kWordSizes = {4, 8, 1, 2, 3, 16};
 

@@ -12,14 +12,16 @@ namespace ncp2::lrc {
 BarrierManager::BarrierManager(const ProtocolConfig& config)
     : threshold_(config.gc_threshold_bytes),
       merged_(static_cast<std::size_t>(config.nodes), 0),
-      arrival_vt_(static_cast<std::size_t>(config.nodes), VectorTime(static_cast<std::size_t>(config.nodes), 0)) {}
+      arrival_vt_(static_cast<std::size_t>(config.nodes),
+                  VectorTime(static_cast<std::size_t>(config.nodes), 0)) {}
 
 bool BarrierManager::arrive(NodeId from, BarrierId barrier, const VectorTime& vt, std::size_t usage) {
   if (arrived_ == 0) {
     id_ = barrier;
   } else if (id_ != barrier) {
     throw ProtocolError(fmt::format("barrier mismatch: node {} arrived at {} while {} node(s) wait at {}",
-                                    index(from), barrier_name(raw(barrier)), arrived_, barrier_name(raw(id_))));
+                                    index(from), barrier_name(raw(barrier)), arrived_,
+                                    barrier_name(raw(id_))));
   }
   ++arrived_;
   for (std::size_t i = 0; i < merged_.size(); ++i) merged_[i] = std::max(merged_[i], vt[i]);

@@ -38,7 +38,7 @@ std::optional<GcCopies> gc_copies_named(std::string_view name);
 struct ProtocolConfig {
   int nodes = 1;
   std::size_t page_size = 4096;
-  int word_size = 4;                                   // the unit of a diff's runs
+  int word_size = 4;                                      // the unit of a diff's runs
   std::size_t gc_threshold_bytes = std::size_t{1} << 20;  // a node's diffs + notices that trigger a GC
   NodeId barrier_manager{};
   FirstTouch first_touch = FirstTouch::FromHome;

@@ -1,16 +1,18 @@
 // The intervals a node knows of (lrc/history.hpp).
 #include "lrc/history.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
-#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
 
 namespace ncp2::lrc {
 
-std::uint64_t order_key(const VectorTime& vt) { return std::accumulate(vt.begin(), vt.end(), std::uint64_t{0}); }
+std::uint64_t order_key(const VectorTime& vt) {
+  return std::accumulate(vt.begin(), vt.end(), std::uint64_t{0});
+}
 
 History::History(std::size_t nodes) : by_creator_(nodes), discarded_(nodes, 0) {}
 
@@ -21,8 +23,8 @@ void History::add(IntervalRecord record) {
   const std::uint32_t newest = discarded_[q] + static_cast<std::uint32_t>(by_creator_[q].size());
   if (record.seq <= newest) return;  // already held: it came by two paths
   if (record.seq != newest + 1)
-    throw std::logic_error(fmt::format("interval {} of node {} arrived while only {} are known", record.seq, q,
-                                       newest));
+    throw std::logic_error(
+        fmt::format("interval {} of node {} arrived while only {} are known", record.seq, q, newest));
   record.order_key = order_key(record.vt);
   by_creator_[q].push_back(std::move(record));
 }

@@ -18,7 +18,7 @@ struct IntervalRecord {
   NodeId creator{};
   std::uint32_t seq = 0;  // 1, 2, ... per creator (= vt[creator])
   VectorTime vt;
-  std::vector<PageId> pages;  // written in the interval
+  std::vector<PageId> pages;    // written in the interval
   std::uint64_t order_key = 0;  // sum of vt: a linear extension of happens-before
 };
 

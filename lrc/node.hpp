@@ -239,8 +239,8 @@ class Node {
   std::size_t diff_bytes_ = 0;
   std::size_t notice_count_ = 0;
   std::unordered_map<std::uint32_t, LockState> locks_;
-  std::unordered_map<std::uint32_t, NodeId> lock_tails_;  // as manager: each lock's last requester
-  PageBuffers twins_;                                     // twins, shared with deferred diffs
+  std::unordered_map<std::uint32_t, NodeId> lock_tails_;    // as manager: each lock's last requester
+  PageBuffers twins_;                                       // twins, shared with deferred diffs
   std::vector<std::vector<std::byte>> spare_diff_buffers_;  // encodings freed by a collection
   std::vector<ReceivedDiff> received_;
   std::vector<std::byte> receive_buffer_;

@@ -72,8 +72,8 @@ const Diff& Node::diff_for(PageId page, std::uint32_t interval, CostSink& costs)
 
 const Diff& Node::encode_deferred(OwnDiff& own) {
   if (!own.deferred()) return own.diff;
-  own.diff =
-      Diff::between(twins_.bytes(own.before), twins_.bytes(own.after), config_.word_size, spare_diff_buffer());
+  own.diff = Diff::between(twins_.bytes(own.before), twins_.bytes(own.after), config_.word_size,
+                           spare_diff_buffer());
   release_deferred(own);
   return own.diff;
 }

@@ -29,8 +29,7 @@ GcStep Node::gc_step(PageId page) {
 }
 
 void Node::gc_validated(PageId page) {
-  if (access(page) == Access::None)
-    access_byte(page) = static_cast<std::uint8_t>(Access::Read);
+  if (access(page) == Access::None) access_byte(page) = static_cast<std::uint8_t>(Access::Read);
   if (track_access_) access_changes_.push_back(page);
 }
 

@@ -25,7 +25,8 @@ void Node::check_acquire(LockId lock) {
     throw ProtocolError(
         fmt::format("node {}: lock id {} is out of range (0..{})", index(self_), raw(lock), kMaxLocks - 1));
   if (lock_state(lock).held)
-    throw ProtocolError(fmt::format("node {} acquires lock {} which it already holds", index(self_), raw(lock)));
+    throw ProtocolError(
+        fmt::format("node {} acquires lock {} which it already holds", index(self_), raw(lock)));
 }
 
 AcquireStep Node::acquire(LockId lock, std::uint64_t site, CostSink& costs) {
@@ -47,7 +48,8 @@ AcquireStep Node::acquire(LockId lock, std::uint64_t site, CostSink& costs) {
   auto [tail, added] = lock_tails_.try_emplace(raw(lock), manager);
   const NodeId previous = tail->second;
   if (previous == self_)
-    throw std::logic_error(fmt::format("lock {}: manager {} is its own predecessor", raw(lock), index(self_)));
+    throw std::logic_error(
+        fmt::format("lock {}: manager {} is its own predecessor", raw(lock), index(self_)));
   tail->second = self_;
   ++counters_.lock_forwards;
   return {.local = false, .to = previous, .forward = true};
@@ -86,7 +88,8 @@ void Node::granted(LockId lock, const VectorTime& learned, CostSink& costs) {
 void Node::check_release(LockId lock) const {
   const auto it = locks_.find(raw(lock));
   if (raw(lock) >= kMaxLocks || it == locks_.end() || !it->second.held)
-    throw ProtocolError(fmt::format("node {} releases lock {} which it does not hold", index(self_), raw(lock)));
+    throw ProtocolError(
+        fmt::format("node {} releases lock {} which it does not hold", index(self_), raw(lock)));
 }
 
 std::optional<LockWaiter> Node::release(LockId lock, CostSink& costs) {

@@ -30,7 +30,7 @@ class PageMemory {
 // charges the PP or the command that does it; a real run measures its time instead: NoCosts).
 class CostSink {
  public:
-  virtual void write_notices(std::size_t count) = 0;    // made when an interval closes, or applied
+  virtual void write_notices(std::size_t count) = 0;       // made when an interval closes, or applied
   virtual void diff_made(PageId page, DiffSize size) = 0;  // a diff computed from its twin
   // TreadMarks, which makes diffs lazily, would make the page's diff now (requested, or the page
   // is invalidated): the emulator's lazy-diff model charges it here.

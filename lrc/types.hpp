@@ -11,9 +11,9 @@
 
 namespace ncp2::lrc {
 
-using emu::NodeId;
 using emu::index;
 using emu::node_id;
+using emu::NodeId;
 
 enum class PageId : std::uint32_t {};
 enum class LockId : std::uint32_t {};

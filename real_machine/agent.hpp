@@ -25,12 +25,12 @@
 #include <thread>
 #include <vector>
 
-#include "real_machine/clock_sync_mpi.hpp"
 #include "lrc/barrier_manager.hpp"
 #include "lrc/config.hpp"
 #include "lrc/history.hpp"
 #include "lrc/node.hpp"
 #include "lrc/page_directory.hpp"
+#include "real_machine/clock_sync_mpi.hpp"
 #include "real_machine/node_record.hpp"
 #include "real_machine/transport.hpp"
 #include "tmk/channel.hpp"
@@ -81,8 +81,8 @@ class NodeAgent {
   [[nodiscard]] const std::string& failure() const { return abort_text_; }
 
  private:
-  struct Pending;    // the request being served, until the program resumes (its time)
-  class Requests;    // the program's requests, as the channel server hands them (agent_program.cpp)
+  struct Pending;  // the request being served, until the program resumes (its time)
+  class Requests;  // the program's requests, as the channel server hands them (agent_program.cpp)
   // The node's copy of the shared pages (the program's heap, mapped here too), for the core.
   class HeapMemory final : public lrc::PageMemory {
    public:
@@ -225,12 +225,12 @@ class NodeAgent {
   std::thread service_;
 
   // Local thread only.
-  std::unique_ptr<tmk::ChannelServer> server_;  // the program's channel
+  std::unique_ptr<tmk::ChannelServer> server_;     // the program's channel
   std::vector<carnival::ScopeSite*> annotations_;  // open TMK_SCOPE blocks
   std::uint64_t last_icount_ = 0;
   std::unique_ptr<Pending> pending_;
-  std::vector<std::uint32_t> faulted_;              // the fault's page: its protection is sent again
-  std::vector<lrc::PageId> changed_;                // pages whose access changed (buffer reused)
+  std::vector<std::uint32_t> faulted_;  // the fault's page: its protection is sent again
+  std::vector<lrc::PageId> changed_;    // pages whose access changed (buffer reused)
   bool exited_ = false;
   NodeRecord record_;
 };

@@ -79,12 +79,12 @@ void NodeAgent::look_for_deadlock() {
       if (!h) return;
     for (std::size_t k = 0; k < waiting_.size(); ++k) {
       const Waiting& w = waiting_[k];
-      std::string line = w.kind != kLock && w.object == lrc::kExitBarrier
-                             ? fmt::format("node {} has exited and waits for the others", k)
-                             : fmt::format("node {} waits for {}{}", k,
-                                           w.kind == kLock ? fmt::format("lock {}", w.object)
-                                                           : lrc::barrier_name(w.object),
-                                           w.where);
+      std::string line =
+          w.kind != kLock && w.object == lrc::kExitBarrier
+              ? fmt::format("node {} has exited and waits for the others", k)
+              : fmt::format("node {} waits for {}{}", k,
+                            w.kind == kLock ? fmt::format("lock {}", w.object) : lrc::barrier_name(w.object),
+                            w.where);
       if (w.kind == kLock)
         for (std::size_t j = 0; j < held_.size(); ++j)
           for (const auto& [id, where] : *held_[j])

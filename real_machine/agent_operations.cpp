@@ -152,7 +152,8 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
   w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(known);
   const double start = now_ns();
   report_blocked(1, lock, here);
-  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest, std::move(w).take());
+  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest,
+                  std::move(w).take());
   const Message m = await_reply(Tag::LockGrant, [lock](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == lock;

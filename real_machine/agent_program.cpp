@@ -31,7 +31,8 @@ NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock&
       history_(static_cast<std::size_t>(transport.size())) {
   options_.protocol.nodes = nodes();
   options_.protocol.page_size = options_.page_bytes;
-  directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes), lrc::node_id(0));
+  directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
+                        lrc::node_id(0));
   if (lrc::index(options_.protocol.barrier_manager) >= nodes())
     throw std::runtime_error(fmt::format("the barrier manager, node {}, is not one of the {} nodes",
                                          lrc::index(options_.protocol.barrier_manager), nodes()));
@@ -120,12 +121,14 @@ void NodeAgent::serve_program() {
   relay_->start();
   program_pid_.store(process_->pid());
   if (aborted_.load()) ::kill(process_->pid(), SIGKILL);  // a failure came in while it started
-  server_ = std::make_unique<tmk::ChannelServer>(
-      tmk::ChannelSizes{self(), nodes(), options_.heap_bytes, options_.page_bytes, options_.sample_instructions});
+  server_ = std::make_unique<tmk::ChannelServer>(tmk::ChannelSizes{
+      self(), nodes(), options_.heap_bytes, options_.page_bytes, options_.sample_instructions});
   {
     const std::lock_guard guard(mutex_);
-    memory_ = std::make_unique<HeapMemory>(std::span(process_->heap(), options_.heap_bytes), options_.page_bytes);
-    lrc_ = std::make_unique<lrc::Node>(lrc::node_id(self()), options_.protocol, history_, directory_, *memory_);
+    memory_ =
+        std::make_unique<HeapMemory>(std::span(process_->heap(), options_.heap_bytes), options_.page_bytes);
+    lrc_ =
+        std::make_unique<lrc::Node>(lrc::node_id(self()), options_.protocol, history_, directory_, *memory_);
     lrc_->track_access_changes();
     lrc_->add_region(0);
   }
@@ -153,11 +156,14 @@ class NodeAgent::Requests final : public tmk::RequestHandler {
  public:
   explicit Requests(NodeAgent& agent) : a_(agent) {}
   void begin_request(const Channel& c) override {
-    if (a_.options_.profile && c.pc != 0) a_.pending_->scope = a_.site_of(c.pc, c.request != Request::Fault, false);
+    if (a_.options_.profile && c.pc != 0)
+      a_.pending_->scope = a_.site_of(c.pc, c.request != Request::Fault, false);
     if (a_.pending_->scope == 0 && !a_.annotations_.empty()) a_.pending_->scope = a_.annotations_.back()->id;
   }
   void startup() override { a_.startup(); }
-  std::pair<std::uint64_t, std::string> malloc(std::uint64_t bytes) override { return a_.malloc_request(bytes); }
+  std::pair<std::uint64_t, std::string> malloc(std::uint64_t bytes) override {
+    return a_.malloc_request(bytes);
+  }
   bool free(std::uint64_t address) override { return a_.free_request(address); }
   void distribute(std::vector<std::byte> record) override {
     const std::lock_guard guard(a_.mutex_);

@@ -113,7 +113,8 @@ void NodeAgent::on_page_request(const Message& m) {
   {
     const std::lock_guard lock(mutex_);
     if (!lrc_) throw std::runtime_error("a page request before the program started");
-    if (lrc::raw(page) >= directory_.pages()) throw std::runtime_error("malformed message: a page outside the heap");
+    if (lrc::raw(page) >= directory_.pages())
+      throw std::runtime_error("malformed message: a page outside the heap");
     w.bytes(lrc_->serve_page(page));
   }
   w.i64(static_cast<std::int64_t>(now_ns() - start));  // the service time (CPRComp)
@@ -130,7 +131,8 @@ void NodeAgent::on_diff_request(const Message& m) {
   {
     const std::lock_guard lock(mutex_);
     if (!lrc_) throw std::runtime_error("a diff request before the program started");
-    if (lrc::raw(page) >= directory_.pages()) throw std::runtime_error("malformed message: a page outside the heap");
+    if (lrc::raw(page) >= directory_.pages())
+      throw std::runtime_error("malformed message: a page outside the heap");
     std::size_t bytes = 0;
     for (const std::uint32_t interval : intervals) {
       const lrc::Diff& d = lrc_->diff_for(page, interval, no_costs);
@@ -153,7 +155,8 @@ void NodeAgent::on_lock_request(const Message& m) {
     throw std::runtime_error("malformed message: a lock request out of range");
   const std::lock_guard guard(mutex_);
   if (m.tag == Tag::LockRequest) {
-    if (const std::optional<lrc::NodeId> previous = lrc_->manage_request(lrc::LockId{lock}, lrc::node_id(requester))) {
+    if (const std::optional<lrc::NodeId> previous =
+            lrc_->manage_request(lrc::LockId{lock}, lrc::node_id(requester))) {
       WireWriter w;
       w.u32(lock).u32(static_cast<std::uint32_t>(requester)).u32s(known);
       transport_.send(lrc::index(*previous), Tag::LockForward, std::move(w).take());
@@ -171,7 +174,8 @@ void NodeAgent::on_lock_forward(const Message& m) { on_lock_request(m); }
 
 // The lock to `to`, with this node's vector time and the records `to` lacks.
 void NodeAgent::grant(std::uint32_t lock, int to, const lrc::VectorTime& known, double delay_ns) {
-  if (known.size() != lrc_->vt().size()) throw std::runtime_error("malformed message: a vector time of another size");
+  if (known.size() != lrc_->vt().size())
+    throw std::runtime_error("malformed message: a vector time of another size");
   std::vector<const lrc::IntervalRecord*> records;
   history_.for_each_between(known, lrc_->vt(), [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
   WireWriter w;
@@ -195,7 +199,8 @@ void NodeAgent::on_barrier_arrive(const Message& m) {
     distributed.emplace_back(std::vector<std::byte>(bytes.begin(), bytes.end()), r.u64());
   }
   const std::lock_guard guard(mutex_);
-  if (!barrier_manager_) throw std::runtime_error("a barrier arrival at a node that does not manage barriers");
+  if (!barrier_manager_)
+    throw std::runtime_error("a barrier arrival at a node that does not manage barriers");
   if (vt.size() != static_cast<std::size_t>(nodes()))
     throw std::runtime_error("malformed message: a vector time of another size");
   for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
@@ -211,10 +216,11 @@ void NodeAgent::on_barrier_arrive(const Message& m) {
 void NodeAgent::release_barrier(std::uint32_t id) {
   auto& wait = barrier_wait_;
   std::vector<std::vector<std::byte>> bodies(static_cast<std::size_t>(nodes()));
-  const lrc::BarrierManager::Release release =
-      barrier_manager_->release([&](lrc::NodeId j, const lrc::VectorTime& known, const lrc::VectorTime& merged) {
+  const lrc::BarrierManager::Release release = barrier_manager_->release(
+      [&](lrc::NodeId j, const lrc::VectorTime& known, const lrc::VectorTime& merged) {
         std::vector<const lrc::IntervalRecord*> lacking;
-        history_.for_each_between(known, merged, [&](const lrc::IntervalRecord& r) { lacking.push_back(&r); });
+        history_.for_each_between(known, merged,
+                                  [&](const lrc::IntervalRecord& r) { lacking.push_back(&r); });
         const auto k = static_cast<std::size_t>(lrc::index(j));
         WireWriter w;
         w.u32(id).u32s(merged);

@@ -49,11 +49,11 @@ struct SegmentRecord {
 class NodeRecord {
  public:
   int node = 0;
-  double start_ns = 0;   // the node's clock when its program started
-  double finish_ns = 0;  // ... when its program posted its exit
-  int exit_status = -1;  // the program's wait status (-1: unknown)
-  std::string failure;   // why the node failed, if it did
-  bool deadlock = false;  // ... because node 0 found every node waiting for another
+  double start_ns = 0;     // the node's clock when its program started
+  double finish_ns = 0;    // ... when its program posted its exit
+  int exit_status = -1;    // the program's wait status (-1: unknown)
+  std::string failure;     // why the node failed, if it did
+  bool deadlock = false;   // ... because node 0 found every node waiting for another
   lrc::Counters counters;  // what the protocol core counted (the emulated runs count the same)
   std::map<std::uint32_t, SiteKey> sites;
   std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>

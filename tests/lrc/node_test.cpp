@@ -20,7 +20,9 @@ constexpr std::uint32_t kPages = 4;
 
 class Memory final : public PageMemory {
  public:
-  std::span<std::byte> page(PageId page) override { return std::span(bytes).subspan(raw(page) * kPage, kPage); }
+  std::span<std::byte> page(PageId page) override {
+    return std::span(bytes).subspan(raw(page) * kPage, kPage);
+  }
   std::vector<std::byte> bytes = std::vector<std::byte>(kPage * kPages);
 };
 
@@ -43,7 +45,9 @@ struct TestNode {
     if (node->access(page) != Access::Write) node->begin_write(page, costs);
     memory.bytes[offset] = std::byte{value};
   }
-  [[nodiscard]] std::uint8_t read(std::size_t offset) const { return std::to_integer<std::uint8_t>(memory.bytes[offset]); }
+  [[nodiscard]] std::uint8_t read(std::size_t offset) const {
+    return std::to_integer<std::uint8_t>(memory.bytes[offset]);
+  }
 };
 
 ProtocolConfig config_of(int nodes, FirstTouch touch = FirstTouch::ZeroEverywhere) {
@@ -56,7 +60,8 @@ ProtocolConfig config_of(int nodes, FirstTouch touch = FirstTouch::ZeroEverywher
 
 // `to` learns what `from` knows (as a lock grant carries it: the records, then the vector time).
 void carry(const TestNode& from, TestNode& to) {
-  from.history.for_each_between(to.node->vt(), from.node->vt(), [&](const IntervalRecord& r) { to.history.add(r); });
+  from.history.for_each_between(to.node->vt(), from.node->vt(),
+                                [&](const IntervalRecord& r) { to.history.add(r); });
   to.node->incorporate(from.node->vt(), to.costs);
 }
 

@@ -28,11 +28,12 @@ void ChannelServer::startup(Channel& c) const {
   c.heap_bytes = sizes_.heap_bytes;
   c.page_bytes = sizes_.page_bytes;
   c.sample_period = sizes_.sample_period;
-  c.deferral_slots = static_cast<std::uint32_t>(std::min(kMaxDeferredFaults, kSnapshotBytes / sizes_.page_bytes));
+  c.deferral_slots =
+      static_cast<std::uint32_t>(std::min(kMaxDeferredFaults, kSnapshotBytes / sizes_.page_bytes));
 }
 
-std::uint32_t ChannelServer::checked_id(const Channel& c, RequestHandler& h, std::uint32_t limit, const char* call,
-                                        const char* ids) const {
+std::uint32_t ChannelServer::checked_id(const Channel& c, RequestHandler& h, std::uint32_t limit,
+                                        const char* call, const char* ids) const {
   if (c.arg0 >= limit) fail(h, fmt::format("{}({}): {} ids go from 0 to {}", call, c.arg0, ids, limit - 1));
   return static_cast<std::uint32_t>(c.arg0);
 }
@@ -113,7 +114,9 @@ bool ChannelServer::serve(Channel& c, const unsigned char* bulk, RequestHandler&
   }
 }
 
-void ChannelServer::sort_pages(std::vector<std::uint32_t>& pages) { sort_unique_pages(pages, this->pages(), bits_); }
+void ChannelServer::sort_pages(std::vector<std::uint32_t>& pages) {
+  sort_unique_pages(pages, this->pages(), bits_);
+}
 
 void ChannelServer::distributed(std::span<const std::byte> records, std::uint64_t count) {
   distribute_.insert(distribute_.end(), records.begin(), records.end());

@@ -65,7 +65,9 @@ class ChannelServer {
   // Aborts the run with "node N: `what`" and the place of the request.
   [[noreturn]] void fail(RequestHandler& h, const std::string& what) const;
   [[nodiscard]] const ChannelSizes& sizes() const { return sizes_; }
-  [[nodiscard]] std::uint32_t pages() const { return static_cast<std::uint32_t>(sizes_.heap_bytes / sizes_.page_bytes); }
+  [[nodiscard]] std::uint32_t pages() const {
+    return static_cast<std::uint32_t>(sizes_.heap_bytes / sizes_.page_bytes);
+  }
 
   // The write faults the program took at once since its last request (checked against its slots).
   [[nodiscard]] std::span<const DeferredFault> deferred_faults(const Channel& c, RequestHandler& h) const;

@@ -44,9 +44,10 @@ class ProgramInstance::Requests final : public RequestHandler {
     for (auto& other : program_.nodes_) {
       if (other.id == node_.id) continue;
       if (other.server->distributed_bytes() + record.size() > kBulkBytes)
-        abort(fmt::format("node {}: Tmk_distribute: more than 64 MiB distributed before the other nodes ran "
-                          "again{}",
-                          node_.id, where()));
+        abort(
+            fmt::format("node {}: Tmk_distribute: more than 64 MiB distributed before the other nodes ran "
+                        "again{}",
+                        node_.id, where()));
       other.server->distributed(record, 1);
     }
   }
@@ -103,9 +104,9 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
         return sites_.lines() ? sites_.lines()->at(pc).describe(pc) : std::string();
       });
   for (auto& node : nodes_) {
-    node.server = std::make_unique<ChannelServer>(ChannelSizes{
-        node.id, static_cast<int>(nodes_.size()), heap_bytes_, page_bytes_,
-        static_cast<std::uint64_t>(config.tmk.sample_instructions)});
+    node.server = std::make_unique<ChannelServer>(
+        ChannelSizes{node.id, static_cast<int>(nodes_.size()), heap_bytes_, page_bytes_,
+                     static_cast<std::uint64_t>(config.tmk.sample_instructions)});
     start_process(node);
   }
   relay_.start();
@@ -209,8 +210,8 @@ void ProgramInstance::collect_protections(Node& node, dsm::Runtime& runtime,
   // A fault's page always gets its protection again: a fault that changed nothing must not repeat.
   if (faulted) pages.push_back(*faulted);
   const std::uint8_t* access = runtime.region_access(emu::node_id(node.id), region_);
-  node.server->protections_changed(pages,
-                                   [&](std::uint32_t page) { return protection_of(runtime, node, access, page); });
+  node.server->protections_changed(
+      pages, [&](std::uint32_t page) { return protection_of(runtime, node, access, page); });
 }
 
 void ProgramInstance::verify(dsm::Process& p) {

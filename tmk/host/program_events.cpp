@@ -97,8 +97,8 @@ void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& f
                              RequestHandler& h) {
   dsm::Runtime& runtime = p.runtime();
   if (!runtime.write_fault_is_local(p.node(), region_, page))
-    node.server->fail(h, fmt::format("a write fault taken at once at {:#x} was not on a readable page",
-                                     fault.address));
+    node.server->fail(
+        h, fmt::format("a write fault taken at once at {:#x} was not on a readable page", fault.address));
   charge_until(node, p, fault.pc, false, fault.icount);
   attribute(node, p, fault.pc, false);
   runtime.fault(p.node(), region_, page, dsm::Access::Write);
