@@ -29,9 +29,8 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
     close_spans(ns.id, Operation::Barrier, raw(barrier));
   ns.pp->compute(config_.dsm.protocol_handler);
   Costs costs(*this, ns, nullptr);
-  ns.lrc.close_interval(costs);
+  const std::size_t usage = ns.lrc.arrive_at_barrier(costs);
   const NodeId manager = protocol_.barrier_manager;
-  const std::size_t usage = ns.lrc.usage();
   const VectorTime& vt = ns.lrc.vt();
   if (ns.id == manager) {
     ns.wait_start = kernel_.now();

@@ -17,7 +17,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "dsm/compute_meter.hpp"
@@ -31,7 +30,6 @@
 #include "lrc/config.hpp"
 #include "lrc/counters.hpp"
 #include "lrc/history.hpp"
-#include "lrc/node.hpp"
 #include "lrc/page_directory.hpp"
 
 namespace ncp2::dsm {

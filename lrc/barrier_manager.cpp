@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "lrc/node.hpp"
-
 namespace ncp2::lrc {
 
 BarrierManager::BarrierManager(const ProtocolConfig& config)

@@ -159,6 +159,12 @@ bool Node::write_is_local(PageId page) const {
   return access(page) == Access::Read && ps.held && ps.notices.empty();
 }
 
+std::size_t Node::arrive_at_barrier(CostSink& costs) {
+  const std::size_t held = usage();
+  close_interval(costs);
+  return held;
+}
+
 void Node::released(const VectorTime& merged, CostSink& costs) {
   incorporate(merged, costs);
   vt_at_release_ = vt_;

@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -25,13 +24,6 @@
 #include "lrc/types.hpp"
 
 namespace ncp2::lrc {
-
-// A program's misuse of the protocol (a lock released but not held, ids out of range, barrier
-// ids that differ): its message names the node, the object and the reason.
-class ProtocolError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // A write notice: interval `interval` of `writer` modified the page.
 struct Notice {
@@ -156,6 +148,11 @@ class Node {
   [[nodiscard]] std::vector<std::pair<LockId, std::uint64_t>> held_locks() const;
 
   // ---- barriers and garbage collection
+  // Arriving at a barrier: the interval closes; returns what the node holds for the collection
+  // threshold. A diff counts from the barrier after its interval closed — the earliest TreadMarks,
+  // which diffs lazily, could have made it (its write notice must reach someone first) — so the
+  // diffs the arrival itself closes do not count yet.
+  std::size_t arrive_at_barrier(CostSink& costs);
   // The manager's release arrived with the intervals up to `merged`.
   void released(const VectorTime& merged, CostSink& costs);
   void count_barrier() { ++counters_.barriers; }

@@ -3,6 +3,7 @@
 // machines (dsm/) and real processes over MPI (real_machine/). Identifiers, vector time, a page's
 // access, the reserved barriers, the protocol's operations and message kinds, each with its name.
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,5 +71,12 @@ enum MessageKind : std::uint16_t {
 };
 // "page_request", ...; "other" for a value outside the protocol.
 std::string_view message_kind_name(std::uint16_t kind);
+
+// A program's misuse of the protocol (a lock released but not held, ids out of range, barrier
+// ids that differ): its message names the node, the object and the reason.
+class ProtocolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 }  // namespace ncp2::lrc

@@ -217,8 +217,8 @@ NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
   w.u32(id);
   {
     const std::lock_guard guard(mutex_);
-    lrc_->close_interval(no_costs);
-    w.u32s(lrc_->vt()).u64(lrc_->usage());
+    const std::size_t usage = lrc_->arrive_at_barrier(no_costs);
+    w.u32s(lrc_->vt()).u64(usage);
     std::vector<const lrc::IntervalRecord*> records;
     history_.for_each_between(lrc_->vt_at_release(), lrc_->vt(),
                               [&](const lrc::IntervalRecord& r) { records.push_back(&r); });

@@ -188,6 +188,48 @@ TEST(LrcNode, DiffsAreSizedAtTheCloseAndChargedWhenTreadMarksWouldMakeThem) {
   EXPECT_EQ(costs.diffs, 2U);  // the second one, charged when asked for
 }
 
+// While the PP is charged for a diff, a request for the same diff may be served (a treadmarks
+// handler preempts the charge): the diff is made once, and charged once.
+struct RequestWhileCharging final : CostSink {
+  void write_notices(std::size_t /*count*/) override {}
+  void diff_made(PageId page, DiffSize /*size*/) override {
+    ++diffs;
+    if (node != nullptr && !inside) {
+      inside = true;
+      (void)node->diff_for(page, 1, *this);
+      inside = false;
+    }
+  }
+  void diff_wanted(PageId /*page*/) override {}
+  void twin_made(PageId /*page*/) override {}
+  void diffs_applied(std::size_t /*words*/) override {}
+  void history_discarded() override {}
+  Node* node = nullptr;
+  bool inside = false;
+  int diffs = 0;
+};
+
+TEST(LrcNode, ADiffRequestedWhileItIsChargedIsChargedOnce) {
+  TestNode a(0, config_of(2));
+  RequestWhileCharging costs;
+  a.node->begin_write(PageId{0}, costs);
+  a.memory.bytes[10] = std::byte{7};
+  ASSERT_TRUE(a.node->close_interval(costs));
+  costs.node = a.node.get();
+  a.node->begin_write(PageId{0}, costs);  // charges interval 1's diff; a request comes meanwhile
+  EXPECT_EQ(costs.diffs, 1);
+  EXPECT_EQ(a.node->counters().diffs_created, 1U);
+}
+
+TEST(LrcNode, ABarrierCountsTheDiffsOfEarlierIntervalsOnly) {
+  TestNode a(0, config_of(2));
+  a.write(10, 7);
+  EXPECT_EQ(a.node->arrive_at_barrier(a.costs), 0U);  // this close's diff: not yet
+  EXPECT_EQ(a.node->usage(), 12U);
+  a.write(20, 7);
+  EXPECT_EQ(a.node->arrive_at_barrier(a.costs), 12U);  // the first interval's diff counts now
+}
+
 TEST(LrcNode, ConcurrentWritersOfOnePageKeepTheirBytes) {
   const ProtocolConfig c = config_of(3);
   TestNode a(0, c);
