@@ -50,7 +50,7 @@ void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
     }
   }
   // At the node that holds the lock, or will: grant now if it is free, else when released.
-  if (here.lrc.take_request(lock, {requester, reinterpret_cast<std::uintptr_t>(m)})) {
+  if (here.lrc.take_request(lock, {requester, m})) {
     grant_lock(&ctx, here, lock, requester, m);
     return;
   }
@@ -98,7 +98,7 @@ void Runtime::lock_release(NodeId n, LockId lock) {
   ns.pp->compute(config_.dsm.protocol_handler);
   Costs costs(*this, ns, nullptr);
   if (const std::optional<lrc::LockWaiter> next = ns.lrc.release(lock, costs)) {
-    auto* request = reinterpret_cast<Message*>(next->cookie);
+    auto* request = static_cast<Message*>(next->cookie);
     request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id,
                        ns.pp->worked_scope());  // what the holder did while holding it
     grant_lock(nullptr, ns, lock, next->node, request);

@@ -36,7 +36,7 @@ struct Notice {
 // transport's: what it keeps to answer the request (the emulator, the request message itself).
 struct LockWaiter {
   NodeId node{};
-  std::uintptr_t cookie = 0;
+  void* cookie = nullptr;
 };
 
 // What an acquire needs: nothing (the node re-acquires the lock it held last), or a request to

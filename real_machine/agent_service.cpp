@@ -163,7 +163,7 @@ void NodeAgent::on_lock_request(const Message& m) {
       return;
     }
   }
-  if (lrc_->take_request(lrc::LockId{lock}, {lrc::node_id(requester), 0})) {
+  if (lrc_->take_request(lrc::LockId{lock}, {lrc::node_id(requester), nullptr})) {
     grant(lock, requester, known, 0);
     return;
   }

@@ -279,7 +279,7 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   EXPECT_FALSE(s1.forward);
   // The manager is the last requester: it answers as holder, and grants at once.
   EXPECT_FALSE(n0.node->manage_request(lock, node_id(1)).has_value());
-  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), 0}));
+  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), nullptr}));
   n1.node->granted(lock, n0.node->vt(), n1.costs);
   EXPECT_TRUE(n1.node->lock_held(lock));
   EXPECT_EQ(n1.node->lock_site(lock), 11U);
@@ -288,11 +288,12 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   const AcquireStep s2 = n2.node->acquire(lock, 0, n2.costs);
   EXPECT_EQ(s2.to, node_id(0));
   EXPECT_EQ(n0.node->manage_request(lock, node_id(2)), std::optional<NodeId>(node_id(1)));
-  EXPECT_FALSE(n1.node->take_request(lock, {node_id(2), 42}));
+  int request = 0;  // what the transport keeps with the queued request
+  EXPECT_FALSE(n1.node->take_request(lock, {node_id(2), &request}));
   const std::optional<LockWaiter> next = n1.node->release(lock, n1.costs);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->node, node_id(2));
-  EXPECT_EQ(next->cookie, 42U);
+  EXPECT_EQ(next->cookie, &request);
   EXPECT_THROW(n1.node->check_release(lock), ProtocolError);
   n2.node->granted(lock, n1.node->vt(), n2.costs);
   // Node 2 was the last holder: it re-acquires without messages.
@@ -309,7 +310,7 @@ TEST(LrcNode, TheManagerAsksItsLastRequesterItself) {
   TestNode n1(1, c);
   const LockId lock{0};
   EXPECT_FALSE(n0.node->manage_request(lock, node_id(1)).has_value());
-  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), 0}));
+  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), nullptr}));
   const AcquireStep step = n0.node->acquire(lock, 0, n0.costs);
   EXPECT_TRUE(step.forward);
   EXPECT_EQ(step.to, node_id(1));
