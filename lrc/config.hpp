@@ -43,6 +43,10 @@ struct ProtocolConfig {
   NodeId barrier_manager{};
   FirstTouch first_touch = FirstTouch::FromHome;
   GcCopies gc_copies = GcCopies::LastWriter;
+  // Make each written page's diff when its interval closes (a real run: its service thread answers
+  // while the program writes on) rather than lazily (the emulator). Host work only: the protocol's
+  // decisions and counts are the same either way (lrc/node_diffs.cpp).
+  bool copy_at_close = false;
 };
 
 }  // namespace ncp2::lrc

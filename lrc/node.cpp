@@ -51,7 +51,8 @@ bool Node::close_interval(CostSink& costs) {
   ++counters_.intervals;
   for (PageId page : dirty_) {
     if (access(page) == Access::Write) set_access(page, Access::Read);
-    seal_diff(page);
+    ++counters_.diffs_created;  // one diff per page written, whenever the host makes it
+    if (config_.copy_at_close) seal_diff(page);
   }
   dirty_.clear();
   return true;
@@ -69,7 +70,7 @@ void Node::incorporate(const VectorTime& learned, CostSink& costs) {
         ps.notices.push_back({writer, i});
         ++notices;
         // TreadMarks makes the diff of its own writes before the page is invalidated.
-        if (OwnDiff* own = uncharged_diff(ps)) charge_diff(page, *own, costs);
+        diff_due(page, costs, false);
         costs.diff_wanted(page);
         set_access(page, Access::None);
       }
@@ -160,9 +161,8 @@ bool Node::write_is_local(PageId page) const {
 }
 
 std::size_t Node::arrive_at_barrier(CostSink& costs) {
-  const std::size_t held = usage();
   close_interval(costs);
-  return held;
+  return usage();
 }
 
 void Node::released(const VectorTime& merged, CostSink& costs) {

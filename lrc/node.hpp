@@ -79,9 +79,7 @@ class Node {
 
   // ---- intervals and write notices
   // Ends the current interval if it wrote anything: its record (with a write notice per page
-  // written) joins the history; the written pages lose write access, and each one's diff is sized
-  // now, in the pass that keeps a copy of the page (its next twin, and the diff's end), so that the
-  // collection threshold counts the program's writes, not when others asked for them.
+  // written) joins the history; the written pages lose write access (their diffs: node_diffs.cpp).
   bool close_interval(CostSink& costs);
   // Learns every interval up to `learned` (their records already in the history): each page they
   // wrote gets a write notice and loses access (a twin of it is first made into a diff).
@@ -149,9 +147,7 @@ class Node {
 
   // ---- barriers and garbage collection
   // Arriving at a barrier: the interval closes; returns what the node holds for the collection
-  // threshold. A diff counts from the barrier after its interval closed — the earliest TreadMarks,
-  // which diffs lazily, could have made it (its write notice must reach someone first) — so the
-  // diffs the arrival itself closes do not count yet.
+  // threshold (its diffs counted so far, at their pages' next writes or invalidations, and notices).
   std::size_t arrive_at_barrier(CostSink& costs);
   // The manager's release arrived with the intervals up to `merged`.
   void released(const VectorTime& merged, CostSink& costs);
@@ -168,9 +164,10 @@ class Node {
  private:
   struct OwnDiff {
     std::uint32_t interval = 0;
-    DiffSize size;         // sized when the interval closed
-    bool charged = false;  // its modelled cost told (when TreadMarks, diffing lazily, would make it)
-    Diff diff;             // the encoding (empty while deferred)
+    DiffSize size;
+    bool accounted = false;  // counted toward the collection threshold
+    bool charged = false;    // its modelled cost told (when TreadMarks, diffing lazily, would make it)
+    Diff diff;               // the encoding (empty while deferred)
     // Deferred (encoded only if requested): buffers of twins_ with the page at the interval's start
     // (its twin) and end; kNone once encoded.
     std::uint32_t before = PageBuffers::kNone;
@@ -182,8 +179,8 @@ class Node {
     std::uint32_t twin = PageBuffers::kNone;
     std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
     [[nodiscard]] bool has_twin() const { return twin != PageBuffers::kNone; }
-    // A copy of the page as its last own interval left it, while the page is unchanged since: the
-    // next write's twin, without a copy.
+    // A copy of the page as its last own diff left it, while the page is unchanged since: the next
+    // write's twin, without a copy.
     std::uint32_t clean = PageBuffers::kNone;
     std::vector<Notice> notices;  // not yet applied
     // This node's diffs of the page, one per own interval that wrote it, until a collection. Kept
@@ -212,9 +209,13 @@ class Node {
     if (track_access_) access_changes_.push_back(page);
   }
   LockState& lock_state(LockId lock);
-  void seal_diff(PageId page);  // at the interval's close
-  void charge_diff(PageId page, OwnDiff& own, CostSink& costs);
-  OwnDiff* uncharged_diff(PageState& ps);
+  std::uint32_t defer_diff(PageId page);
+  void encode_from_twin(PageId page);
+  void seal_diff(PageId page);  // at the interval's close (copy_at_close)
+  void diff_due(PageId page, CostSink& costs, bool next_write);
+  static OwnDiff* newest_diff(PageState& ps);
+  void account(OwnDiff& own);
+  static void charge(PageId page, OwnDiff& own, CostSink& costs);
   void drop_clean(PageState& ps);
   const Diff& encode_deferred(OwnDiff& own);
   void release_deferred(OwnDiff& own);

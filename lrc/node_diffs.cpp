@@ -1,5 +1,14 @@
-// A node's twins and diffs (lrc/node.hpp): a page's first write in an interval (twin), its diff
-// sized when the interval closes and encoded when someone asks for it, and diff requests.
+// A node's twins and diffs (lrc/node.hpp): a page's first write in an interval (twin), the diff of
+// each interval that wrote it, and diff requests.
+//
+// When a diff is made on the host depends on the transport: the emulator makes it lazily, at the
+// page's next write (in the one pass that sizes it and copies the page into the new twin), when
+// someone asks for it, or before a write notice invalidates the page; a real run copies the page
+// when the interval closes (ProtocolConfig::copy_at_close: its service thread answers requests
+// while the program runs on, so it must never read a page the program may be writing). What the
+// protocol decides from diffs does not: a diff counts toward the collection threshold at its
+// page's next write or invalidation on the writer (the program's order), never when a request
+// comes (a matter of timing); TreadMarks, which diffs lazily, makes it at the latest then.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -8,15 +17,14 @@
 
 namespace ncp2::lrc {
 
-// The close of the interval whose writes the page's twin separates: the diff is sized in the pass
-// that copies the page as the interval left it (Diff::size_and_copy): that copy is the diff's end,
-// and the page's next twin while the page stays as it is. A small diff is encoded at once, from
-// the two buffers still in cache (a deferred diff holds a page-sized buffer; the collection
-// threshold bounds the diffs' modelled bytes, so deferring only diffs of a quarter page or more
-// keeps the host memory within 4 x that bound); a larger one is encoded if someone asks for it.
-void Node::seal_diff(PageId page) {
+// A closed interval's diff of `page`, from its twin, in one pass that sizes it and copies the page
+// as the interval left it (Diff::size_and_copy): that copy is the diff's end, and the page's next
+// twin. A small diff is encoded at once, from the two buffers still in cache (a deferred diff holds
+// a page-sized buffer; the collection threshold bounds the diffs' modelled bytes, so deferring only
+// diffs of a quarter page or more keeps the host memory within 4 x that bound); a larger one is
+// encoded if someone asks for it. Returns the copy, with one hold for the caller.
+std::uint32_t Node::defer_diff(PageId page) {
   PageState& ps = pages_[raw(page)];
-  if (!ps.has_twin()) return;
   const int ws = config_.word_size;
   const std::uint32_t before = ps.twin;
   const std::uint32_t after = twins_.acquire(config_.page_size);
@@ -33,23 +41,68 @@ void Node::seal_diff(PageId page) {
   }
   ps.twin = PageBuffers::kNone;
   ps.twin_interval = 0;
-  drop_clean(ps);
-  ps.clean = after;
-  ++counters_.diffs_created;
-  diff_bytes_ += own.size.modeled_bytes(ws);  // the machine's word-run size, not the byte masks
+  ps.diffs.push_back(std::move(own));
+  return after;
+}
+
+// A closed interval's diff of `page` encoded at once from its twin, which goes (asked for before the
+// page's next write, or before a write notice invalidates the page: no copy of the page is needed).
+void Node::encode_from_twin(PageId page) {
+  PageState& ps = pages_[raw(page)];
+  OwnDiff own;
+  own.interval = ps.twin_interval;
+  own.diff = Diff::between(twins_.bytes(ps.twin), memory_.page(page), config_.word_size, spare_diff_buffer());
+  own.size = DiffSize{own.diff.runs(), own.diff.words()};
+  drop_twin(ps);
   ps.diffs.push_back(std::move(own));
 }
 
-// The page's newest own diff, if its modelled cost has not been told yet.
-Node::OwnDiff* Node::uncharged_diff(PageState& ps) {
-  return !ps.diffs.empty() && !ps.diffs.back().charged ? &ps.diffs.back() : nullptr;
+// copy_at_close: the interval's close makes the diff; the copy stays as the page's next twin while
+// the page is unchanged.
+void Node::seal_diff(PageId page) {
+  PageState& ps = pages_[raw(page)];
+  if (!ps.has_twin()) return;
+  drop_clean(ps);
+  ps.clean = defer_diff(page);
 }
 
-// TreadMarks makes a diff lazily: at the page's next write, when someone asks for it, or before
-// a write notice invalidates the page; its modelled cost is told then (once).
-void Node::charge_diff(PageId page, OwnDiff& own, CostSink& costs) {
-  own.charged = true;  // first: whatever runs while the cost is charged must not charge it again
+// The page's newest own diff, made already, that still has something to be told.
+Node::OwnDiff* Node::newest_diff(PageState& ps) { return ps.diffs.empty() ? nullptr : &ps.diffs.back(); }
+
+// The diff's bytes count toward the collection threshold (once).
+void Node::account(OwnDiff& own) {
+  if (own.accounted) return;
+  own.accounted = true;
+  diff_bytes_ += own.size.modeled_bytes(config_.word_size);  // word runs, not the byte masks
+}
+
+// Its modelled cost is told when TreadMarks would make it (once): marked first, so that whatever
+// runs while the cost is charged (a handler asking for the same diff) does not charge it again.
+void Node::charge(PageId page, OwnDiff& own, CostSink& costs) {
+  if (own.charged) return;
+  own.charged = true;
   costs.diff_made(page, own.size);
+}
+
+// TreadMarks makes the diff now if it has not (the page's next write, or an invalidation): made on
+// the host if it was not (at a write, in the pass that copies the page into its next twin), counted,
+// charged.
+void Node::diff_due(PageId page, CostSink& costs, bool next_write) {
+  PageState& ps = pages_[raw(page)];
+  const std::uint32_t current = vt_[static_cast<std::size_t>(index(self_))] + 1;
+  if (ps.has_twin() && ps.twin_interval != current) {
+    if (next_write) {
+      const std::uint32_t copy = defer_diff(page);
+      drop_clean(ps);
+      ps.clean = copy;
+    } else {
+      encode_from_twin(page);
+    }
+  }
+  if (OwnDiff* own = newest_diff(ps)) {
+    account(*own);
+    charge(page, *own, costs);
+  }
 }
 
 void Node::drop_clean(PageState& ps) {
@@ -57,13 +110,15 @@ void Node::drop_clean(PageState& ps) {
   ps.clean = PageBuffers::kNone;
 }
 
-// The diff of `page` for own interval `interval`, encoded if it was deferred. The reference stays
-// valid until the page's next diff is encoded.
+// The diff of `page` for own interval `interval`, made if it was not, encoded if it was deferred.
+// The reference stays valid until the page's next diff is encoded.
 const Diff& Node::diff_for(PageId page, std::uint32_t interval, CostSink& costs) {
   PageState& ps = pages_[raw(page)];
+  // Asked for before the page's next write: made from the twin now (not counted yet).
+  if (ps.has_twin() && ps.twin_interval == interval) encode_from_twin(page);
   for (auto& own : ps.diffs) {
     if (own.interval != interval) continue;
-    if (!own.charged) charge_diff(page, own, costs);
+    charge(page, own, costs);
     return encode_deferred(own);
   }
   throw std::logic_error(
@@ -110,7 +165,7 @@ void Node::diffs_served(PageId page, std::size_t modeled_bytes, CostSink& costs)
 void Node::begin_write(PageId page, CostSink& costs) {
   PageState& ps = pages_[raw(page)];
   const std::uint32_t current = vt_[static_cast<std::size_t>(index(self_))] + 1;
-  if (OwnDiff* own = uncharged_diff(ps)) charge_diff(page, *own, costs);
+  diff_due(page, costs, true);
   if (!ps.has_twin()) {
     if (ps.clean != PageBuffers::kNone) {  // the page as the last interval left it: the twin already
       ps.twin = ps.clean;

@@ -31,6 +31,7 @@ NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock&
       history_(static_cast<std::size_t>(transport.size())) {
   options_.protocol.nodes = nodes();
   options_.protocol.page_size = options_.page_bytes;
+  options_.protocol.copy_at_close = true;  // the service thread must never read a page being written
   directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
                         lrc::node_id(0));
   if (lrc::index(options_.protocol.barrier_manager) >= nodes())
