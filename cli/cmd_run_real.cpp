@@ -53,6 +53,8 @@ std::vector<std::string> node_command(const RealRun& r, const std::string& node,
   std::vector<std::string> c{node,
                              "--program",
                              absolute(r.program),
+                             "--name",
+                             r.program,  // as the user named it: the emulated run's name too
                              "--heap-mb",
                              std::to_string(r.config.tmk.heap_mb),
                              "--page-bytes",
@@ -138,6 +140,21 @@ int checked_before_launch(const RealRun& r) {
 }
 
 }  // namespace
+
+std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
+                                               const std::vector<std::string>& mpirun_args) {
+  try {
+    for (const std::string& a : mpirun_args) (void)real::split_shell_words(a);
+    real::MpiLaunch launch;
+    launch.nodes = nodes;
+    launch.hostfile = hostfile;
+    launch.node_command = {node_executable()};
+    (void)real::detect_environment(launch);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
 
 int run_real_machine(const RealRun& r) {
   if (const int code = checked_before_launch(r); code != kExitOk) return code;

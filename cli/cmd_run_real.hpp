@@ -1,5 +1,6 @@
 #pragma once
 // `ncp2 run ./prog --machine real` (cmd_run_real.cpp): the program on real processes over Open MPI.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,13 @@ struct RealRun {
   std::size_t max_timeline = 1'000'000;
   std::string node_output;
 };
+
+// Why a real run of `nodes` processes cannot start here (no Open MPI mpirun, a wrong hostfile line,
+// more nodes than the hostfile allows, ncp2-node missing, an unbalanced quote in --mpirun-args), in
+// the user's words; nullopt when it can. For commands that start many runs (calibrate, validate):
+// they refuse before the first one.
+std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
+                                               const std::vector<std::string>& mpirun_args);
 
 // Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock.
 int run_real_machine(const RealRun& run);

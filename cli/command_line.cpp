@@ -25,7 +25,7 @@ std::unique_ptr<CommandLine> make_command_line() {
   for (auto&& sub : {add_config_command(app), add_demo_network_command(app), add_workloads_command(app),
                      add_run_command(app), add_report_command(app), add_export_trace_command(app),
                      add_compare_command(app), add_counters_command(app), add_schedule_command(app),
-                     add_reproduce_command(app)})
+                     add_reproduce_command(app), add_calibrate_command(app), add_validate_command(app)})
     cl->runners[sub.app] = sub.run;
   for (auto&& sub : {add_timing_command(app), add_clocksync_command(app)}) cl->runners[sub.app] = sub.run;
   return cl;

@@ -24,5 +24,7 @@ Subcommand add_compare_command(CLI::App& app);
 Subcommand add_counters_command(CLI::App& app);
 Subcommand add_schedule_command(CLI::App& app);
 Subcommand add_reproduce_command(CLI::App& app);
+Subcommand add_calibrate_command(CLI::App& app);
+Subcommand add_validate_command(CLI::App& app);
 
 }  // namespace ncp2::cli

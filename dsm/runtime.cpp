@@ -224,6 +224,13 @@ void Runtime::compute(NodeId n, emu::Duration d) {
     check_stale(n);
   self(n).pp->compute(d);
 }
+
+void Runtime::compute_external(NodeId n, emu::Duration d) {
+  if (spans_) [[unlikely]]
+    check_stale(n);
+  self(n).pp->compute(d);
+}
+
 Message* Runtime::new_message(NodeId from, NodeId to, std::uint16_t purpose, std::size_t payload) {
   return cluster_.new_message(from, to, purpose, static_cast<std::uint32_t>(payload));
 }

@@ -136,6 +136,7 @@ class Runtime {
   // points is timed on the host and charged; compute() annotations are then ignored. Null (the
   // default): the deterministic model. Set before start(); the meter must outlive the run.
   void set_compute_meter(ComputeMeter* meter) { meter_ = meter; }
+  [[nodiscard]] ComputeMeter* compute_meter() const { return meter_; }
   // Where a node is in its program, for diagnoses (a deadlock names the line where a lock's
   // holder acquired it and where each blocked node waits): `site` gives a cheap token for the
   // node's current position (a scope id, a program counter), `describe` turns one into words
@@ -214,6 +215,9 @@ class Runtime {
   void lock_release(NodeId n, LockId lock);
   void barrier(NodeId n, BarrierId barrier);
   void compute(NodeId n, emu::Duration d);
+  // The measured model's time of a node that runs in another process and times itself
+  // (ComputeMeter::set_external): charged as given, the meter's own clock not consulted.
+  void compute_external(NodeId n, emu::Duration d);
 
  private:
   struct NodeState;

@@ -81,6 +81,7 @@ emu::Duration MeasuredTimeModel::end_stretch(dsm::NodeId node) {
   NodeState& n = node_state(node);
   if (!n.measuring) return emu::Duration{0};
   n.measuring = false;
+  if (n.external) return emu::Duration{0};  // its process reports the stretch (external_duration)
   const std::uint64_t ticks = end >= n.start ? end - n.start : 0;  // a clock that went back: nothing
   const std::uint64_t subtracted = std::min(ticks, probe_ticks_);
   const emu::Duration charged{std::llround(static_cast<double>(ticks - subtracted) * ps_per_tick_)};
@@ -89,6 +90,24 @@ emu::Duration MeasuredTimeModel::end_stretch(dsm::NodeId node) {
   n.stats.subtracted_ticks += subtracted;
   n.stats.charged += charged;
   if (observer_) observer_->stretch_end(node, ticks, charged);
+  return charged;
+}
+
+std::string MeasuredTimeModel::set_external(dsm::NodeId node) {
+  if (clock_.kind() != TickClock::Kind::Tsc)
+    return fmt::format("a program's node times its own computation with the TSC, and this run's clock is {}",
+                       clock_.describe());
+  node_state(node).external = true;
+  return {};
+}
+
+emu::Duration MeasuredTimeModel::external_duration(dsm::NodeId node, std::uint64_t tsc_ticks) {
+  // The process's stretch is read around its own code only (no probe of ours inside it).
+  const emu::Duration charged{std::llround(static_cast<double>(tsc_ticks) * ps_per_tick_)};
+  NodeState& n = node_state(node);
+  ++n.stats.stretches;
+  n.stats.host_ticks += tsc_ticks;
+  n.stats.charged += charged;
   return charged;
 }
 

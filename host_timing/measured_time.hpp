@@ -57,6 +57,8 @@ class MeasuredTimeModel final : public dsm::ComputeMeter {
   emu::Duration end_stretch(dsm::NodeId node) override;
   void resume(dsm::NodeId node) override;
   void finish(dsm::NodeId node) override;
+  [[nodiscard]] std::string set_external(dsm::NodeId node) override;
+  [[nodiscard]] emu::Duration external_duration(dsm::NodeId node, std::uint64_t tsc_ticks) override;
 
   [[nodiscard]] const TickClock& clock() const { return clock_; }
   [[nodiscard]] double scale() const { return scale_; }
@@ -69,6 +71,7 @@ class MeasuredTimeModel final : public dsm::ComputeMeter {
     std::uint64_t start = 0;
     bool measuring = false;  // inside a stretch
     bool active = false;     // between begin and finish
+    bool external = false;   // timed by its own process (set_external)
     MeasuredNodeStats stats;
   };
   NodeState& node_state(dsm::NodeId node);

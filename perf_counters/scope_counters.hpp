@@ -36,6 +36,14 @@ class ScopeCounterMeter final : public dsm::ComputeMeter {
   emu::Duration end_stretch(dsm::NodeId node) override;
   void resume(dsm::NodeId node) override;
   void finish(dsm::NodeId node) override;
+  // The counters are read on the emulator's thread, which does not run a program's code.
+  [[nodiscard]] std::string set_external(dsm::NodeId /*node*/) override {
+    return "counters per scope are read on the emulator's thread, and a program's node runs in its own "
+           "process (use `ncp2 counters -- ./prog` for the process's totals)";
+  }
+  [[nodiscard]] emu::Duration external_duration(dsm::NodeId node, std::uint64_t tsc_ticks) override {
+    return inner_.external_duration(node, tsc_ticks);
+  }
 
   // Every requested event, counted or with the reason (empty before the first begin()).
   [[nodiscard]] const std::vector<EventStatus>& events() const { return events_; }

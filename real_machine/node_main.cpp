@@ -24,6 +24,7 @@ using namespace ncp2;
 
 struct NodeOptions {
   real::AgentOptions agent;
+  std::string name;  // empty: the program's path
   std::string db;
   bool force = false;
   std::string started_at;
@@ -40,6 +41,7 @@ int parse(int argc, char** argv, NodeOptions& o) {
       "ncp2-node"};
   std::size_t heap_mb = 64;
   app.add_option("--program", o.agent.program, "the TreadMarks-API program")->required();
+  app.add_option("--name", o.name, "the program as the user named it (the run's workload and root scope)");
   app.add_option("--heap-mb", heap_mb, "the shared heap, MiB")->check(CLI::Range(1, 1 << 20));
   app.add_option("--page-bytes", o.agent.page_bytes, "the page size (a multiple of the host's)");
   app.add_option("--sample-instructions", o.agent.sample_instructions,
@@ -114,8 +116,9 @@ void print_summary(const carnival::RunData& d, const std::vector<real::ClockMap>
                    const NodeOptions& o) {
   std::string args;
   for (const auto& a : o.agent.args) args += " " + a;
-  fmt::print("run       {}{} on {} real node{} (processes over Open MPI)\n", o.agent.program,
-             args.empty() ? "" : " --" + args, d.run.nodes, d.run.nodes == 1 ? "" : "s");
+  fmt::print("run       {}{} on {} real node{} (processes over Open MPI)\n",
+             o.name.empty() ? o.agent.program : o.name, args.empty() ? "" : " --" + args, d.run.nodes,
+             d.run.nodes == 1 ? "" : "s");
   fmt::print("time      {:.6f} s (node 0's clock, from the first start to the last exit)\n",
              static_cast<double>(d.run.virtual_time_ps) * 1e-12);
   for (const real::ClockMap& c : clocks)
@@ -132,7 +135,7 @@ void print_summary(const carnival::RunData& d, const std::vector<real::ClockMap>
 int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<real::ClockMap>& clocks,
                     const NodeOptions& o, double wall_s, const std::string& clock_source) {
   real::RunMeta meta;
-  meta.program = o.agent.program;
+  meta.program = o.name.empty() ? o.agent.program : o.name;
   for (const auto& a : o.agent.args) meta.args += (meta.args.empty() ? "" : " ") + a;
   meta.config = o.config;
   meta.started_at = o.started_at;

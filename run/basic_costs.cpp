@@ -1,8 +1,10 @@
 #include "run/basic_costs.hpp"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -22,8 +24,8 @@ constexpr int kBarrierRounds = 16;
 // One experiment: a fresh idle machine runs `body` on every node; the body stores what it timed.
 class Experiment {
  public:
-  explicit Experiment(dsm::SystemConfig config)
-      : config_(with_paper_nodes(std::move(config))),
+  Experiment(dsm::SystemConfig config, int nodes)
+      : config_(with_nodes(std::move(config), nodes)),
         kernel_(options(config_)),
         cluster_(kernel_, config_),
         dsm_(kernel_, cluster_, config_) {}
@@ -43,8 +45,8 @@ class Experiment {
   [[nodiscard]] const dsm::SystemConfig& config() const { return config_; }
 
  private:
-  static dsm::SystemConfig with_paper_nodes(dsm::SystemConfig c) {
-    c.machine.nodes = kPaperNodes;
+  static dsm::SystemConfig with_nodes(dsm::SystemConfig c, int nodes) {
+    c.machine.nodes = nodes;
     return c;
   }
   static emu::KernelOptions options(const dsm::SystemConfig& c) {
@@ -70,15 +72,20 @@ void time_it(Experiment& e, dsm::Process& p, const std::string& name, Op&& op) {
   e.record(name, e.now() - start);
 }
 
-// Lock 1 is managed by node 1 (lock % nodes). Node 2 takes it from its manager, which holds it
-// (two messages); after a barrier node 3 takes it again, and the manager forwards the request to
-// node 2, its last holder (three messages).
+// Lock 1 is managed by node 1 (lock % nodes). Node 2 (node 0 on two nodes) takes it from its
+// manager, which holds it (two messages); after a barrier node 3 (node 0 on three nodes) takes it
+// again, and the manager forwards the request to the last holder (three messages).
+int first_holder(int nodes) { return nodes >= 3 ? 2 : 0; }
+int forwarded_to(int nodes) { return nodes >= 4 ? 3 : nodes == 3 ? 0 : -1; }
+
 void locks(dsm::Process& p, Experiment& e) {
-  if (p.id() == 2) time_it(e, p, "lock-from-manager", [&] { p.lock_acquire(1); });
-  if (p.id() == 2) p.lock_release(1);
+  const int first = first_holder(p.nprocs());
+  const int second = forwarded_to(p.nprocs());
+  if (p.id() == first) time_it(e, p, "lock-from-manager", [&] { p.lock_acquire(1); });
+  if (p.id() == first) p.lock_release(1);
   p.barrier(0);
-  if (p.id() == 3) time_it(e, p, "lock-forwarded", [&] { p.lock_acquire(1); });
-  if (p.id() == 3) p.lock_release(1);
+  if (p.id() == second) time_it(e, p, "lock-forwarded", [&] { p.lock_acquire(1); });
+  if (p.id() == second) p.lock_release(1);
 }
 
 // Barriers in a row, timed at the manager after a first one has lined everyone up.
@@ -112,11 +119,18 @@ void pages(dsm::Process& p, Experiment& e) {
   }
   p.barrier(3);
   if (writer) {
-    first_write("write-fault-after-all-changed");
+    first_write("write-fault-after-changed");
     for (std::size_t i = 0; i < words; i += 2) v.set(i, -static_cast<std::int32_t>(i + 1));
   }
   p.barrier(4);
-  if (writer) first_write("write-fault-after-half-changed");
+  if (writer) first_write("write-fault-after-half");
+  // diff-miss: node 0 reads a page it held, of which node 1 changed one word (one small diff).
+  auto held = p.view(p.alloc<std::int32_t>("held page", words));
+  if (p.id() == 0) (void)held.get(0);
+  p.barrier(5);
+  if (writer) held.set(1, 1);
+  p.barrier(6);
+  if (p.id() == 0) time_it(e, p, "diff-miss", [&] { (void)held.get(0); });
 }
 
 }  // namespace
@@ -128,17 +142,56 @@ const std::vector<std::string>& basic_cost_operations() {
   return names;
 }
 
+namespace {
+struct Runs {
+  Experiment lock_run;
+  Experiment barrier_run;
+  Experiment page_run;
+};
+// The diffs are timed at the write fault that makes them: with lazy diffs (dsm.lazy_diffs) the
+// same diff, at the same cost (Runtime::diff_cost), is made later, when requested.
+dsm::SystemConfig eager(dsm::SystemConfig c) {
+  c.dsm.lazy_diffs = 0;
+  return c;
+}
+std::unique_ptr<Runs> run_experiments(const dsm::SystemConfig& config, int nodes) {
+  if (nodes < 2) throw WorkloadError("the basic costs need 2 nodes or more");
+  auto r = std::unique_ptr<Runs>(
+      new Runs{Experiment(config, nodes), Experiment(config, nodes), Experiment(eager(config), nodes)});
+  r->lock_run.run(locks, "locks");
+  r->barrier_run.run(barriers, "barrier");
+  r->page_run.run(pages, "pages");
+  return r;
+}
+}  // namespace
+
+std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, int nodes) {
+  const auto r = run_experiments(config, nodes);
+  std::vector<BasicCost> out{{"lock-from-manager",
+                              "remote acquire of a free lock held by its manager (2 messages)",
+                              r->lock_run.microseconds("lock-from-manager")}};
+  if (forwarded_to(nodes) >= 0)
+    out.push_back({"lock-forwarded", "remote acquire forwarded to the last holder (3 messages)",
+                   r->lock_run.microseconds("lock-forwarded")});
+  out.push_back({"barrier", fmt::format("one barrier of {} nodes (mean of 16 in a row)", nodes),
+                 r->barrier_run.microseconds("barrier")});
+  const std::array<std::pair<const char*, const char*>, 6> page_timings{{
+      {"page-miss", "remote access miss: one page from its home"},
+      {"write-fault", "first write to a page in an interval (trap and twin)"},
+      {"write-fault-after-unchanged", "the same, the previous interval's diff made first: page unchanged"},
+      {"write-fault-after-changed", "the same: every word changed"},
+      {"write-fault-after-half", "the same: every other word changed"},
+      {"diff-miss", "access miss on a page held before: one small diff from its writer"},
+  }};
+  for (const auto& [name, what] : page_timings) out.push_back({name, what, r->page_run.microseconds(name)});
+  return out;
+}
+
 std::vector<BasicCost> measure_basic_costs(const dsm::SystemConfig& config) {
-  Experiment lock_run(config);
-  lock_run.run(locks, "locks");
-  Experiment barrier_run(config);
-  barrier_run.run(barriers, "barrier");
-  // The diffs are timed at the write fault that makes them: with lazy diffs (dsm.lazy_diffs) the
-  // same diff, at the same cost (Runtime::diff_cost), is made later, when requested.
-  dsm::SystemConfig eager = config;
-  eager.dsm.lazy_diffs = 0;
-  Experiment page_run(eager);
-  page_run.run(pages, "pages");
+  const auto runs = run_experiments(config, kPaperNodes);
+  const Experiment& lock_run = runs->lock_run;
+  const Experiment& barrier_run = runs->barrier_run;
+  const Experiment& page_run = runs->page_run;
 
   // A write fault is the trap, the diff of the previous interval (if any) and the twin: the twin
   // is the first write fault less the trap, a diff the later write faults less the first.
@@ -156,9 +209,8 @@ std::vector<BasicCost> measure_basic_costs(const dsm::SystemConfig& config) {
        page_run.microseconds("page-miss")},
       {"twin", "twin of one page (first write fault less the trap)", fault - trap},
       {"diff-unchanged-page", "diff of a page nothing changed", diff("write-fault-after-unchanged")},
-      {"diff-changed-page", "diff of a page every word changed", diff("write-fault-after-all-changed")},
-      {"diff-every-other-word", "diff of a page every other word changed",
-       diff("write-fault-after-half-changed")},
+      {"diff-changed-page", "diff of a page every word changed", diff("write-fault-after-changed")},
+      {"diff-every-other-word", "diff of a page every other word changed", diff("write-fault-after-half")},
   };
 }
 

@@ -22,6 +22,15 @@ struct BasicCost {
 // Throws WorkloadError when an experiment does not complete.
 [[nodiscard]] std::vector<BasicCost> measure_basic_costs(const dsm::SystemConfig& config);
 
+// The experiments' raw timings on `nodes` nodes (at least 2), as a program observes them (what
+// validation/basic_costs.c measures on real processes): "lock-from-manager", "lock-forwarded"
+// (3 nodes or more), "barrier", "page-miss", "write-fault" (trap and twin), and the write faults
+// after a page was left unchanged, entirely changed, every other word changed
+// ("write-fault-after-unchanged", "-after-changed", "-after-half": their diff made too). The
+// lock experiments' roles: lock 1 (its manager node 1) is taken from its manager by node 2 (node
+// 0 on 2 nodes), then forwarded to node 3 (node 0 on 3 nodes).
+[[nodiscard]] std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, int nodes);
+
 // The names measure_basic_costs() returns, in its order.
 [[nodiscard]] const std::vector<std::string>& basic_cost_operations();
 

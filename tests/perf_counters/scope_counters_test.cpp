@@ -29,6 +29,8 @@ class FixedMeter final : public dsm::ComputeMeter {
   }
   void resume(dsm::NodeId) override {}
   void finish(dsm::NodeId) override {}
+  std::string set_external(dsm::NodeId) override { return "not in this test"; }
+  emu::Duration external_duration(dsm::NodeId, std::uint64_t) override { return emu::Duration{0}; }
   int begins = 0;
   int ends = 0;
 };

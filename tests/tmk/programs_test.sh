@@ -101,6 +101,16 @@ comp() { sqlite3 "$1" "select coalesce(sum(time_ps), 0) from profile where categ
 [ "$(sqlite3 "$tmp/count.db" "select count(*) from profile p join scopes s on s.run_id = p.run_id and s.id = p.scope_id
      where s.kind = 'line' and p.category = 'Comp' and p.time_ps > 0")" -gt 0 ] || fail "no computation on a line scope"
 run 0 "verified  yes" "$tmp/jacobi" --nodes 2 --time-model measured -- 66 34 2
+# The measured model charges what the node process timed itself (20 ms of spinning), not the
+# emulator's wall time around 2000 hand-offs (which added 13-26 ms before issue 32).
+build spin_then_calls &&
+  run 0 "stretches of native workload code" "$tmp/spin_then_calls" --nodes 2 --time-model measured --scale 1 \
+    --db "$tmp/spin.db" --no-history &&
+  for node in 0 1; do
+    comp_ms=$(sqlite3 "$tmp/spin.db" "select sum(time_ps) / 1000000000 from profile where category = 'Comp' and node = $node")
+    { [ "$comp_ms" -ge 20 ] && [ "$comp_ms" -lt 30 ]; } ||
+      fail "node $node of spin_then_calls: $comp_ms ms of computation, expected 20 ms spun (measured model)"
+  done
 # Programs that cannot run as asked.
 run 1 "before Tmk_startup (is it a TreadMarks program built with ncp2-cc?)" /bin/true --nodes 2
 run 1 "a multiple of the host's page size" "$tmp/globals" --nodes 2 --set memory.page_size=2048

@@ -82,6 +82,10 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
                     "multiple of the host's page size, {} B",
                     page_bytes_, host_page));
   cycles_per_instruction_ = config.cost.instruction;
+  meter_ = runtime.compute_meter();
+  for (std::size_t i = 0; meter_ && i < nodes_.size(); ++i)
+    if (const std::string why = meter_->set_external(emu::node_id(static_cast<int>(i))); !why.empty())
+      throw workloads::WorkloadError("the measured time model cannot time this program: " + why);
   detect_races_ = runtime.race_detector() != nullptr;
   heap_ = std::make_unique<SharedHeap>(heap_bytes_);
   runtime.set_region_memory([this](dsm::NodeId n, std::size_t bytes) {
@@ -166,6 +170,7 @@ void ProgramInstance::serve(Node& node, dsm::Process& p) {
   for (;;) {
     Channel& c = node.process->channel();
     try {
+      begin_measured_stretch(node, c);
       replay_deferred_faults(node, p, requests);
       charge_until(node, p, c.pc, c.request != Request::Fault, c.icount);
       merge_accesses(node, p);

@@ -12,6 +12,10 @@
 namespace ncp2::tmk {
 
 void ProgramInstance::charge(Node& node, dsm::Process& p, std::uint64_t icount) {
+  if (meter_) [[unlikely]] {
+    charge_measured(node, p, icount);
+    return;
+  }
   if (icount <= node.charged_icount) return;
   const auto cycles = [this](std::uint64_t n) {
     return std::llround(static_cast<double>(n) * cycles_per_instruction_);
@@ -19,6 +23,34 @@ void ProgramInstance::charge(Node& node, dsm::Process& p, std::uint64_t icount) 
   const std::int64_t due = cycles(icount) - cycles(node.charged_icount);
   node.charged_icount = icount;
   if (due > 0) p.compute_cycles(due, dsm::SourcePosition{});  // the program attributes its own lines
+}
+
+// The measured time model (docs/timing.md): the process timed its native code since it last
+// resumed (the channel's TSC ticks); the hand-off to the emulator is outside that stretch.
+void ProgramInstance::begin_measured_stretch(Node& node, const Channel& c) {
+  if (!meter_ || c.request == Request::MoreProtections) return;  // the same stretch's second half
+  auto& s = node.stretch;
+  // Before Tmk_startup the process has not resumed yet: nothing timed (as in a real run).
+  s.ps = c.resumed_tsc == 0 ? 0 : meter_->external_duration(emu::node_id(node.id), c.ticks).count();
+  s.charged = 0;
+  s.from = node.charged_icount;
+  s.to = std::max(c.icount, node.charged_icount);
+}
+
+// The stretch's share up to `icount`, by instructions; the rest at its end (all of it when the
+// stretch ran no counted instruction, e.g. in an uninstrumented library).
+void ProgramInstance::charge_measured(Node& node, dsm::Process& p, std::uint64_t icount) {
+  auto& s = node.stretch;
+  if (icount < s.to && icount <= node.charged_icount) return;
+  std::int64_t due = s.ps - s.charged;
+  if (icount < s.to)
+    due = std::llround(static_cast<double>(s.ps) * static_cast<double>(icount - s.from) /
+                       static_cast<double>(s.to - s.from)) -
+          s.charged;
+  node.charged_icount = std::max(node.charged_icount, icount);
+  if (due <= 0) return;
+  s.charged += due;
+  p.runtime().compute_external(p.node(), emu::Duration{due});
 }
 
 // The node's accesses since its last request go to the race detector before the request runs: a

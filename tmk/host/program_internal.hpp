@@ -51,6 +51,14 @@ class ProgramInstance final : public workloads::Instance {
     std::uint32_t next_mark = 0;                    // the request's marks and samples applied so far
     std::uint32_t next_sample = 0;
     bool exited = false;
+    // The measured time model: the stretch up to the current request, as the process timed it,
+    // spread over the instructions from `from` to `to` (its samples' and marks' shares).
+    struct {
+      std::int64_t ps = 0;
+      std::int64_t charged = 0;
+      std::uint64_t from = 0;
+      std::uint64_t to = 0;
+    } stretch;
   };
   class Requests;  // a node's requests on the emulated machine (program.cpp)
 
@@ -59,6 +67,8 @@ class ProgramInstance final : public workloads::Instance {
   void serve(Node& node, dsm::Process& p);
   void startup(Node& node, dsm::Process& p);
   void charge(Node& node, dsm::Process& p, std::uint64_t icount);
+  void begin_measured_stretch(Node& node, const Channel& c);
+  void charge_measured(Node& node, dsm::Process& p, std::uint64_t icount);
   void charge_until(Node& node, dsm::Process& p, std::uint64_t pc, bool return_address, std::uint64_t icount);
   void merge_accesses(Node& node, dsm::Process& p);
   void apply_events(Node& node, dsm::Process& p, std::uint32_t marks_end, std::uint32_t samples_end);
@@ -87,6 +97,7 @@ class ProgramInstance final : public workloads::Instance {
   std::uint32_t region_ = 0;
   bool detect_races_ = false;
   double cycles_per_instruction_ = 1.0;
+  dsm::ComputeMeter* meter_ = nullptr;  // the measured time model, when the run uses it
   ProgramSites sites_;
   std::vector<dsm::PageId> changed_;  // buffers reused by every reply
   std::vector<std::uint32_t> changed_pages_;

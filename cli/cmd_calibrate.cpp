@@ -1,0 +1,159 @@
+// `ncp2 calibrate --machine real -o FILE.toml`: the basic operation costs measured on real
+// processes, an emulated machine's costs fitted to them, written as a preset (validation/,
+// docs/validation.md).
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "carnival/file_publish.hpp"
+#include "carnival/utc_time.hpp"
+#include "cli/cmd_run_real.hpp"
+#include "cli/commands.hpp"
+#include "cli/machine_options.hpp"
+#include "cli/option_checks.hpp"
+#include "validation/calibrate.hpp"
+
+namespace ncp2::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CalibrateCommand {
+  std::string machine;
+  validation::CalibrateOptions run;
+  std::string output;
+  bool force = false;
+};
+
+std::string host_name() {
+  utsname u{};
+  return ::uname(&u) == 0 ? std::string(u.nodename) : std::string("an unnamed host");
+}
+
+// The output is checked before the real runs start (they take a while).
+int check_output(const CalibrateCommand& c) {
+  if (c.machine != "real") {
+    fmt::print(stderr,
+               "ncp2: calibrate fits a preset to measured runs: give --machine real (the emulated machines "
+               "have nothing to measure)\n");
+    return kExitUsage;
+  }
+  const fs::path out(c.output);
+  std::error_code ec;
+  if (fs::is_directory(out, ec)) {
+    fmt::print(stderr, "ncp2: -o {}: is a directory; give the preset's file name (e.g. {}/calibrated.toml)\n",
+               c.output, c.output);
+    return kExitUsage;
+  }
+  if (fs::exists(out, ec) && !c.force) {
+    fmt::print(stderr, "ncp2: -o {}: the file exists; give --force to replace it\n", c.output);
+    return kExitUsage;
+  }
+  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
+  if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0) {
+    fmt::print(stderr, "ncp2: -o {}: cannot write in {}\n", c.output, dir.string());
+    return kExitUsage;
+  }
+  if (const auto problem = real_launch_problem(c.run.nodes, c.run.hostfile, c.run.mpirun_args)) {
+    fmt::print(stderr, "ncp2: cannot measure on real processes: {}\n", *problem);
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+void print_table(const validation::Calibration& cal) {
+  fmt::print("{:<28} {:>12} {:>24} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)", "preset us",
+             "error");
+  for (const auto& m : cal.measured) {
+    const auto it = cal.fit.reproduced.find(m.operation);
+    const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
+    if (it == cal.fit.reproduced.end()) {
+      fmt::print("{:<28} {:>12.1f} {:>24} {:>12} {:>8}\n", m.operation, m.median_us, range, "-", "-");
+      continue;
+    }
+    fmt::print("{:<28} {:>12.1f} {:>24} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range, it->second,
+               100 * (it->second / m.median_us - 1));
+  }
+  fmt::print("\nfitted (treadmarks machine):\n");
+  for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
+    const auto& p = cal.parameters[j];
+    fmt::print("  {:<42} {:>10.4g} {}\n", p.name, cal.fit.values[j], p.per_byte ? "ns/B" : "us");
+  }
+}
+
+int run(CalibrateCommand& c, const std::string& command_line) {
+  if (const int code = check_output(c); code != kExitOk) return code;
+  std::string dir = (fs::temp_directory_path() / "ncp2-calibrate-XXXXXX").string();
+  if (::mkdtemp(dir.data()) == nullptr) {
+    fmt::print(stderr, "ncp2: cannot make a temporary directory in {}\n", fs::temp_directory_path().string());
+    return kExitFailure;
+  }
+  c.run.work_dir = dir;
+  try {
+    fmt::print("measuring the basic costs on {} real processes ({} rounds each)...\n", c.run.nodes, c.run.rounds);
+    std::fflush(stdout);
+    std::vector<validation::MeasuredCost> measured = validation::measure_real_basic_costs(c.run);
+    fs::remove_all(dir);
+    const validation::Calibration cal =
+        validation::fit_calibration(std::move(measured), c.run.nodes, host_name(), carnival::utc_now_iso());
+    print_table(cal);
+    const std::string text = validation::calibration_toml(cal, command_line);
+    carnival::write_file_atomically(c.output, [&](std::ostream& out) { out << text; });
+    fmt::print("\npreset    {} (use it with --config {})\n", c.output, c.output);
+    fmt::print("the preset reproduces the measured costs within {:.1f} %{}\n", 100 * cal.fit.worst_error,
+               cal.fit.worst_error > 0.10 ? " (over 10 %: the costs vary more than the model can follow; "
+                                            "see the ranges, and docs/validation.md)"
+                                          : "");
+    return kExitOk;
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+Subcommand add_calibrate_command(CLI::App& app) {
+  auto o = std::make_shared<CalibrateCommand>();
+  auto* cmd = app.add_subcommand(
+      "calibrate",
+      "Measure the basic operation costs on real processes and fit an emulated machine to them (a preset)");
+  cmd->add_option("--machine", o->machine, "what to measure: real (processes over Open MPI)")
+      ->required()
+      ->type_name("real");
+  cmd->add_option("--nodes", o->run.nodes, "processes to measure on (2 or more)")
+      ->check(whole_number(2, 4096))
+      ->default_val(2);
+  cmd->add_option("--rounds", o->run.rounds, "times each basic operation is measured (the median is fitted)")
+      ->check(whole_number(1, 1000))
+      ->default_val(9);
+  cmd->add_option("--hostfile", o->run.hostfile, "the hosts to run on (Open MPI's hostfile)")->type_name("FILE");
+  cmd->add_option("--mpirun-args", o->run.mpirun_args, "one more option for mpirun (repeatable)")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
+  cmd->add_option("-o,--output", o->output, "the preset to write (TOML)")->required()->type_name("FILE.toml");
+  cmd->add_flag("--force", o->force, "replace FILE.toml if it exists");
+  cmd->footer(
+      "Example: ncp2 calibrate --machine real -o calibrated.toml, then\n"
+      "         ncp2 validate ./prog --preset calibrated.toml -- ARGS\n"
+      "The basic operations are those of `ncp2 reproduce basic-costs`; one fit, the one the period\n"
+      "presets use, sets the treadmarks machine's software and network costs (docs/validation.md).");
+  return {cmd, [o] {
+            std::string line = fmt::format("ncp2 calibrate --machine real --nodes {} --rounds {}", o->run.nodes,
+                                           o->run.rounds);
+            if (!o->run.hostfile.empty()) line += " --hostfile " + o->run.hostfile;
+            return run(*o, line);
+          }};
+}
+
+}  // namespace ncp2::cli

@@ -1,0 +1,181 @@
+/* The basic operation costs of TreadMarks on real processes: the experiments of
+ * run/basic_costs.cpp (USENIX'94's "Basic Operation Costs"), timed by the node that waits for
+ * each, after 200 us of quiet (the previous operation's messages are over), ROUNDS times. `ncp2 calibrate` builds it
+ * with ncp2-cc and runs it with `ncp2 run --machine real` (docs/validation.md).
+ *  - lock-from-manager: lock 1 + k*N (its manager node 1, which holds it) taken by node 2 (node 0
+ *    on 2 nodes): 2 messages;
+ *  - lock-forwarded: the same lock taken next by node 3 (node 0 on 3 nodes): the manager forwards
+ *    to the last holder, 3 messages (none on 2 nodes);
+ *  - barrier: 16 barriers of all nodes in a row, the mean, at node 0 (the manager);
+ *  - page-miss: node 1 reads a page it never held (from its home, node 0);
+ *  - write-fault: node 1's first write to the page in an interval; then after an interval that
+ *    left the page unchanged, changed every word, changed every other word (-after-unchanged,
+ *    -after-changed, -after-half);
+ *  - diff-miss: node 0 reads a page it held before, of which node 1 changed one word: one small
+ *    diff from node 1 (2 messages of a few bytes; beside page-miss, it tells message costs from
+ *    byte costs).
+ * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US ROUNDS".
+ * Argument: rounds (default 9). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <tmk.h>
+
+enum { LOCK_MANAGER, LOCK_FORWARDED, BARRIER, PAGE_MISS, WRITE_FAULT, AFTER_UNCHANGED, AFTER_CHANGED, AFTER_HALF, DIFF_MISS, OPS };
+static const char *const names[OPS] = {"lock-from-manager", "lock-forwarded", "barrier", "page-miss", "write-fault",
+                                       "write-fault-after-unchanged", "write-fault-after-changed",
+                                       "write-fault-after-half", "diff-miss"};
+enum { kPageWords = 1024, kBarriers = 16 }; /* 4 KB pages of 32-bit words */
+
+struct shared {
+  double *times; /* [op * rounds + round], microseconds */
+  int32_t *pages; /* two pages per round: pages() uses the first rounds, diff_miss() the next */
+};
+static struct shared s;
+
+static double now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
+}
+
+/* The previous barrier's messages are over. Not longer: after 100 ms every agent sleeps, and each
+ * message then pays a wake-up (~50-100 us on a VM) that the machine model has no term for and a
+ * running program rarely sees (docs/validation.md). */
+static void settle(void) {
+  const struct timespec pause = {0, 200 * 1000};
+  nanosleep(&pause, 0);
+}
+
+static int compare(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void locks(int rounds) {
+  const int n = (int)Tmk_nprocs, me = (int)Tmk_proc_id;
+  const int first = n >= 3 ? 2 : 0, second = n >= 4 ? 3 : n == 3 ? 0 : -1;
+  for (int r = 0; r < rounds; ++r) {
+    const unsigned lock = 1u + (unsigned)(r * n); /* managed by node 1, which holds its token */
+    if (me == first) {
+      settle();
+      const double t = now_us();
+      Tmk_lock_acquire(lock);
+      s.times[LOCK_MANAGER * rounds + r] = now_us() - t;
+      Tmk_lock_release(lock);
+    }
+    Tmk_barrier(1);
+    if (me == second) {
+      settle();
+      const double t = now_us();
+      Tmk_lock_acquire(lock);
+      s.times[LOCK_FORWARDED * rounds + r] = now_us() - t;
+      Tmk_lock_release(lock);
+    }
+    Tmk_barrier(2);
+  }
+}
+
+static void barriers(int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    if (Tmk_proc_id == 0) settle();
+    Tmk_barrier(3);
+    const double t = now_us();
+    for (int i = 0; i < kBarriers; ++i) Tmk_barrier(3);
+    if (Tmk_proc_id == 0) s.times[BARRIER * rounds + r] = (now_us() - t) / kBarriers;
+  }
+}
+
+/* Node 1's first write of an interval: the same value, so that the write itself changes nothing. */
+static void first_write(volatile int32_t *page, int op, int rounds, int r) {
+  settle();
+  const double t = now_us();
+  page[0] = page[0];
+  s.times[op * rounds + r] = now_us() - t;
+}
+
+static void pages(int rounds) {
+  const int writer = Tmk_proc_id == 1;
+  for (int r = 0; r < rounds; ++r) {
+    volatile int32_t *page = s.pages + (size_t)r * kPageWords;
+    Tmk_barrier(4);
+    if (writer) {
+      settle();
+      const double t = now_us();
+      (void)page[0];
+      s.times[PAGE_MISS * rounds + r] = now_us() - t;
+    }
+    Tmk_barrier(5);
+    if (writer) first_write(page, WRITE_FAULT, rounds, r);
+    Tmk_barrier(6);
+    if (writer) {
+      first_write(page, AFTER_UNCHANGED, rounds, r);
+      for (int i = 0; i < kPageWords; ++i) page[i] = i + 1;
+    }
+    Tmk_barrier(7);
+    if (writer) {
+      first_write(page, AFTER_CHANGED, rounds, r);
+      for (int i = 0; i < kPageWords; i += 2) page[i] = -(i + 1);
+    }
+    Tmk_barrier(8);
+    if (writer) first_write(page, AFTER_HALF, rounds, r);
+  }
+}
+
+static void diff_miss(int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    volatile int32_t *page = s.pages + (size_t)(rounds + r) * kPageWords;
+    if (Tmk_proc_id == 0) (void)page[0]; /* a valid copy at node 0 */
+    Tmk_barrier(10);
+    if (Tmk_proc_id == 1) page[1] = r + 1;
+    Tmk_barrier(11);
+    if (Tmk_proc_id == 0) {
+      settle();
+      const double t = now_us();
+      (void)page[0];
+      s.times[DIFF_MISS * rounds + r] = now_us() - t;
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  Tmk_startup(argc, argv);
+  const int rounds = argc > 1 ? atoi(argv[1]) : 9;
+  if (Tmk_nprocs < 2 || rounds < 1) {
+    if (Tmk_proc_id == 0) fprintf(stderr, "basic_costs: needs 2 nodes or more and 1 round or more\n");
+    Tmk_exit(2);
+  }
+  if (Tmk_proc_id == 0) {
+    s.times = Tmk_malloc((size_t)OPS * (size_t)rounds * sizeof *s.times);
+    /* One page of its own per round, aligned: nothing else shares it (node 1 never held it). */
+    const size_t page_bytes = kPageWords * sizeof *s.pages;
+    char *block = Tmk_malloc((size_t)(2 * rounds + 1) * page_bytes);
+    s.pages = block ? (int32_t *)(block + (page_bytes - (uintptr_t)block % page_bytes) % page_bytes) : 0;
+    if (!s.times || !s.pages) {
+      fprintf(stderr, "basic_costs: the shared heap is too small for %d rounds\n", rounds);
+      Tmk_exit(2);
+    }
+    for (int i = 0; i < OPS * rounds; ++i) s.times[i] = -1;
+    Tmk_distribute(&s, sizeof s);
+  }
+  Tmk_barrier(0);
+  locks(rounds);
+  barriers(rounds);
+  pages(rounds);
+  diff_miss(rounds);
+  Tmk_barrier(9);
+  if (Tmk_proc_id == 0) {
+    double *sorted = malloc((size_t)rounds * sizeof *sorted);
+    for (int op = 0; op < OPS; ++op) {
+      memcpy(sorted, s.times + op * rounds, (size_t)rounds * sizeof *sorted);
+      if (sorted[0] < 0) continue; /* not measured on this many nodes */
+      qsort(sorted, (size_t)rounds, sizeof *sorted, compare);
+      printf("basic-cost %s %.3f %.3f %.3f %d\n", names[op], sorted[rounds / 2], sorted[0], sorted[rounds - 1],
+             rounds);
+    }
+    free(sorted);
+  }
+  Tmk_exit(0);
+}

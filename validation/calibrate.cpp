@@ -1,0 +1,149 @@
+// `ncp2 calibrate --machine real` (validation/calibrate.hpp).
+#include "validation/calibrate.hpp"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "validation/programs.hpp"
+#include "validation/subprocess.hpp"
+
+namespace ncp2::validation {
+
+namespace {
+
+std::string executable_next_to_us(const char* name) {
+  const std::string path = own_directory() + "/" + name;
+  if (::access(path.c_str(), X_OK) != 0)
+    throw std::runtime_error(
+        fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or reinstall ncp2)", path));
+  return path;
+}
+
+std::string build_program(const std::string& dir) {
+  const std::string source = dir + "/basic_costs.c";
+  const std::string binary = dir + "/basic_costs";
+  std::ofstream(source) << kBasicCostsProgram;
+  const CommandResult built = run_command({executable_next_to_us("ncp2-cc"), "-O2", "-o", binary, source});
+  if (built.exit_code != 0)
+    throw std::runtime_error(
+        fmt::format("building the basic-cost program with ncp2-cc failed:\n{}", last_lines(built.output, 12)));
+  return binary;
+}
+
+}  // namespace
+
+std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
+  std::vector<MeasuredCost> out;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    const std::size_t at = line.find("basic-cost ");
+    if (at == std::string::npos) continue;
+    std::istringstream fields(line.substr(at + 11));
+    MeasuredCost m;
+    if (fields >> m.operation >> m.median_us >> m.min_us >> m.max_us >> m.rounds && m.rounds > 0 &&
+        m.min_us <= m.median_us && m.median_us <= m.max_us)
+      out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o) {
+  const std::string program = build_program(o.work_dir);
+  std::vector<std::string> argv{executable_next_to_us("ncp2"),
+                                "run",
+                                program,
+                                "--machine",
+                                "real",
+                                "--nodes",
+                                std::to_string(o.nodes),
+                                "--no-history"};
+  if (!o.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", o.hostfile});
+  for (const std::string& a : o.mpirun_args) argv.push_back("--mpirun-args=" + a);
+  argv.insert(argv.end(), {"--", std::to_string(o.rounds)});
+  const CommandResult r = run_command(argv);
+  if (r.exit_code != 0)
+    throw std::runtime_error(fmt::format("the basic-cost program failed on real processes (ncp2 run exited {}):\n{}",
+                                         r.exit_code, last_lines(r.output, 15)));
+  std::vector<MeasuredCost> measured = parse_basic_costs(r.output);
+  if (measured.empty())
+    throw std::runtime_error(
+        fmt::format("the basic-cost program printed no costs:\n{}", last_lines(r.output, 15)));
+  return measured;
+}
+
+Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host, std::string date) {
+  Calibration c;
+  c.measured = std::move(measured);
+  c.nodes = nodes;
+  c.host = std::move(host);
+  c.date = std::move(date);
+  c.parameters = software_dsm_parameters();
+  dsm::SystemConfig base = dsm::default_config(emu::MachineKind::TreadMarks);
+  base.machine.nodes = nodes;
+  std::map<std::string, double> median, low, high;
+  for (const MeasuredCost& m : c.measured) {
+    median[m.operation] = m.median_us;
+    low[m.operation] = m.min_us;
+    high[m.operation] = m.max_us;
+  }
+  c.fit = fit_costs(base, raw_costs(nodes), median, c.parameters);
+  c.low = fit_costs(base, raw_costs(nodes), low, c.parameters).values;
+  c.high = fit_costs(base, raw_costs(nodes), high, c.parameters).values;
+  return c;
+}
+
+namespace {
+
+std::string value_text(const FitParameter& p, double v) {
+  return p.per_byte ? fmt::format("{:.4g} ns/B", v) : fmt::format("{:.4g} us", v);
+}
+
+// Appends `comment` to the line of `key` (section.name) in a TOML text written by dsm::to_toml.
+void annotate(std::string& toml, const std::string& key, const std::string& comment) {
+  const std::size_t dot = key.rfind('.');
+  const std::string section = "[" + key.substr(0, dot) + "]\n";
+  const std::size_t in = toml.find(section);
+  if (in == std::string::npos) return;
+  const std::size_t line = toml.find("\n" + key.substr(dot + 1) + " = ", in + section.size() - 1);
+  if (line == std::string::npos) return;
+  const std::size_t end = toml.find('\n', line + 1);
+  toml.insert(end == std::string::npos ? toml.size() : end, "  # " + comment);
+}
+
+}  // namespace
+
+std::string calibration_toml(const Calibration& c, const std::string& command_line) {
+  std::string head = fmt::format(
+      "# Calibrated by `{}` on host {}, {} (docs/validation.md): the treadmarks machine's software\n"
+      "# and network costs, fitted together (validation/fit.hpp) to the basic operation costs measured\n"
+      "# on {} real processes (median of the rounds; their range in parentheses):\n",
+      command_line, c.host, c.date, c.nodes);
+  for (const MeasuredCost& m : c.measured) {
+    const auto it = c.fit.reproduced.find(m.operation);
+    head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us, m.min_us,
+                        m.max_us, m.rounds);
+    if (it != c.fit.reproduced.end())
+      head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second, 100 * (it->second / m.median_us - 1));
+    head += "\n";
+  }
+  head += "# Keys marked MEASURED were fitted; the range is each one fitted to the rounds' minima and maxima.\n"
+          "# Every other key is the treadmarks machine's default.\n";
+  std::string toml = dsm::to_toml(c.fit.config);
+  for (std::size_t j = 0; j < c.parameters.size(); ++j) {
+    const FitParameter& p = c.parameters[j];
+    const std::string comment =
+        fmt::format("MEASURED ({}) on {}, {}: {} (range {} .. {})", p.name, c.host, c.date.substr(0, 10),
+                    value_text(p, c.fit.values[j]), value_text(p, std::min(c.low[j], c.high[j])),
+                    value_text(p, std::max(c.low[j], c.high[j])));
+    for (const std::string& key : p.keys) annotate(toml, key, comment);
+  }
+  return head + toml;
+}
+
+}  // namespace ncp2::validation
