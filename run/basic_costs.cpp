@@ -144,6 +144,8 @@ const std::vector<std::string>& basic_cost_operations() {
 
 namespace {
 struct Runs {
+  Runs(const dsm::SystemConfig& config, const dsm::SystemConfig& pages_config, int nodes)
+      : lock_run(config, nodes), barrier_run(config, nodes), page_run(pages_config, nodes) {}
   Experiment lock_run;
   Experiment barrier_run;
   Experiment page_run;
@@ -156,8 +158,7 @@ dsm::SystemConfig eager(dsm::SystemConfig c) {
 }
 std::unique_ptr<Runs> run_experiments(const dsm::SystemConfig& config, int nodes) {
   if (nodes < 2) throw WorkloadError("the basic costs need 2 nodes or more");
-  auto r = std::unique_ptr<Runs>(
-      new Runs{Experiment(config, nodes), Experiment(config, nodes), Experiment(eager(config), nodes)});
+  auto r = std::make_unique<Runs>(config, eager(config), nodes);
   r->lock_run.run(locks, "locks");
   r->barrier_run.run(barriers, "barrier");
   r->page_run.run(pages, "pages");

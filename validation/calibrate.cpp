@@ -18,7 +18,7 @@ namespace ncp2::validation {
 namespace {
 
 std::string executable_next_to_us(const char* name) {
-  const std::string path = own_directory() + "/" + name;
+  std::string path = own_directory() + "/" + name;
   if (::access(path.c_str(), X_OK) != 0)
     throw std::runtime_error(
         fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or reinstall ncp2)", path));
@@ -27,7 +27,7 @@ std::string executable_next_to_us(const char* name) {
 
 std::string build_program(const std::string& dir) {
   const std::string source = dir + "/basic_costs.c";
-  const std::string binary = dir + "/basic_costs";
+  std::string binary = dir + "/basic_costs";
   std::ofstream(source) << kBasicCostsProgram;
   const CommandResult built = run_command({executable_next_to_us("ncp2-cc"), "-O2", "-o", binary, source});
   if (built.exit_code != 0)

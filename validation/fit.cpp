@@ -154,7 +154,7 @@ double parameter_value(const dsm::SystemConfig& config, const FitParameter& p) {
 void set_parameter(dsm::SystemConfig& config, const FitParameter& p, double value) {
   const std::string text = p.per_byte ? fmt::format("{:.6g} MB/s", value > 0 ? 1e3 / value : 1e9)
                                       : fmt::format("{:.6g} ns", std::max(0.0, value) * 1e3);
-  for (const std::string& key : p.keys) dsm::apply_override(config, key + "=" + text);
+  for (const std::string& key : p.keys) dsm::apply_override(config, fmt::format("{}={}", key, text));
 }
 
 FitOutcome fit_costs(const dsm::SystemConfig& base, const CostModel& model,

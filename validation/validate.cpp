@@ -88,6 +88,7 @@ std::vector<Validation::Count> counts(const carnival::RunData& m, const carnival
     sums[c.counter].first += c.value;
   }
   std::vector<Validation::Count> out;
+  out.reserve(order.size());
   for (const std::string& name : order) out.push_back({name, sums[name].first, sums[name].second});
   return out;
 }
