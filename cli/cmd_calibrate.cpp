@@ -70,8 +70,8 @@ int check_output(const CalibrateCommand& c) {
 }
 
 void print_table(const validation::Calibration& cal) {
-  fmt::print("{:<28} {:>12} {:>24} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)", "preset us",
-             "error");
+  fmt::print("{:<28} {:>12} {:>24} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
+             "preset us", "error");
   for (const auto& m : cal.measured) {
     const auto it = cal.fit.reproduced.find(m.operation);
     const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
@@ -98,7 +98,8 @@ int run(CalibrateCommand& c, const std::string& command_line) {
   }
   c.run.work_dir = dir;
   try {
-    fmt::print("measuring the basic costs on {} real processes ({} rounds each)...\n", c.run.nodes, c.run.rounds);
+    fmt::print("measuring the basic costs on {} real processes ({} rounds each)...\n", c.run.nodes,
+               c.run.rounds);
     std::fflush(stdout);
     std::vector<validation::MeasuredCost> measured = validation::measure_real_basic_costs(c.run);
     fs::remove_all(dir);
@@ -137,7 +138,8 @@ Subcommand add_calibrate_command(CLI::App& app) {
   cmd->add_option("--rounds", o->run.rounds, "times each basic operation is measured (the median is fitted)")
       ->check(whole_number(1, 1000))
       ->default_val(9);
-  cmd->add_option("--hostfile", o->run.hostfile, "the hosts to run on (Open MPI's hostfile)")->type_name("FILE");
+  cmd->add_option("--hostfile", o->run.hostfile, "the hosts to run on (Open MPI's hostfile)")
+      ->type_name("FILE");
   cmd->add_option("--mpirun-args", o->run.mpirun_args, "one more option for mpirun (repeatable)")
       ->type_name("ARG")
       ->allow_extra_args(false);
@@ -149,8 +151,8 @@ Subcommand add_calibrate_command(CLI::App& app) {
       "The basic operations are those of `ncp2 reproduce basic-costs`; one fit, the one the period\n"
       "presets use, sets the treadmarks machine's software and network costs (docs/validation.md).");
   return {cmd, [o] {
-            std::string line = fmt::format("ncp2 calibrate --machine real --nodes {} --rounds {}", o->run.nodes,
-                                           o->run.rounds);
+            std::string line = fmt::format("ncp2 calibrate --machine real --nodes {} --rounds {}",
+                                           o->run.nodes, o->run.rounds);
             if (!o->run.hostfile.empty()) line += " --hostfile " + o->run.hostfile;
             return run(*o, line);
           }};

@@ -34,7 +34,8 @@ bool holds_earlier_results(const std::string& dir) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name == "comparison.json" || name == "emulated.db" || (name.starts_with("real-") && name.ends_with(".db")))
+    if (name == "comparison.json" || name == "emulated.db" ||
+        (name.starts_with("real-") && name.ends_with(".db")))
       return true;
   }
   return false;
@@ -44,8 +45,9 @@ bool holds_earlier_results(const std::string& dir) {
 int check(ValidateCommand& c) {
   validation::ValidateOptions& o = c.run;
   if (!tmk::looks_like_program(o.program)) {
-    fmt::print(stderr, "ncp2: validate runs programs built with ncp2-cc on real processes (give their path, "
-                       "e.g. ./prog); {} is not one\n",
+    fmt::print(stderr,
+               "ncp2: validate runs programs built with ncp2-cc on real processes (give their path, "
+               "e.g. ./prog); {} is not one\n",
                o.program);
     return kExitUsage;
   }
@@ -121,18 +123,23 @@ int run(ValidateCommand& c) {
 Subcommand add_validate_command(CLI::App& app) {
   auto o = std::make_shared<ValidateCommand>();
   auto* cmd = app.add_subcommand(
-      "validate", "Run a program on real processes and on the emulated machine, and compare prediction and measurement");
+      "validate",
+      "Run a program on real processes and on the emulated machine, and compare prediction and measurement");
   cmd->add_option("program", o->run.program, "the program (built with ncp2-cc)")->required();
   cmd->add_option("args", o->run.args, "the program's arguments (after --)");
-  cmd->add_option("--nodes", o->run.nodes, "nodes (processes) of both runs")->check(whole_number(1, 4096))->default_val(2);
+  cmd->add_option("--nodes", o->run.nodes, "nodes (processes) of both runs")
+      ->check(whole_number(1, 4096))
+      ->default_val(2);
   cmd->add_option("--repeat", o->run.repeat, "real runs (the median is compared, their spread reported)")
       ->check(whole_number(1, 100))
       ->default_val(3);
   cmd->add_option("--preset", o->run.preset, "the emulated machine: a preset (e.g. from ncp2 calibrate)")
       ->type_name("FILE.toml");
-  cmd->add_option("--out", o->run.out_dir, "where the databases and the comparison go (default runs/validate-PROG-Nn)")
+  cmd->add_option("--out", o->run.out_dir,
+                  "where the databases and the comparison go (default runs/validate-PROG-Nn)")
       ->type_name("DIR");
-  cmd->add_option("--hostfile", o->run.hostfile, "the hosts of the real runs (Open MPI's hostfile)")->type_name("FILE");
+  cmd->add_option("--hostfile", o->run.hostfile, "the hosts of the real runs (Open MPI's hostfile)")
+      ->type_name("FILE");
   cmd->add_option("--mpirun-args", o->run.mpirun_args, "one more option for mpirun (repeatable)")
       ->type_name("ARG")
       ->allow_extra_args(false);

@@ -14,7 +14,7 @@
 namespace ncp2::tmk {
 
 inline constexpr std::uint32_t kChannelMagic = 0x4e435032;  // "NCP2"
-inline constexpr std::uint32_t kChannelVersion = 5;
+inline constexpr std::uint32_t kChannelVersion = 6;         // 6: the turn word's sleeping bit
 // Shared memory is mapped at this address in every node process (the same address is the same
 // datum on every node). High enough to stay clear of the program, its heap and its libraries.
 inline constexpr std::uint64_t kHeapBase = 0x5a0000000000ULL;
@@ -35,6 +35,15 @@ inline constexpr const char* kHeapFdEnv = "NCP2_TMK_HEAP_FD";
 inline constexpr const char* kAccessLogFdEnv = "NCP2_TMK_ACCESS_LOG_FD";
 
 enum class Turn : std::uint32_t { Node = 1, Emulator = 2 };
+// The hand-off (docs/performance.md, issue 33): the side waiting for the turn spins a moment, then
+// sets this bit on the turn word (the other side's value) and sleeps on the futex; the side that
+// hands the turn over swaps its value in and makes the wake-up system call only when the bit was
+// set. Nothing yields or spins for long: on a host with fewer cores than runnable processes a
+// spinning waiter takes the core the other side needs.
+inline constexpr std::uint32_t kTurnSleeping = 0x100;
+[[nodiscard]] inline bool is_turn(std::uint32_t word, Turn turn) {
+  return (word & ~kTurnSleeping) == static_cast<std::uint32_t>(turn);
+}
 
 enum class Request : std::uint32_t {
   None = 0,

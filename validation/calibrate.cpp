@@ -31,8 +31,8 @@ std::string build_program(const std::string& dir) {
   std::ofstream(source) << kBasicCostsProgram;
   const CommandResult built = run_command({executable_next_to_us("ncp2-cc"), "-O2", "-o", binary, source});
   if (built.exit_code != 0)
-    throw std::runtime_error(
-        fmt::format("building the basic-cost program with ncp2-cc failed:\n{}", last_lines(built.output, 12)));
+    throw std::runtime_error(fmt::format("building the basic-cost program with ncp2-cc failed:\n{}",
+                                         last_lines(built.output, 12)));
   return binary;
 }
 
@@ -55,21 +55,17 @@ std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
 
 std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o) {
   const std::string program = build_program(o.work_dir);
-  std::vector<std::string> argv{executable_next_to_us("ncp2"),
-                                "run",
-                                program,
-                                "--machine",
-                                "real",
-                                "--nodes",
-                                std::to_string(o.nodes),
-                                "--no-history"};
+  std::vector<std::string> argv{
+      executable_next_to_us("ncp2"), "run",         program, "--machine", "real", "--nodes",
+      std::to_string(o.nodes),       "--no-history"};
   if (!o.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", o.hostfile});
   for (const std::string& a : o.mpirun_args) argv.push_back("--mpirun-args=" + a);
   argv.insert(argv.end(), {"--", std::to_string(o.rounds)});
   const CommandResult r = run_command(argv);
   if (r.exit_code != 0)
-    throw std::runtime_error(fmt::format("the basic-cost program failed on real processes (ncp2 run exited {}):\n{}",
-                                         r.exit_code, last_lines(r.output, 15)));
+    throw std::runtime_error(
+        fmt::format("the basic-cost program failed on real processes (ncp2 run exited {}):\n{}", r.exit_code,
+                    last_lines(r.output, 15)));
   std::vector<MeasuredCost> measured = parse_basic_costs(r.output);
   if (measured.empty())
     throw std::runtime_error(
@@ -77,7 +73,8 @@ std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o) {
   return measured;
 }
 
-Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host, std::string date) {
+Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
+                            std::string date) {
   Calibration c;
   c.measured = std::move(measured);
   c.nodes = nodes;
@@ -126,14 +123,16 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
       command_line, c.host, c.date, c.nodes);
   for (const MeasuredCost& m : c.measured) {
     const auto it = c.fit.reproduced.find(m.operation);
-    head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us, m.min_us,
-                        m.max_us, m.rounds);
+    head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us,
+                        m.min_us, m.max_us, m.rounds);
     if (it != c.fit.reproduced.end())
-      head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second, 100 * (it->second / m.median_us - 1));
+      head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second,
+                          100 * (it->second / m.median_us - 1));
     head += "\n";
   }
-  head += "# Keys marked MEASURED were fitted; the range is each one fitted to the rounds' minima and maxima.\n"
-          "# Every other key is the treadmarks machine's default.\n";
+  head +=
+      "# Keys marked MEASURED were fitted; the range is each one fitted to the rounds' minima and maxima.\n"
+      "# Every other key is the treadmarks machine's default.\n";
   std::string toml = dsm::to_toml(c.fit.config);
   for (std::size_t j = 0; j < c.parameters.size(); ++j) {
     const FitParameter& p = c.parameters[j];

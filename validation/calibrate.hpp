@@ -15,9 +15,9 @@ namespace ncp2::validation {
 struct CalibrateOptions {
   int nodes = 2;
   int rounds = 9;
-  std::string hostfile;                 // empty: processes on this machine
+  std::string hostfile;                  // empty: processes on this machine
   std::vector<std::string> mpirun_args;  // passed to `ncp2 run --mpirun-args`
-  std::string work_dir;                 // where the program is built (a temporary directory)
+  std::string work_dir;                  // where the program is built (a temporary directory)
 };
 
 // One basic cost as measured: the median of the rounds, and their smallest and largest.

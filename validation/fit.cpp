@@ -132,7 +132,8 @@ std::vector<FitParameter> period_preset_parameters() {
 CostModel raw_costs(int nodes) {
   return [nodes](const dsm::SystemConfig& c) {
     std::map<std::string, double> out;
-    for (const auto& cost : workloads::measure_raw_basic_costs(c, nodes)) out[cost.operation] = cost.microseconds;
+    for (const auto& cost : workloads::measure_raw_basic_costs(c, nodes))
+      out[cost.operation] = cost.microseconds;
     return out;
   };
 }

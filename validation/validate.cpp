@@ -40,7 +40,8 @@ std::vector<Compared> categories(const carnival::RunData& m, const carnival::Run
   };
   std::vector<Compared> out{
       {"computation", profile_sum(m, carnival::Category::Comp), profile_sum(p, carnival::Category::Comp)},
-      {"protocol work", profile_sum(m, carnival::Category::Extra), profile_sum(p, carnival::Category::Extra)}};
+      {"protocol work", profile_sum(m, carnival::Category::Extra),
+       profile_sum(p, carnival::Category::Extra)}};
   for (const lrc::Operation kind : kWaitKinds) {
     const std::string_view op = lrc::to_string(kind);
     out.push_back({std::string(op), waits(m, op), waits(p, op)});
@@ -56,7 +57,8 @@ carnival::ComparedRun compared(const carnival::RunData& d, const std::string& pa
   std::map<std::tuple<int, std::uint32_t, carnival::Category>, carnival::ProfileCell> summed;
   for (const auto& cell : d.profile) {
     auto& s = summed[{cell.node, cell.scope, cell.category}];
-    if (s.count == 0 && s.time_ps == 0) s = cell;
+    if (s.count == 0 && s.time_ps == 0)
+      s = cell;
     else {
       s.time_ps += cell.time_ps;
       s.count += cell.count;
@@ -135,8 +137,9 @@ Validation compare_runs(const std::vector<carnival::RunData>& measured, const ca
   const carnival::RunData& median = measured[order[(order.size() - 1) / 2]];
   v.measured_s = seconds(median.run.virtual_time_ps);
   v.measured_spread_pct =
-      v.measured_s > 0 ? 100 * (v.measured_runs_s[order.back()] - v.measured_runs_s[order.front()]) / v.measured_s
-                       : 0;
+      v.measured_s > 0
+          ? 100 * (v.measured_runs_s[order.back()] - v.measured_runs_s[order.front()]) / v.measured_s
+          : 0;
   v.predicted_s = seconds(predicted.run.virtual_time_ps);
   v.categories = categories(median, predicted);
   v.scopes = scopes(median, predicted);

@@ -20,7 +20,7 @@ struct ValidateOptions {
   std::vector<std::string> args;
   int nodes = 2;
   int repeat = 3;
-  std::string preset;  // the emulated machine (a calibrated preset); empty: the treadmarks defaults
+  std::string preset;   // the emulated machine (a calibrated preset); empty: the treadmarks defaults
   std::string out_dir;  // the databases and the comparison
   std::string hostfile;
   std::vector<std::string> mpirun_args;
@@ -51,8 +51,8 @@ struct Validation {
     std::uint64_t measured = 0;
     std::uint64_t predicted = 0;
   };
-  std::vector<Count> counts;  // protocol counts summed over the nodes
-  std::vector<Compared> parts;        // the wait parts a real run observes
+  std::vector<Count> counts;              // protocol counts summed over the nodes
+  std::vector<Compared> parts;            // the wait parts a real run observes
   std::vector<std::string> not_compared;  // what a real run cannot observe, said
   std::vector<std::string> notes;
   [[nodiscard]] double error_pct() const { return 100 * (predicted_s / measured_s - 1); }

@@ -41,8 +41,15 @@ nlohmann::json rows_json(const std::vector<Compared>& rows) {
 
 // `ncp2 run` of the program, as a child, into `db`.
 void run_into(const ValidateOptions& o, const std::string& db, bool real) {
-  std::vector<std::string> argv{own_directory() + "/ncp2", "run", o.program, "--nodes", std::to_string(o.nodes),
-                                "--db", db, "--force", "--no-history"};
+  std::vector<std::string> argv{own_directory() + "/ncp2",
+                                "run",
+                                o.program,
+                                "--nodes",
+                                std::to_string(o.nodes),
+                                "--db",
+                                db,
+                                "--force",
+                                "--no-history"};
   if (!o.preset.empty()) argv.insert(argv.end(), {"--config", o.preset});
   if (real) {
     argv.insert(argv.end(), {"--machine", "real"});
@@ -64,8 +71,8 @@ void run_into(const ValidateOptions& o, const std::string& db, bool real) {
 
 std::string validation_text(const Validation& v) {
   std::string out = fmt::format("program   {}, {} node{}\n", v.program, v.nodes, v.nodes == 1 ? "" : "s");
-  out += fmt::format("preset    {}\n", v.preset.empty() ? "the treadmarks machine's defaults (not calibrated)"
-                                                          : v.preset);
+  out += fmt::format("preset    {}\n",
+                     v.preset.empty() ? "the treadmarks machine's defaults (not calibrated)" : v.preset);
   const auto [lo, hi] = std::minmax_element(v.measured_runs_s.begin(), v.measured_runs_s.end());
   out += fmt::format("measured  {:.6f} s (median of {} real run{}; spread {:.1f} %: {:.6f} .. {:.6f} s)\n",
                      v.measured_s, v.repeat, v.repeat == 1 ? "" : "s", v.measured_spread_pct, *lo, *hi);
@@ -80,13 +87,15 @@ std::string validation_text(const Validation& v) {
   table(out, "scopes (inclusive, summed over the nodes)", v.scopes, 12);
   table(out, "nodes (time to the exit)", v.nodes_time, 64);
   out += fmt::format("\n{:<44} {:>12} {:>12}\n", "protocol counts (all nodes)", "measured", "predicted");
-  for (const auto& c : v.counts) out += fmt::format("{:<44} {:>12} {:>12}\n", c.name, c.measured, c.predicted);
+  for (const auto& c : v.counts)
+    out += fmt::format("{:<44} {:>12} {:>12}\n", c.name, c.measured, c.predicted);
   return out;
 }
 
 nlohmann::json validation_json(const Validation& v) {
   nlohmann::json counts = nlohmann::json::array();
-  for (const auto& c : v.counts) counts.push_back({{"name", c.name}, {"measured", c.measured}, {"predicted", c.predicted}});
+  for (const auto& c : v.counts)
+    counts.push_back({{"name", c.name}, {"measured", c.measured}, {"predicted", c.predicted}});
   return {{"program", v.program},
           {"nodes", v.nodes},
           {"repeat", v.repeat},
@@ -114,7 +123,8 @@ Validation validate(const ValidateOptions& o) {
     run_into(o, db, true);
     measured.push_back(carnival::read_run(db));
     if (o.progress)
-      o.progress(fmt::format("real run {}/{}: {:.6f} s", r, o.repeat, seconds(measured.back().run.virtual_time_ps)));
+      o.progress(
+          fmt::format("real run {}/{}: {:.6f} s", r, o.repeat, seconds(measured.back().run.virtual_time_ps)));
   }
   const std::string emulated = o.out_dir + "/emulated.db";
   run_into(o, emulated, false);

@@ -14,7 +14,8 @@ namespace {
 
 std::map<std::string, double> costs_of(const dsm::SystemConfig& c, int nodes) {
   std::map<std::string, double> out;
-  for (const auto& cost : workloads::measure_raw_basic_costs(c, nodes)) out[cost.operation] = cost.microseconds;
+  for (const auto& cost : workloads::measure_raw_basic_costs(c, nodes))
+    out[cost.operation] = cost.microseconds;
   return out;
 }
 
@@ -49,7 +50,8 @@ TEST(Fit, ASyntheticMachinesCostsAreRecovered) {
   EXPECT_LT(fit.worst_error, 0.02);
   for (const auto& [op, us] : fit.reproduced) EXPECT_NEAR(us / targets.at(op), 1, 0.02) << op;
   const auto truth2 = costs_of(truth, 2);
-  for (const auto& [op, us] : costs_of(fit.config, 2)) EXPECT_NEAR(us / truth2.at(op), 1, 0.05) << op << " on 2 nodes";
+  for (const auto& [op, us] : costs_of(fit.config, 2))
+    EXPECT_NEAR(us / truth2.at(op), 1, 0.05) << op << " on 2 nodes";
 }
 
 TEST(Fit, TargetsTheExperimentsDoNotMakeAreIgnored) {

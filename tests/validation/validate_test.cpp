@@ -87,8 +87,11 @@ TEST_F(ValidateTest, WaitCategoriesComeFromTheMedianRun) {
   const Validation v = compare();
   // The fixture: Comp 2250 us, Extra 200 us, barrier waits 800 us, page-fault waits 500 us (its
   // CPWait is a CP's, not a program's), lock 100 us, no diff fetch.
-  const std::vector<std::pair<std::string, double>> expected{
-      {"computation", 2250}, {"protocol work", 200}, {"page fault", 500}, {"lock acquire", 100}, {"barrier", 800}};
+  const std::vector<std::pair<std::string, double>> expected{{"computation", 2250},
+                                                             {"protocol work", 200},
+                                                             {"page fault", 500},
+                                                             {"lock acquire", 100},
+                                                             {"barrier", 800}};
   for (const auto& [name, measured_us] : expected) {
     const Compared& c = row(v.categories, name);
     EXPECT_NEAR(c.measured_s, measured_us * 1e-6, 1e-12) << name;
@@ -155,7 +158,8 @@ TEST_F(ValidateTest, JsonHasTheDocumentedFields) {
   EXPECT_EQ(j["preset"], "calibrated.toml");
   EXPECT_NEAR(j["error_pct"].get<double>(), 10.0, 1e-9);
   for (const auto& c : j["categories"]) {
-    for (const char* key : {"name", "measured_s", "predicted_s", "error_pct"}) EXPECT_TRUE(c.contains(key)) << key;
+    for (const char* key : {"name", "measured_s", "predicted_s", "error_pct"})
+      EXPECT_TRUE(c.contains(key)) << key;
     if (c["name"] == "diff fetch") {
       EXPECT_TRUE(c["error_pct"].is_null());
     }

@@ -47,6 +47,22 @@ void* map_shared(int fd, std::size_t bytes) {
   return at;
 }
 
+// TSC ticks in `ns` nanoseconds, from the TSC's rate against CLOCK_MONOTONIC over ~1 ms, once.
+std::uint64_t spin_ticks(long ns) {
+  static const double ticks_per_ns = [] {
+    const auto mono = [] {
+      timespec t{};
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      return t.tv_sec * 1'000'000'000L + t.tv_nsec;
+    };
+    const long t0 = mono();
+    const std::uint64_t c0 = __rdtsc();
+    while (mono() - t0 < 1'000'000) _mm_pause();
+    return static_cast<double>(__rdtsc() - c0) / static_cast<double>(mono() - t0);
+  }();
+  return static_cast<std::uint64_t>(static_cast<double>(ns) * ticks_per_ns);
+}
+
 long futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t value, const timespec* timeout) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT, value, timeout, nullptr, 0);
 }
@@ -139,43 +155,42 @@ bool NodeProcess::still_running() {
 }
 
 WaitResult NodeProcess::wait_for_request() {
-  // Spin first (a node often answers within microseconds and a futex wake-up costs several), then
-  // yield the core (the node may need it on a busy host), then sleep.
-  constexpr long kSpinNs = 3'000;
-  constexpr long kYieldNs = 50'000;
-  const auto emulator_turn = static_cast<std::uint32_t>(Turn::Emulator);
-  const auto now_ns = [] {
-    timespec t{};
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1'000'000'000L + t.tv_nsec;
-  };
-  const long start = now_ns();
-  for (int spin = 1;; ++spin) {
-    if (channel_->turn.load(std::memory_order_acquire) == emulator_turn) return WaitResult::Request;
-    if (spin % 32 != 0) {
+  // Spin a moment (a node often posts again within microseconds, and a wake-up costs several),
+  // then sleep on the futex (channel.hpp). The spin never yields: while the emulator waits only
+  // the node runs (the others sleep), so on two cores or more it takes no core the node needs; on
+  // one core it is skipped. 50 us: bench/fine-grained, docs/performance.md (issue 33).
+  static const bool one_core = sysconf(_SC_NPROCESSORS_ONLN) < 2;
+  constexpr long kSpinNs = 50'000;
+  const auto node = static_cast<std::uint32_t>(Turn::Node);
+  if (!one_core) {
+    const std::uint64_t start = __rdtsc();
+    for (int spin = 1;; ++spin) {
+      if (is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator)) return WaitResult::Request;
       _mm_pause();
-      continue;
+      if (spin % 64 == 0 && (__rdtsc() - start) > spin_ticks(kSpinNs)) break;
     }
-    const long waited = now_ns() - start;
-    if (waited >= kYieldNs) break;
-    if (waited >= kSpinNs) sched_yield();
   }
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
   for (;;) {
-    const std::uint32_t turn = channel_->turn.load(std::memory_order_acquire);
-    if (turn == emulator_turn) return WaitResult::Request;
-    if (!still_running()) {
+    std::uint32_t word = channel_->turn.load(std::memory_order_acquire);
+    if (is_turn(word, Turn::Emulator)) return WaitResult::Request;
+    if (word == node &&
+        !channel_->turn.compare_exchange_strong(word, node | kTurnSleeping, std::memory_order_acq_rel))
+      continue;  // posted meanwhile
+    if (futex_wait(&channel_->turn, node | kTurnSleeping, &timeout) != 0 && errno == ETIMEDOUT &&
+        !still_running()) {
       // It may have posted its exit (or a crash) just before ending.
-      return channel_->turn.load(std::memory_order_acquire) == emulator_turn ? WaitResult::Request
-                                                                             : WaitResult::Exited;
+      return is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator) ? WaitResult::Request
+                                                                                     : WaitResult::Exited;
     }
-    futex_wait(&channel_->turn, turn, &timeout);
   }
 }
 
 WaitResult NodeProcess::resume() {
-  channel_->turn.store(static_cast<std::uint32_t>(Turn::Node), std::memory_order_release);
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&channel_->turn), FUTEX_WAKE, 1, nullptr, nullptr, 0);
+  const std::uint32_t was =
+      channel_->turn.exchange(static_cast<std::uint32_t>(Turn::Node), std::memory_order_acq_rel);
+  if ((was & kTurnSleeping) != 0)
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&channel_->turn), FUTEX_WAKE, 1, nullptr, nullptr, 0);
   return wait_for_request();
 }
 

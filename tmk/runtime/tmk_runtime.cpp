@@ -119,43 +119,40 @@ void apply_distributed(Channel& c) {
   c.distributed = 0;
 }
 
-// Hands the turn to the emulator.
+// Hands the turn to the emulator, waking it if it sleeps.
 void post(Channel& c) {
   c.icount = __ncp2_tmk_icount;
   c.resumed_tsc = g.resumed_at;
   c.ticks = __rdtsc() - g.resumed_at;
-  c.turn.store(static_cast<std::uint32_t>(Turn::Emulator), std::memory_order_release);
-  futex(&c.turn, FUTEX_WAKE, 1);
+  const std::uint32_t was =
+      c.turn.exchange(static_cast<std::uint32_t>(Turn::Emulator), std::memory_order_acq_rel);
+  if ((was & ncp2::tmk::kTurnSleeping) != 0) futex(&c.turn, FUTEX_WAKE, 1);
 }
 
-// Posts the request in the channel and waits for the emulator's reply: spinning a little first
-// (the emulator often answers within microseconds), then sleeping on the futex.
 long now_ns() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1'000'000'000L + t.tv_nsec;
 }
 
+// Posts the request in the channel and waits for the emulator's reply: a short spin (a local
+// request is answered within a microsecond or two), then asleep on the futex (channel.hpp).
 void exchange(Channel& c) {
   post(c);
-  // Most requests are answered within microseconds: spin briefly, then yield the core (on a busy
-  // host the emulator may need this one), then sleep.
-  constexpr long kSpinNs = 3'000;
-  constexpr long kYieldNs = 50'000;
+  constexpr long kSpinNs = 2'000;
+  const auto emulator = static_cast<std::uint32_t>(Turn::Emulator);
   const long start = now_ns();
-  for (int spin = 1; c.turn.load(std::memory_order_acquire) != static_cast<std::uint32_t>(Turn::Node);
-       ++spin) {
-    if (spin % 32 != 0) {
-      _mm_pause();
-      continue;
-    }
-    const long waited = now_ns() - start;
-    if (waited < kSpinNs) continue;
-    if (waited < kYieldNs) {
-      sched_yield();
-      continue;
-    }
-    futex(&c.turn, FUTEX_WAIT, static_cast<std::uint32_t>(Turn::Emulator));
+  for (int spin = 1; !ncp2::tmk::is_turn(c.turn.load(std::memory_order_acquire), Turn::Node); ++spin) {
+    _mm_pause();
+    if (spin % 16 == 0 && now_ns() - start > kSpinNs) break;
+  }
+  for (;;) {
+    std::uint32_t word = c.turn.load(std::memory_order_acquire);
+    if (ncp2::tmk::is_turn(word, Turn::Node)) break;
+    if (word == emulator &&
+        !c.turn.compare_exchange_strong(word, emulator | ncp2::tmk::kTurnSleeping, std::memory_order_acq_rel))
+      continue;  // the reply came meanwhile
+    futex(&c.turn, FUTEX_WAIT, emulator | ncp2::tmk::kTurnSleeping);
   }
   c.marks = 0;
   c.marks_text_used = 0;
