@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -90,18 +91,18 @@ std::string workload_text(const workloads::ReproducedRow& r) {
 void print_text(const std::vector<workloads::ReproducedRow>& rows) {
   std::size_t width = 28;  // the workload column fits its longest name (parameters included)
   for (const auto& r : rows) width = std::max(width, workload_text(r).size());
-  fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  source\n", "paper", "network", "workload",
-             width, "machine", "nodes", "published", "emulated", "ratio");
+  fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  {:<10}  source\n", "paper", "network",
+             "workload", width, "machine", "nodes", "published", "emulated", "ratio", "provenance");
   int within = 0;
   int with_value = 0;
   for (const auto& r : rows) {
     const std::string name = workload_text(r);
     const std::string machine = r.row.quantity == workloads::Quantity::Gain ? "ncp2/tm" : r.row.machine;
-    fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  {}\n", r.row.paper, r.row.network, name,
-               width, machine, r.nodes, value_text(r.row, r.row.published),
+    fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  {:<10}  {}\n", r.row.paper,
+               r.row.network, name, width, machine, r.nodes, value_text(r.row, r.row.published),
                r.emulated ? value_text(r.row, *r.emulated) : "-",
                r.ratio() ? fmt::format("{:.2f}", *r.ratio()) : "-",
-               r.problem.empty() ? r.row.cite : r.problem);
+               workloads::provenance_name(r.row.provenance), r.problem.empty() ? r.row.cite : r.problem);
     if (r.ratio()) {
       ++with_value;
       if (std::abs(*r.ratio() - 1) <= (r.row.quantity == workloads::Quantity::Microseconds ? 0.10 : 0.15))
@@ -111,6 +112,17 @@ void print_text(const std::vector<workloads::ReproducedRow>& rows) {
   const bool costs = !rows.empty() && rows.front().row.quantity == workloads::Quantity::Microseconds;
   const double tolerance = costs ? 0.10 : 0.15;
   fmt::print("\nwithin ±{:.0f} % of the published value: {} of {}\n", tolerance * 100, within, with_value);
+  // Where each kind of label was read, once (the JSON has it per row).
+  std::map<std::string, std::string> rows_read_at;  // where -> "label: workloads"
+  for (const auto& r : rows) {
+    std::string& line = rows_read_at[r.row.read_at];
+    line += line.empty() ? fmt::format("{}: {}", workloads::provenance_name(r.row.provenance), r.row.workload)
+                         : fmt::format(", {}", r.row.workload);
+  }
+  fmt::print(
+      "provenance (paper: read in a stored copy of the paper; secondary: only in a source citing it; "
+      "unverified: in no stored source):\n");
+  for (const auto& [where, line] : rows_read_at) fmt::print("  {}\n    {}\n", line, where);
 }
 
 void print_json(const std::vector<workloads::ReproducedRow>& rows) {
@@ -127,6 +139,8 @@ void print_json(const std::vector<workloads::ReproducedRow>& rows) {
                            {"emulated", r.emulated ? nlohmann::json(*r.emulated) : nlohmann::json()},
                            {"ratio", r.ratio() ? nlohmann::json(*r.ratio()) : nlohmann::json()},
                            {"source", r.row.source},
+                           {"provenance", workloads::provenance_name(r.row.provenance)},
+                           {"read_at", r.row.read_at},
                            {"problem", r.problem}});
   }
   fmt::print("{}\n", out.dump(2));
@@ -176,7 +190,7 @@ Subcommand add_reproduce_command(CLI::App& app) {
   cmd->add_flag(
       "--json", o->json,
       R"(one JSON object: {"rows": [{"paper", "network", "workload", "machine", "nodes", "published", )"
-      R"("emulated", "ratio", "source", ...}]}; a gain is a fraction (0.52 = 52 %))");
+      R"("emulated", "ratio", "source", "provenance", "read_at", ...}]}; a gain is a fraction (0.52 = 52 %))");
   cmd->add_option("--nodes", o->nodes,
                   "node counts instead of each row's own, e.g. 4,8,16 (not for basic-costs: 8 processors)")
       ->type_name("LIST");

@@ -27,11 +27,28 @@ constexpr const char* kSc95 =
 constexpr const char* kSbacPad96 =
     "SBAC-PAD'96, the NCP2 paper: protocol controllers improve TreadMarks by up to 52 % on 16 nodes";
 
-// Quoted from the paper's section on basic operation costs. The tool library here holds only the
-// paper's abstract, so these values could not be checked against a stored copy (docs/results.md).
+// Said to be from the paper's section on basic operation costs. No stored copy of that section was
+// found: two have secondary support, the rest are unverified (their rows' provenance).
 constexpr const char* kUsenix94Costs =
     "Keleher, Cox, Dwarkadas, Zwaenepoel, USENIX Winter 1994, section 'Basic Operation Costs' "
     "(DECstation-5000/240, 100 Mbps ATM, AAL3/4)";
+
+// Where each group of values was read (../shared/sources/treadmarks-figures.md of the project's
+// specification, checked 2026-11-27); docs/results.md "Provenance" says the same.
+constexpr const char* kReadUsenix94Abstract =
+    "the paper's abstract, usenix.org/publications/library/proceedings/sf94/full_papers/keleher.a";
+constexpr const char* kReadSc95Sor =
+    "sections 3.1 and 3.3.4 of the Rice HTML copy, cs.uwaterloo.ca/~brecht/courses/6422/rice-paper/";
+constexpr const char* kReadSc95Barnes =
+    "section 3.3.9 of the Rice HTML copy, cs.uwaterloo.ca/~brecht/courses/6422/rice-paper/ (read once, not "
+    "re-read on 2026-11-27)";
+constexpr const char* kReadSbacPad96 = "the paper's abstract at sol.sbc.org.br (SBAC-PAD article 19817)";
+constexpr const char* kReadLockNotes =
+    "a reader's notes on the paper in a public code index (827 us one case, 1149 us otherwise)";
+constexpr const char* kBarrierNotes =
+    "no stored copy of the paper's section; a secondary source says only 'about 2 ms'";
+constexpr const char* kNotFound =
+    "no stored copy of the paper's section, and no other source, has this value";
 
 const char* cite_of(const char* source) {
   if (source == kUsenix94) return "USENIX'94 abstract";
@@ -51,6 +68,8 @@ PublishedRow speedup(std::string paper, std::string network, std::string workloa
   r.published = value;
   r.source = source;
   r.cite = cite_of(source);
+  r.provenance = Provenance::Paper;
+  r.read_at = source == kSc95 ? kReadSc95Sor : kReadUsenix94Abstract;
   return r;
 }
 
@@ -70,6 +89,13 @@ std::vector<PublishedRow> usenix94() {
 // 1024 x 3072 float grid for 51 iterations, Barnes-Hut with 4096 bodies for 6 steps (the paper times
 // the last 50 and the last 5; we time them all), its tree private as in the paper's TreadMarks
 // version.
+PublishedRow barnes() {
+  PublishedRow r =
+      speedup("sc95", "fddi", "barnes", 2.70, kSc95, "hp735-fddi-1995.toml", {"bodies=4096", "steps=6"});
+  r.read_at = kReadSc95Barnes;
+  return r;
+}
+
 std::vector<PublishedRow> sc95() {
   const std::vector<std::string> grid{"rows=1024", "cols=3072", "iterations=51"};
   auto sor = [&](const char* interior) {
@@ -79,7 +105,7 @@ std::vector<PublishedRow> sc95() {
   };
   return {speedup("sc95", "fddi", "sor", 6.80, kSc95, "hp735-fddi-1995.toml", sor("interior=nonzero")),
           speedup("sc95", "fddi", "sor", 4.58, kSc95, "hp735-fddi-1995.toml", sor("interior=zero")),
-          speedup("sc95", "fddi", "barnes", 2.70, kSc95, "hp735-fddi-1995.toml", {"bodies=4096", "steps=6"})};
+          barnes()};
 }
 
 // The published value is a maximum over the suite: every workload is a row, each against it.
@@ -97,6 +123,8 @@ std::vector<PublishedRow> sbacpad96() {
     r.published = 0.52;
     r.source = kSbacPad96;
     r.cite = cite_of(kSbacPad96);
+    r.provenance = Provenance::Paper;
+    r.read_at = kReadSbacPad96;
     rows.push_back(std::move(r));
   }
   return rows;
@@ -116,10 +144,30 @@ std::vector<PublishedRow> basic_costs() {
   for (const auto& [operation, us] : values) {
     PublishedRow r = speedup("usenix94", "atm", operation, us, kUsenix94Costs, "decstation-atm-1994.toml");
     r.quantity = Quantity::Microseconds;
+    const std::string_view op = operation;
+    const bool lock = op == "lock-from-manager" || op == "lock-forwarded";
+    r.provenance = lock ? Provenance::Secondary : Provenance::Unverified;
+    r.read_at = lock ? kReadLockNotes : op == "barrier" ? kBarrierNotes : kNotFound;
     rows.push_back(std::move(r));
   }
   return rows;
 }
+
+}  // namespace
+
+std::string_view provenance_name(Provenance p) {
+  switch (p) {
+    case Provenance::Paper:
+      return "paper";
+    case Provenance::Secondary:
+      return "secondary";
+    case Provenance::Unverified:
+      return "unverified";
+  }
+  return "unverified";
+}
+
+namespace {
 
 // One run's timed region, cached by everything that makes it.
 class Runs {

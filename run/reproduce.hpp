@@ -16,6 +16,12 @@ namespace ncp2::workloads {
 
 enum class Quantity { Speedup, Gain, Microseconds };
 
+// Where a published value was read (issue 34, docs/results.md "Provenance"): in a stored copy of
+// the paper's text, only in another source that cites it, or nowhere (recalled; no stored copy
+// found). Every published value the tool prints carries one.
+enum class Provenance { Paper, Secondary, Unverified };
+[[nodiscard]] std::string_view provenance_name(Provenance p);
+
 struct PublishedRow {
   std::string paper;    // usenix94 | sc95 | sbacpad96
   std::string network;  // atm | ethernet | myrinet
@@ -28,6 +34,8 @@ struct PublishedRow {
   double published = 0;  // a speedup, a gain as a fraction (0.52 = 52 %), or microseconds
   std::string source;    // where the published value comes from
   std::string cite;      // the same, short ("USENIX'94 abstract")
+  Provenance provenance = Provenance::Unverified;
+  std::string read_at;  // where the value (or its secondary source) was read; why unverified
 };
 
 // The rows of a table (usenix94, sc95, sbacpad96); empty for an unknown name.
