@@ -36,6 +36,10 @@ struct PublishedRow {
   std::string cite;      // the same, short ("USENIX'94 abstract")
   Provenance provenance = Provenance::Unverified;
   std::string read_at;  // where the value (or its secondary source) was read; why unverified
+  // A speedup's published sequential time on the same testbed, in seconds (0: not published or
+  // not read); compared with the emulated one-node time, it tests the testbed's computation model
+  // independently of any speedup.
+  double published_sequential_s = 0;
 };
 
 // The rows of a table (usenix94, sc95, sbacpad96); empty for an unknown name.
@@ -46,7 +50,8 @@ struct ReproducedRow {
   PublishedRow row;
   int nodes = 0;  // the row's node count, or the one asked for (--nodes)
   std::optional<double> emulated;
-  std::string problem;  // why there is no value (a run failed, did not verify)
+  std::optional<double> sequential_s;  // a speedup's emulated one-node time (its timed region)
+  std::string problem;                 // why there is no value (a run failed, did not verify)
   [[nodiscard]] std::optional<double> ratio() const {
     if (!emulated || row.published == 0) return std::nullopt;
     return *emulated / row.published;

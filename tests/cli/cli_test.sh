@@ -270,12 +270,15 @@ if "$ncp2" reproduce sc95 --nodes 2 --json >"$tmp/reproduce.json" 2>/dev/null \
    && python3 - "$tmp/reproduce.json" <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))["rows"]
-assert len(rows) == 3
+assert len(rows) == 4  # SOR non-zero, SOR zero, QSORT (issue 34), Barnes-Hut
 for r in rows:
-    for key in ("paper", "network", "workload", "machine", "nodes", "published", "emulated", "ratio", "source"):
+    for key in ("paper", "network", "workload", "machine", "nodes", "published", "emulated", "ratio", "source",
+                "provenance", "read_at", "sequential_s", "published_sequential_s"):
         assert key in r, key
     assert r["paper"] == "sc95" and r["nodes"] == 2 and r["emulated"] > 0
     assert abs(r["ratio"] - r["emulated"] / r["published"]) < 1e-9
+    assert r["provenance"] == "paper" and r["sequential_s"] > 0
+assert [r["published_sequential_s"] for r in rows] == [68, 79, 53, None]
 PY
 then echo "ok: ncp2 reproduce --json"; else echo "FAIL: ncp2 reproduce --json"; failures=$((failures + 1)); fi
 

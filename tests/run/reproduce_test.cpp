@@ -38,15 +38,21 @@ TEST(Reproduce, Usenix94HasThePublishedSpeedupsOfBothNetworks) {
 
 TEST(Reproduce, Sc95AndSbacPad96) {
   const auto sc95 = published_rows("sc95");
-  ASSERT_EQ(sc95.size(), 3U);
+  ASSERT_EQ(sc95.size(), 4U);
   // SC'95's inputs (section 3.3.4: a 1024 x 3072 grid, 51 iterations) on its testbed's preset.
   EXPECT_EQ(sc95[0].params,
             (std::vector<std::string>{"rows=1024", "cols=3072", "iterations=51", "interior=nonzero"}));
   EXPECT_EQ(sc95[0].config, "hp735-fddi-1995.toml");
   EXPECT_EQ(sc95[0].published, 6.80);
   EXPECT_EQ(sc95[1].published, 4.58);
-  EXPECT_EQ(sc95[2].workload, "barnes");
-  EXPECT_EQ(sc95[2].params, (std::vector<std::string>{"bodies=4096", "steps=6"}));
+  EXPECT_EQ(sc95[0].published_sequential_s, 68);  // issue 34: the sequential times beside
+  EXPECT_EQ(sc95[1].published_sequential_s, 79);
+  EXPECT_EQ(sc95[2].workload, "quicksort");  // QSORT: 512K integers, bubblesort threshold 1024
+  EXPECT_EQ(sc95[2].params, (std::vector<std::string>{"n=524288", "threshold=1024"}));
+  EXPECT_EQ(sc95[2].published, 4.46);
+  EXPECT_EQ(sc95[2].published_sequential_s, 53);
+  EXPECT_EQ(sc95[3].workload, "barnes");
+  EXPECT_EQ(sc95[3].params, (std::vector<std::string>{"bodies=4096", "steps=6"}));
   const auto gain = published_rows("sbacpad96");
   ASSERT_FALSE(gain.empty());
   for (const auto& r : gain) {
@@ -96,7 +102,7 @@ TEST(Reproduce, EveryPresetOfEveryTableLoads) {
 TEST(Reproduce, ATableRunsAndGivesAValuePerRow) {
   ReproduceOptions options{kConfigs, {2}, {}};
   const auto rows = reproduce("sc95", options);
-  ASSERT_EQ(rows.size(), 3U);
+  ASSERT_EQ(rows.size(), 4U);
   for (const auto& r : rows) {
     EXPECT_EQ(r.nodes, 2);
     ASSERT_TRUE(r.emulated.has_value()) << r.problem;
@@ -104,6 +110,8 @@ TEST(Reproduce, ATableRunsAndGivesAValuePerRow) {
     EXPECT_LT(*r.emulated, 2.5);  // a speedup on 2 nodes
     ASSERT_TRUE(r.ratio().has_value());
     EXPECT_DOUBLE_EQ(*r.ratio(), *r.emulated / r.row.published);
+    ASSERT_TRUE(r.sequential_s.has_value());  // the one-node time the speedup divides
+    EXPECT_GT(*r.sequential_s, 0);
   }
 }
 
