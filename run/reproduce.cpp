@@ -33,8 +33,8 @@ constexpr const char* kUsenix94Costs =
     "Keleher, Cox, Dwarkadas, Zwaenepoel, USENIX Winter 1994, section 'Basic Operation Costs' "
     "(DECstation-5000/240, 100 Mbps ATM, AAL3/4)";
 
-// Where each group of values was read (../shared/sources/treadmarks-figures.md of the project's
-// specification, checked 2026-11-27); docs/results.md "Provenance" says the same.
+// Where each group of values was read (checked 2026-11-27); docs/references.md and docs/results.md
+// "Provenance" say the same.
 constexpr const char* kReadUsenix94Abstract =
     "the paper's abstract, usenix.org/publications/library/proceedings/sf94/full_papers/keleher.a";
 constexpr const char* kReadSc95Sor =
@@ -93,8 +93,8 @@ std::vector<PublishedRow> usenix94() {
 // the last 50 and the last 5; we time them all), its tree private as in the paper's TreadMarks
 // version.
 // SC'95's QSORT: 512K integers, bubblesort below 1024 elements; speedup 4.46,
-// sequential 53 s (../shared/sources: "of 33,742 TreadMarks messages about 32,000 are diff
-// requests and replies").
+// sequential 53 s (the same section: of 33,742 TreadMarks messages about 32,000 are diff requests
+// and replies).
 PublishedRow qsort() {
   PublishedRow r = speedup("sc95", "fddi", "quicksort", 4.46, kSc95, "hp735-fddi-1995.toml",
                            {"n=524288", "threshold=1024"});
