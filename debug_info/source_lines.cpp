@@ -4,9 +4,13 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -61,44 +65,70 @@ Dwarf_Die* unit_at(Dwfl_Module* module, Dwarf_Addr pc, Dwarf_Addr& bias) {
 }
 
 // The function's last line: the largest line of the rows inside its code (its last instruction
-// may belong to an earlier line: code the compiler or the counting pass placed at the end).
-int last_line(Dwarf_Die* cu, Dwarf_Die* fn, int first) {
-  Dwarf_Addr low = 0;
-  Dwarf_Addr high = 0;
-  if (dwarf_lowpc(fn, &low) != 0 || dwarf_highpc(fn, &high) != 0) return first;
+// may belong to an earlier line: code the compiler or the counting pass placed at the end). `fn`
+// is a function or one inlined copy of it (its address ranges: that copy's code), `file` its
+// source file.
+int last_line(Dwarf_Die* cu, Dwarf_Die* fn, int first, const char* file) {
   Dwarf_Lines* lines = nullptr;
   std::size_t count = 0;
   if (dwarf_getsrclines(cu, &lines, &count) != 0) return first;
+  std::vector<std::pair<Dwarf_Addr, Dwarf_Addr>> ranges;
+  Dwarf_Addr base = 0;
+  Dwarf_Addr low = 0;
+  Dwarf_Addr high = 0;
+  for (ptrdiff_t at = 0; (at = dwarf_ranges(fn, at, &base, &low, &high)) > 0;) ranges.emplace_back(low, high);
+  if (ranges.empty()) return first;
   // The function's file: its declaration's, or (libdw cannot always name DWARF 5's file 0) the
   // file of its first row.
-  const char* decl_file = dwarf_decl_file(fn);
-  if (!decl_file)
-    if (Dwarf_Line* first_row = dwarf_getsrc_die(cu, low))
-      decl_file = dwarf_linesrc(first_row, nullptr, nullptr);
+  if (!file)
+    if (Dwarf_Line* first_row = dwarf_getsrc_die(cu, ranges.front().first))
+      file = dwarf_linesrc(first_row, nullptr, nullptr);
   int last = first;
   for (std::size_t i = 0; i < count; ++i) {
     Dwarf_Line* row = dwarf_onesrcline(lines, i);
     Dwarf_Addr address = 0;
     int line = 0;
-    if (!row || dwarf_lineaddr(row, &address) != 0 || address < low || address >= high) continue;
+    if (!row || dwarf_lineaddr(row, &address) != 0) continue;
+    if (std::none_of(ranges.begin(), ranges.end(), [&](const auto& r) { return address >= r.first && address < r.second; }))
+      continue;
     if (dwarf_lineno(row, &line) != 0 || line <= last) continue;
-    const char* file = dwarf_linesrc(row, nullptr, nullptr);
-    if (decl_file && file && std::strcmp(decl_file, file) != 0) continue;  // inlined from elsewhere
+    const char* row_file = dwarf_linesrc(row, nullptr, nullptr);
+    if (file && row_file && std::strcmp(file, row_file) != 0) continue;  // inlined from elsewhere
     last = line;
   }
   return last;
 }
 
-// The function's line range: its declaration line to its last line.
+// Whether `a` and `b` name the same file (one may be relative to the unit's directory).
+bool same_file(const char* a, const std::string& b) {
+  if (!a || b.empty()) return false;
+  const std::string_view x(a);
+  return b == x || b.ends_with("/" + std::string(x)) || x.ends_with("/" + b);
+}
+
+// The function around `address` and its line range: its declaration line to its last line. The
+// innermost function whose source is the line's own file: a function of the program inlined into
+// another (DW_TAG_inlined_subroutine) is that function, as at -O0 (issue 36), while code inlined
+// from a header leaves the program's function around it.
 void function_range(Dwarf_Die* cu, Dwarf_Addr address, SourceLine& out) {
   Dwarf_Die* scopes = nullptr;
   const int n = dwarf_getscopes(cu, address, &scopes);
+  Dwarf_Die origin_memory;
   for (int i = 0; i < n; ++i) {
-    if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram) continue;
-    Dwarf_Die* fn = &scopes[i];
-    if (const char* name = dwarf_diename(fn)) out.function = name;
-    dwarf_decl_line(fn, &out.function_begin);
-    out.function_end = last_line(cu, fn, out.function_begin);
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+    // An inlined copy names its function through DW_AT_abstract_origin.
+    Dwarf_Die* named = &scopes[i];
+    Dwarf_Attribute attribute;
+    if (tag == DW_TAG_inlined_subroutine) {
+      named = dwarf_formref_die(dwarf_attr(&scopes[i], DW_AT_abstract_origin, &attribute), &origin_memory);
+      // libdw cannot always name DWARF 5's file 0, the unit's own source: then it is the unit's name.
+      const char* file = named ? dwarf_decl_file(named) : nullptr;
+      if (!named || !same_file(file ? file : dwarf_diename(cu), out.file)) continue;
+    }
+    if (const char* name = dwarf_diename(named)) out.function = name;
+    dwarf_decl_line(named, &out.function_begin);
+    out.function_end = last_line(cu, &scopes[i], out.function_begin, dwarf_decl_file(named));
     break;
   }
   free(scopes);  // NOLINT(cppcoreguidelines-no-malloc,cppcoreguidelines-owning-memory): libdw allocated it

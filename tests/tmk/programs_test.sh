@@ -101,6 +101,15 @@ comp() { sqlite3 "$1" "select coalesce(sum(time_ps), 0) from profile where categ
 [ "$(sqlite3 "$tmp/count.db" "select count(*) from profile p join scopes s on s.run_id = p.run_id and s.id = p.scope_id
      where s.kind = 'line' and p.category = 'Comp' and p.time_ps > 0")" -gt 0 ] || fail "no computation on a line scope"
 run 0 "verified  yes" "$tmp/jacobi" --nodes 2 --time-model measured -- 66 34 2
+# A function of the program inlined at -O2 is a function scope around its lines, as at -O0 (issue
+# 36 item 3): pair_force (lines 6-8) with its line 7 inside, beside main.
+for opt in -O0 -O2; do
+  "$bin/ncp2-cc" $opt -o "$tmp/inlined$opt" "$src/tests/tmk/programs/inlined_function.c" || { fail "ncp2-cc $opt inlined_function.c"; continue; }
+  run 0 "verified  yes" "$tmp/inlined$opt" --nodes 2 --db "$tmp/inlined$opt.db" --no-history
+  got=$(sqlite3 "$tmp/inlined$opt.db" "select f.name || ' ' || f.kind || ' ' || f.begin_line || '-' || f.end_line
+        from scopes l join scopes f on f.run_id = l.run_id and f.id = l.parent_id where l.name = 'line 7'")
+  [ "$got" = "pair_force function 6-8" ] || fail "inlined_function $opt: line 7's scope is in '$got', expected pair_force function 6-8"
+done
 # The measured model charges what the node process timed itself (20 ms of spinning), not the
 # emulator's wall time around 2000 hand-offs (which added 13-26 ms before issue 32).
 build spin_then_calls &&
