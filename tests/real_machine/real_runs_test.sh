@@ -76,6 +76,16 @@ grep -q "machine      real, 3 nodes" "$tmp/report" || fail "report: $(head -5 "$
 "$bin/ncp2" run "$tmp/water" --nodes 3 --db "$tmp/water-emulated.db" >/dev/null 2>&1 || fail "emulated water"
 "$bin/ncp2" compare "$tmp/water-emulated.db" "$tmp/water.db" >"$tmp/compare" 2>&1 || fail "ncp2 compare"
 grep -q "real" "$tmp/compare" || fail "compare: $(head -5 "$tmp/compare")"
+# The same program is named the same way on both machines (issue 36 item 4): its root scope, and
+# so every scope, matches; none is only in one run because of the program's name.
+# Named relative to the working directory, as a user types it.
+(cd "$tmp" && "$bin/ncp2" run ./jacobi --nodes 2 --db names-emulated.db -- 66 34 2 >/dev/null 2>&1 &&
+  "$bin/ncp2" run ./jacobi --nodes 2 --machine real --db names-real.db -- 66 34 2 >/dev/null 2>&1) ||
+  fail "jacobi for the names"
+root_emulated=$(sqlite3 "$tmp/names-emulated.db" "select name from scopes where kind = 'program'")
+root_real=$(sqlite3 "$tmp/names-real.db" "select name from scopes where kind = 'program'")
+[ "$root_emulated" = "./jacobi" ] && [ "$root_emulated" = "$root_real" ] ||
+  fail "the program is '$root_emulated' emulated and '$root_real' real"
 
 # Each node's output in files (--node-output), none on ours.
 mkdir -p "$tmp/out-dir"
