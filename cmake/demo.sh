@@ -32,6 +32,6 @@ done
 awk -v n="${time_ps[ncp2]}" -v t="${time_ps[treadmarks]}" 'BEGIN {
   printf "=== the protocol controllers'"'"' gain: %.3f ms on treadmarks, %.3f ms on ncp2 (%.1f %% less time, speedup %.2fx)\n",
          t / 1e9, n / 1e9, (t - n) / t * 100, t / n }'
-echo "Open a run:  build/bin/carnival runs/demo-$workload-ncp2.db   (the GUI; headless: build/bin/carnival --screenshot shot.png runs/demo-$workload-ncp2.db)"
+echo "Open a run:  make gui, then build/bin/carnival runs/demo-$workload-ncp2.db   (the GUI; headless: build/bin/carnival --screenshot shot.png runs/demo-$workload-ncp2.db)"
 echo "Timeline:    View > Timeline in carnival, or build/bin/ncp2 export-trace runs/demo-$workload-ncp2.db trace.json  -> ui.perfetto.dev"
 echo "Compare:     build/bin/ncp2 compare runs/demo-$workload-treadmarks.db runs/demo-$workload-ncp2.db"
