@@ -89,7 +89,8 @@ int last_line(Dwarf_Die* cu, Dwarf_Die* fn, int first, const char* file) {
     Dwarf_Addr address = 0;
     int line = 0;
     if (!row || dwarf_lineaddr(row, &address) != 0) continue;
-    if (std::none_of(ranges.begin(), ranges.end(), [&](const auto& r) { return address >= r.first && address < r.second; }))
+    if (std::none_of(ranges.begin(), ranges.end(),
+                     [&](const auto& r) { return address >= r.first && address < r.second; }))
       continue;
     if (dwarf_lineno(row, &line) != 0 || line <= last) continue;
     const char* row_file = dwarf_linesrc(row, nullptr, nullptr);

@@ -1,5 +1,6 @@
 #include "gui/main_window.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <QAction>
@@ -7,9 +8,11 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -220,6 +223,29 @@ QString MainWindow::compare_with_and_wait(const QString& path) {
   return compare_->compare_and_wait(path_, path);
 }
 
+// The code gets what the analysis pane can spare beyond the width its tables need (their names,
+// bars and times: kAnalysisPx), up to 100 columns of code, and never less than 9/20 of the width
+// (issue 36: at 1280 px the even split showed ~60 columns of code).
+void MainWindow::split_for_code() {
+  constexpr int kAnalysisPx = 480;
+  constexpr int kColumns = 100;
+  const int total = std::max(split_->width(), 2);
+  const SourceView* view = source_->view();
+  const int code_px = view->layout_geometry().text_x() +
+                      kColumns * QFontMetrics(view->font()).horizontalAdvance(QLatin1Char('x')) +
+                      view->verticalScrollBar()->sizeHint().width() + 2 * view->frameWidth();
+  const int source = std::clamp(std::min(total - kAnalysisPx, code_px), total * 9 / 20, total);
+  split_->setSizes({source, total - source});
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (!split_done_) {  // the first layout: the window has its size now
+    split_done_ = true;
+    split_for_code();
+  }
+}
+
 void MainWindow::show_lower(QWidget* view) {
   const bool was_hidden = lower_tabs_->isHidden();
   lower_tabs_->show();
@@ -424,7 +450,7 @@ void MainWindow::show_view(ViewId view) {
   switch (view) {
     case ViewId::Main:
       tabs_->setCurrentWidget(profile_map_);
-      split_->setSizes({total * 9 / 20, total * 11 / 20});
+      split_for_code();
       return;
     case ViewId::ProfileMap:
       tabs_->setCurrentWidget(profile_map_);
@@ -440,7 +466,7 @@ void MainWindow::show_view(ViewId view) {
     case ViewId::Races:
       // A race is about code: the source keeps almost half of the width.
       tabs_->setCurrentWidget(races_);
-      split_->setSizes({total * 9 / 20, total * 11 / 20});
+      split_for_code();
       return;
     case ViewId::Scope:
       tabs_->setCurrentWidget(scope_profile_);

@@ -96,7 +96,12 @@ class MainWindow : public QMainWindow {
   void open_failed(const QString& path, const QString& message);
   void integrity_checked(const QString& path, const QString& error);  // error empty: sound
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
+  void split_for_code();  // the source/analysis split of the main and races views
+  bool split_done_ = false;
   void build_menus();
   void build_export_menu(QMenu* file);
   void build_edit_menu();
