@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -27,6 +28,7 @@
 #include "cli/time_model_options.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
+#include "emulator/units.hpp"
 #include "perf_counters/events.hpp"
 #include "perf_counters/scope_counters.hpp"
 #include "run/run_history.hpp"
@@ -60,6 +62,8 @@ struct RunOptions {
   std::string scope_counters;  // host counters per scope (measured model, with --db)
   bool detect_races = false;
   bool check_spans = false;
+  std::string max_virtual_time;  // run limits (issue 36): durations, empty: none
+  std::string max_wall;
   std::string hostfile;                  // --machine real: the hosts (Open MPI's hostfile)
   std::vector<std::string> mpirun_args;  // --machine real: more options for mpirun
 };
@@ -195,6 +199,11 @@ workloads::SessionOptions session_options(const RunOptions& o) {
   s.detect_races = o.detect_races;
   s.check_spans = o.check_spans;
   s.stop_flag = &g_stop;
+  if (!o.max_virtual_time.empty())
+    s.max_virtual_time = emu::kTimeZero + emu::parse_duration(o.max_virtual_time);
+  if (!o.max_wall.empty())
+    s.max_wall = std::chrono::duration<double>(
+        static_cast<double>(emu::to_ps(emu::parse_duration(o.max_wall))) * 1e-12);
   return s;
 }
 
@@ -300,6 +309,7 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
   if (outcome.status == workloads::RunStatus::Stopped)
     fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
   if (outcome.status == workloads::RunStatus::Deadlock) return kExitDeadlock;
+  if (outcome.status == workloads::RunStatus::TimeLimit) return kExitLimit;
   return outcome.ok() && stored ? kExitOk : kExitFailure;
 }
 
@@ -326,7 +336,7 @@ std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s
 
 // --machine real: the program on real processes (cmd_run_real.cpp); the emulator's options refused.
 int run_real(const RunOptions& o) {
-  const std::array<std::pair<bool, const char*>, 7> emulator_only{
+  const std::array<std::pair<bool, const char*>, 8> emulator_only{
       {{o.time_model.model != "deterministic" || o.time_model.target_mhz || o.time_model.scale,
         "--time-model"},
        {o.detect_races, "--detect-races"},
@@ -334,7 +344,8 @@ int run_real(const RunOptions& o) {
        {!o.scope_counters.empty(), "--scope-counters"},
        {!o.stats_json.empty(), "--stats-json"},
        {!o.params.empty() || !o.preset.empty(), "--param/--preset"},
-       {o.baseline, "--baseline"}}};
+       {o.baseline, "--baseline"},
+       {!o.max_virtual_time.empty(), "--max-virtual-time (a real run has no virtual time; use --max-wall)"}}};
   for (const auto& [set, name] : emulator_only)
     if (set) {
       fmt::print(stderr, "ncp2: {} is for the emulated machines; --machine real runs the program as it is\n",
@@ -350,12 +361,25 @@ int run_real(const RunOptions& o) {
   r.nodes = r.config.machine.nodes;
   r.hostfile = o.hostfile;
   r.mpirun_args = o.mpirun_args;
+  if (!o.max_wall.empty()) {
+    // Open MPI's watchdog ends the job after this many seconds, an agent hung outside locks and
+    // barriers included; the run is then reported as failed, with what the nodes left.
+    const double seconds = static_cast<double>(emu::to_ps(emu::parse_duration(o.max_wall))) * 1e-12;
+    r.mpirun_args.insert(r.mpirun_args.end(),
+                         {"--timeout", std::to_string(std::max(1L, std::lround(std::ceil(seconds))))});
+  }
   r.db = o.db;
   r.force = o.force;
   r.max_wait_rows = o.max_wait_rows;
   r.max_timeline = o.max_timeline;
   r.node_output = o.node_output;
-  return run_real_machine(r);
+  const int code = run_real_machine(r);
+  if (code != kExitOk && !o.max_wall.empty())
+    fmt::print(stderr,
+               "ncp2: with --max-wall {}: a run still going at the limit is ended by mpirun's --timeout "
+               "(the message above); what the nodes did until then is in the database\n",
+               o.max_wall);
+  return code;
 }
 
 int run(const RunOptions& o) {
@@ -413,12 +437,12 @@ int run(const RunOptions& o) {
 }  // namespace
 
 Subcommand add_run_command(CLI::App& app) {
-  auto* cmd =
-      app.add_subcommand("run",
-                         "Run a workload, or a program built with ncp2-cc (ncp2 run ./prog --nodes 4 -- "
-                         "ARGS), on the emulated machine, verify its result, print a summary (exit 1 if "
-                         "it fails or does not verify, a program also if a node exits non-zero; 3 if it "
-                         "deadlocks; 4 if --detect-races found data races)");
+  auto* cmd = app.add_subcommand(
+      "run",
+      "Run a workload, or a program built with ncp2-cc (ncp2 run ./prog --nodes 4 -- "
+      "ARGS), on the emulated machine, verify its result, print a summary (exit 1 if "
+      "it fails or does not verify, a program also if a node exits non-zero; 3 if it "
+      "deadlocks; 4 if --detect-races found data races; 5 if --max-virtual-time or --max-wall stopped it)");
   auto o = std::make_shared<RunOptions>();
   cmd->add_option("workload", o->workload,
                   "the workload (see ncp2 workloads), or the path of a program built with ncp2-cc")
@@ -473,6 +497,15 @@ Subcommand add_run_command(CLI::App& app) {
   cmd->add_flag("--check-spans", o->check_spans,
                 "stop with the source line when a workload uses a read_span/write_span after its node's next "
                 "lock or barrier (host memory protection; NCP2_CHECK_SPANS=1 does the same)");
+  cmd->add_option(
+         "--max-virtual-time", o->max_virtual_time,
+         "stop the run cleanly at this virtual time (e.g. 10s, 500ms): the partial results are kept, "
+         "marked incomplete, with each node's place (exit 5)")
+      ->check(positive_duration());
+  cmd->add_option("--max-wall", o->max_wall,
+                  "stop the run cleanly after this much host time (e.g. 60s), a node stuck in its own code "
+                  "included (exit 5)")
+      ->check(positive_duration());
   cmd->add_flag("--baseline", o->baseline,
                 "first run the same workload on 1 node when its time is not known yet, to print the speedup");
   cmd->add_flag("--no-history", o->no_history,

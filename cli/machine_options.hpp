@@ -17,6 +17,7 @@ inline constexpr int kExitUsage = 2;    // bad command line or configuration
 inline constexpr int kExitDeadlock =
     3;                                // the run deadlocked: every node blocked (the diagnosis says on what)
 inline constexpr int kExitRaces = 4;  // the run completed with data races (--detect-races)
+inline constexpr int kExitLimit = 5;  // stopped by --max-virtual-time or --max-wall (results kept)
 
 struct MachineOptions {
   std::string machine;  // empty: from the config file, else ncp2

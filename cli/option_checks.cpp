@@ -15,6 +15,8 @@
 
 #include <fmt/format.h>
 
+#include "emulator/units.hpp"
+
 namespace ncp2::cli {
 
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
@@ -43,6 +45,18 @@ CLI::Validator real_number(double min, double max) {
             return {};
           },
           fmt::format("{}..{}", min, max)};
+}
+
+CLI::Validator positive_duration() {
+  return {[](std::string& text) -> std::string {
+            try {
+              if (emu::parse_duration(text) > emu::Duration::zero()) return {};
+              return fmt::format("{} is not a duration above zero", text);
+            } catch (const std::exception& e) {
+              return fmt::format("'{}' is not a duration ({}; e.g. 10s, 500ms)", text, e.what());
+            }
+          },
+          "DURATION"};
 }
 
 namespace {

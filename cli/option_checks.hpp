@@ -17,6 +17,8 @@ inline constexpr std::uint64_t kMaxStoredRows = 1'000'000'000;
 CLI::Validator whole_number(std::uint64_t min, std::uint64_t max);
 // A finite decimal number from `min` to `max`.
 CLI::Validator real_number(double min, double max);
+// A duration above zero with its unit ("10s", "500 ms", "2us"), as in the configuration.
+CLI::Validator positive_duration();
 
 // The message for a failed parse, without the "ncp2: " prefix. `command` is the subcommand the
 // user asked for ("" when none), to point at its --help.

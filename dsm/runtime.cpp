@@ -216,6 +216,7 @@ void Runtime::take_access_changes(NodeId n, std::vector<PageId>& out) {
 }
 
 void Runtime::compute(NodeId n, emu::Duration d) {
+  check_limits();
   if (meter_) [[unlikely]] {  // measured model: the annotation is ignored, the measured stretch charged
     const MeasuredEntry entry(*this, n);
     return;
@@ -226,6 +227,7 @@ void Runtime::compute(NodeId n, emu::Duration d) {
 }
 
 void Runtime::compute_external(NodeId n, emu::Duration d) {
+  check_limits();
   if (spans_) [[unlikely]]
     check_stale(n);
   self(n).pp->compute(d);

@@ -218,6 +218,14 @@ class Runtime {
   // The measured model's time of a node that runs in another process and times itself
   // (ComputeMeter::set_external): charged as given, the meter's own clock not consulted.
   void compute_external(NodeId n, emu::Duration d);
+  // The run's limits (--max-virtual-time, --max-wall): `check` throws when one is reached. Called
+  // at every computation (a node that computes forever without a DSM call moves the clock without
+  // returning to the kernel's loop) and by a program's driver while it waits for its process.
+  void set_limit_check(std::function<void()> check) { limit_check_ = std::move(check); }
+  void check_limits() const {
+    if (limit_check_) [[unlikely]]
+      limit_check_();
+  }
 
  private:
   struct NodeState;
@@ -279,6 +287,7 @@ class Runtime {
   [[nodiscard]] std::string describe_barrier_wait(const NodeState& ns) const;
   class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
   ComputeMeter* meter_ = nullptr;
+  std::function<void()> limit_check_;
   std::unique_ptr<RaceDetector> races_;
   // Stale spans (spans.cpp): at each DSM entry of node n, `if (spans_) check_stale(n)` throws the
   // DsmError of a stale use the node made since; each synchronization closes the node's spans.

@@ -91,6 +91,8 @@ RunOptions RunSession::run_options(const SessionObserver& observer) const {
   r.stop_flag = options_.stop_flag;
   r.progress_interval = options_.progress_interval;
   r.check_spans = options_.check_spans;
+  r.max_virtual_time = options_.max_virtual_time;
+  r.max_wall = options_.max_wall;
   if (observer.progress) r.progress = observer.progress;
   return r;
 }

@@ -49,6 +49,9 @@ struct SessionOptions {
   bool baseline = false;  // first run 1 node when the history does not know its time
 
   const std::atomic<bool>* stop_flag = nullptr;
+  // Run limits (RunOptions): the run and the baseline alike.
+  emu::TimePoint max_virtual_time = emu::TimePoint::max();
+  std::chrono::duration<double> max_wall{0};
   dsm::ComputeMeter* compute_meter = nullptr;  // the measured time model; null: deterministic
   std::function<void(emu::Cluster&)> on_cluster;
   std::chrono::milliseconds progress_interval{200};

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "carnival/scope.hpp"
+#include "carnival/scope_sites.hpp"
 #include "dsm/process.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
@@ -98,11 +100,16 @@ struct Session {
   emu::KernelOptions kernel_options(const dsm::SystemConfig& config, const RunOptions& options) {
     emu::KernelOptions o;
     o.stop_flag = options.stop_flag;
-    if (options.progress) {
+    if (options.progress || options.max_wall.count() > 0) {
       // `this` outlives the kernel's polls: the kernel is a member of this session.
-      o.on_poll = [this, report = options.progress, interval = options.progress_interval] {
+      o.on_poll = [this, report = options.progress, interval = options.progress_interval,
+                   max_wall = options.max_wall] {
         const auto t = std::chrono::steady_clock::now();
-        if (t - last_progress < interval) return;
+        if (max_wall.count() > 0 && t - started >= max_wall && !wall_limit_hit) {
+          wall_limit_hit = true;  // --max-wall: the loop ends after this poll
+          kernel.stop();
+        }
+        if (!report || t - last_progress < interval) return;
         last_progress = t;
         report(RunProgress{kernel.now(), dsm.barrier_episodes(), kernel.events_processed(),
                            std::chrono::duration<double>(t - started).count()});
@@ -133,6 +140,7 @@ struct Session {
   }
 
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  bool wall_limit_hit = false;
   std::chrono::steady_clock::time_point last_progress = started;
   emu::Kernel kernel;
   emu::Cluster cluster;
@@ -204,6 +212,38 @@ void judge(RunOutcome& out, const Instance& work) {
 
 }  // namespace
 
+namespace {
+// Where a node's PP is: the source scope its time goes to now (a line, a function, a block).
+std::string node_place(const emu::Processor& pp) {
+  const std::uint32_t scope = pp.attribution().scope;
+  const auto sites = carnival::scope_sites();
+  if (scope == 0 || scope > sites.size()) return "in the program";
+  const carnival::ScopeSite& site = *sites[scope - 1];
+  return fmt::format("in {} ({}:{})", site.name, std::filesystem::path(site.file).filename().string(),
+                     site.line);
+}
+
+// A run stopped by --max-virtual-time or --max-wall: which limit, when, and each node's place.
+std::string limit_diagnosis(Session& s, const emu::RunResult& r, const RunOptions& options) {
+  std::string text =
+      s.wall_limit_hit
+          ? fmt::format(
+                "stopped after {:.1f} s of host time (--max-wall) at {} of virtual time; the partial "
+                "results are kept, marked incomplete",
+                options.max_wall.count(), emu::format_time(r.end_time))
+          : fmt::format(
+                "stopped at the virtual-time limit {} (--max-virtual-time); the partial results are "
+                "kept, marked incomplete",
+                emu::format_time(options.max_virtual_time));
+  for (int n = 0; n < s.cluster.size(); ++n) {
+    const emu::NodeId node = emu::node_id(n);
+    const bool exited = s.taken[static_cast<std::size_t>(n)];
+    text += fmt::format("\n  node {}: {}", n, exited ? "had exited" : node_place(s.cluster.pp(node)));
+  }
+  return text;
+}
+}  // namespace
+
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
                         std::uint64_t seed, const RunOptions& options) {
   RunOutcome out;
@@ -239,12 +279,29 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
   Instance& work = *instance;
   attach(s, options);
   const auto wall_start = std::chrono::steady_clock::now();
+  if (options.max_virtual_time != emu::TimePoint::max() || options.max_wall.count() > 0)
+    s.dsm.set_limit_check([&s, &options] {
+      if (s.kernel.now() > options.max_virtual_time) throw RunLimitReached("the virtual-time limit");
+      if (options.max_wall.count() > 0 && std::chrono::steady_clock::now() - s.started >= options.max_wall) {
+        s.wall_limit_hit = true;
+        throw RunLimitReached("the host-time limit");
+      }
+    });
   try {
     s.dsm.start([&work](dsm::Process& p) { work.run(p); },
                 [&s, &work](dsm::Process& p) { s.after_exit(p, work); });
-    const emu::RunResult r = s.kernel.run();
+    const emu::RunResult r = s.kernel.run(options.max_virtual_time);
     out.status = from_kernel(r.status);
     if (r.status != emu::RunStatus::Completed) out.diagnosis = r.diagnosis;
+    if (r.status == emu::RunStatus::TimeLimit || s.wall_limit_hit) {
+      out.status = RunStatus::TimeLimit;
+      out.diagnosis = limit_diagnosis(s, r, options);
+    }
+  } catch (const RunLimitReached&) {
+    out.status = RunStatus::TimeLimit;
+    emu::RunResult stopped;
+    stopped.end_time = s.kernel.now();
+    out.diagnosis = limit_diagnosis(s, stopped, options);
   } catch (const dsm::DsmError& e) {
     out.status = RunStatus::Error;
     out.diagnosis = e.what();

@@ -102,6 +102,10 @@ struct RunOptions {
   // Check spans (dsm::Runtime::check_spans): a span used after its node's next synchronization
   // ends the run with an error naming the line. Also on when NCP2_CHECK_SPANS is set (the tests).
   bool check_spans = false;
+  // Run limits (issue 36): stop cleanly at this virtual time, or after this much host time (0:
+  // none); the outcome is TimeLimit, its diagnosis names where each node was.
+  emu::TimePoint max_virtual_time = emu::TimePoint::max();
+  std::chrono::duration<double> max_wall{0};
 };
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,

@@ -26,6 +26,13 @@ class WorkloadError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A run limit (--max-virtual-time, --max-wall) reached inside a node's code: the run stops
+// cleanly, its partial results kept (run/runner.hpp).
+class RunLimitReached : public WorkloadError {
+ public:
+  using WorkloadError::WorkloadError;
+};
+
 enum class ParamType { Int, Real, Bool, Text };
 std::string_view to_string(ParamType t);  // "int", "real", "bool", "text"
 

@@ -101,6 +101,21 @@ comp() { sqlite3 "$1" "select coalesce(sum(time_ps), 0) from profile where categ
 [ "$(sqlite3 "$tmp/count.db" "select count(*) from profile p join scopes s on s.run_id = p.run_id and s.id = p.scope_id
      where s.kind = 'line' and p.category = 'Comp' and p.time_ps > 0")" -gt 0 ] || fail "no computation on a line scope"
 run 0 "verified  yes" "$tmp/jacobi" --nodes 2 --time-model measured -- 66 34 2
+# Run limits (issue 36 item 5): a node looping forever without a Tmk call is stopped cleanly at the
+# virtual-time limit (instrumented: its samples move the clock) or at the host-time limit (built
+# without the counting pass: the emulator waits for it), exit 5, the database kept and marked
+# incomplete, each node's place named.
+build runs_forever &&
+  "$bin/ncp2-cc" --ncp2-no-count -O1 -o "$tmp/runs_forever_uncounted" "$src/tests/tmk/programs/runs_forever.c" &&
+  {
+    run 5 "stopped at the virtual-time limit 2 s (--max-virtual-time)" "$tmp/runs_forever" --nodes 2 \
+      --max-virtual-time 2s --db "$tmp/forever.db" --no-history
+    run 5 "node 1: in line 5 (runs_forever.c:5)" "$tmp/runs_forever" --nodes 2 --max-virtual-time 2s --no-history
+    [ "$(sqlite3 "$tmp/forever.db" "select status from runs")" = incomplete ] || fail "a stopped run's database is not marked incomplete"
+    run 5 "(--max-wall)" "$tmp/runs_forever_uncounted" --nodes 2 --max-wall 1s --no-history
+    run 2 "not a duration" "$tmp/runs_forever" --nodes 2 --max-wall 0s
+    run 2 "a real run has no virtual time" "$tmp/runs_forever" --nodes 2 --machine real --max-virtual-time 1s
+  }
 # A function of the program inlined at -O2 is a function scope around its lines, as at -O0 (issue
 # 36 item 3): pair_force (lines 6-8) with its line 7 inside, beside main.
 for opt in -O0 -O2; do

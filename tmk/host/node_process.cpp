@@ -177,11 +177,11 @@ WaitResult NodeProcess::wait_for_request() {
     if (word == node &&
         !channel_->turn.compare_exchange_strong(word, node | kTurnSleeping, std::memory_order_acq_rel))
       continue;  // posted meanwhile
-    if (futex_wait(&channel_->turn, node | kTurnSleeping, &timeout) != 0 && errno == ETIMEDOUT &&
-        !still_running()) {
-      // It may have posted its exit (or a crash) just before ending.
-      return is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator) ? WaitResult::Request
-                                                                                     : WaitResult::Exited;
+    if (futex_wait(&channel_->turn, node | kTurnSleeping, &timeout) != 0 && errno == ETIMEDOUT) {
+      if (!still_running())  // it may have posted its exit (or a crash) just before ending
+        return is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator) ? WaitResult::Request
+                                                                                       : WaitResult::Exited;
+      if (wait_timeout_) wait_timeout_();
     }
   }
 }

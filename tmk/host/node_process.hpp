@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,9 @@ class NodeProcess {
   WaitResult wait_for_request();
   // Hands the turn to the process and waits for its next request.
   WaitResult resume();
+  // Called every 50 ms while the process runs its own code without a request (it may throw: the
+  // run's limits, dsm::Runtime::check_limits).
+  void set_wait_timeout(std::function<void()> check) { wait_timeout_ = std::move(check); }
   // The process ended (Exit request, or it died): reaps it and returns the wait status.
   int reap();
   [[nodiscard]] bool reaped() const { return reaped_; }
@@ -56,6 +60,7 @@ class NodeProcess {
   [[nodiscard]] bool running() { return still_running(); }
 
  private:
+  std::function<void()> wait_timeout_;
   bool still_running();
 
   pid_t pid_ = -1;

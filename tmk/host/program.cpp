@@ -112,6 +112,7 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
         ChannelSizes{node.id, static_cast<int>(nodes_.size()), heap_bytes_, page_bytes_,
                      static_cast<std::uint64_t>(config.tmk.sample_instructions)});
     start_process(node);
+    node.process->set_wait_timeout([&runtime] { runtime.check_limits(); });
   }
   relay_.start();
 }
