@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The repository stands alone (issue 36, item 6): no file points outside it at `../shared/` (the
+"""The repository stands alone (issue 36, item 6): no file points outside it at the workspace's shared folder (the
 workspace the project was built in, which a user's clone does not have); the papers are cited by
 reference in docs/references.md, which the README links.
 Usage: standalone_test.py SOURCE_DIR"""
