@@ -242,6 +242,47 @@ std::string limit_diagnosis(Session& s, const emu::RunResult& r, const RunOption
   }
   return text;
 }
+
+// Runs the machine until the end, a deadlock, a limit or an error: the outcome's status and
+// diagnosis (the run's limits installed first, --max-virtual-time and --max-wall).
+void run_session(Session& s, Instance& work, const RunOptions& options, RunOutcome& out) {
+  if (options.max_virtual_time != emu::TimePoint::max() || options.max_wall.count() > 0)
+    s.dsm.set_limit_check([&s, &options] {
+      if (s.kernel.now() > options.max_virtual_time) throw RunLimitReached("the virtual-time limit");
+      if (options.max_wall.count() > 0 && std::chrono::steady_clock::now() - s.started >= options.max_wall) {
+        s.wall_limit_hit = true;
+        throw RunLimitReached("the host-time limit");
+      }
+    });
+  try {
+    s.dsm.start([&work](dsm::Process& p) { work.run(p); },
+                [&s, &work](dsm::Process& p) { s.after_exit(p, work); });
+    const emu::RunResult r = s.kernel.run(options.max_virtual_time);
+    out.status = from_kernel(r.status);
+    if (r.status != emu::RunStatus::Completed) out.diagnosis = r.diagnosis;
+    if (r.status == emu::RunStatus::TimeLimit || s.wall_limit_hit) {
+      out.status = RunStatus::TimeLimit;
+      out.diagnosis = limit_diagnosis(s, r, options);
+    }
+  } catch (const RunLimitReached&) {
+    out.status = RunStatus::TimeLimit;
+    emu::RunResult stopped;
+    stopped.end_time = s.kernel.now();
+    out.diagnosis = limit_diagnosis(s, stopped, options);
+  } catch (const dsm::DsmError& e) {
+    out.status = RunStatus::Error;
+    out.diagnosis = e.what();
+  } catch (const WorkloadError& e) {
+    out.status = RunStatus::Error;
+    out.diagnosis = e.what();
+  } catch (const emu::ConfigError& e) {
+    out.status = RunStatus::Error;
+    out.diagnosis = fmt::format("configuration: {}", e.what());
+  } catch (const std::exception& e) {  // a bug in a workload: still an outcome, not a crash
+    out.status = RunStatus::Error;
+    out.diagnosis = fmt::format("unexpected error: {}", e.what());
+  }
+}
 }  // namespace
 
 RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workload, const Params& params,
@@ -279,42 +320,7 @@ RunOutcome run_workload(const dsm::SystemConfig& config, const Workload& workloa
   Instance& work = *instance;
   attach(s, options);
   const auto wall_start = std::chrono::steady_clock::now();
-  if (options.max_virtual_time != emu::TimePoint::max() || options.max_wall.count() > 0)
-    s.dsm.set_limit_check([&s, &options] {
-      if (s.kernel.now() > options.max_virtual_time) throw RunLimitReached("the virtual-time limit");
-      if (options.max_wall.count() > 0 && std::chrono::steady_clock::now() - s.started >= options.max_wall) {
-        s.wall_limit_hit = true;
-        throw RunLimitReached("the host-time limit");
-      }
-    });
-  try {
-    s.dsm.start([&work](dsm::Process& p) { work.run(p); },
-                [&s, &work](dsm::Process& p) { s.after_exit(p, work); });
-    const emu::RunResult r = s.kernel.run(options.max_virtual_time);
-    out.status = from_kernel(r.status);
-    if (r.status != emu::RunStatus::Completed) out.diagnosis = r.diagnosis;
-    if (r.status == emu::RunStatus::TimeLimit || s.wall_limit_hit) {
-      out.status = RunStatus::TimeLimit;
-      out.diagnosis = limit_diagnosis(s, r, options);
-    }
-  } catch (const RunLimitReached&) {
-    out.status = RunStatus::TimeLimit;
-    emu::RunResult stopped;
-    stopped.end_time = s.kernel.now();
-    out.diagnosis = limit_diagnosis(s, stopped, options);
-  } catch (const dsm::DsmError& e) {
-    out.status = RunStatus::Error;
-    out.diagnosis = e.what();
-  } catch (const WorkloadError& e) {
-    out.status = RunStatus::Error;
-    out.diagnosis = e.what();
-  } catch (const emu::ConfigError& e) {
-    out.status = RunStatus::Error;
-    out.diagnosis = fmt::format("configuration: {}", e.what());
-  } catch (const std::exception& e) {  // a bug in a workload: still an outcome, not a crash
-    out.status = RunStatus::Error;
-    out.diagnosis = fmt::format("unexpected error: {}", e.what());
-  }
+  run_session(s, work, options, out);
   out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   out.peak_rss_kib = peak_rss_kib();
   collect(out, s);
