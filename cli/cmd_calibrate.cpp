@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "carnival/file_publish.hpp"
+#include "carnival/output_paths.hpp"
 #include "carnival/utc_time.hpp"
 #include "cli/cmd_run_real.hpp"
 #include "cli/commands.hpp"
@@ -46,20 +47,15 @@ int check_output(const CalibrateCommand& c) {
                "have nothing to measure)\n");
     return kExitUsage;
   }
-  const fs::path out(c.output);
+  try {  // the directory takes files, the path is none (carnival/output_paths.hpp)
+    carnival::check_output_file(c.output, "-o");
+  } catch (const carnival::OutputError& e) {
+    fmt::print(stderr, "ncp2: {}\n", e.what());
+    return kExitUsage;
+  }
   std::error_code ec;
-  if (fs::is_directory(out, ec)) {
-    fmt::print(stderr, "ncp2: -o {}: is a directory; give the preset's file name (e.g. {}/calibrated.toml)\n",
-               c.output, c.output);
-    return kExitUsage;
-  }
-  if (fs::exists(out, ec) && !c.force) {
+  if (fs::exists(c.output, ec) && !c.force) {
     fmt::print(stderr, "ncp2: -o {}: the file exists; give --force to replace it\n", c.output);
-    return kExitUsage;
-  }
-  const fs::path dir = out.has_parent_path() ? out.parent_path() : fs::path(".");
-  if (!fs::is_directory(dir, ec) || ::access(dir.c_str(), W_OK) != 0) {
-    fmt::print(stderr, "ncp2: -o {}: cannot write in {}\n", c.output, dir.string());
     return kExitUsage;
   }
   if (const auto problem = real_launch_problem(c.run.nodes, c.run.hostfile, c.run.mpirun_args)) {
@@ -138,11 +134,7 @@ Subcommand add_calibrate_command(CLI::App& app) {
   cmd->add_option("--rounds", o->run.rounds, "times each basic operation is measured (the median is fitted)")
       ->check(whole_number(1, 1000))
       ->default_val(9);
-  cmd->add_option("--hostfile", o->run.hostfile, "the hosts to run on (Open MPI's hostfile)")
-      ->type_name("FILE");
-  cmd->add_option("--mpirun-args", o->run.mpirun_args, "one more option for mpirun (repeatable)")
-      ->type_name("ARG")
-      ->allow_extra_args(false);
+  add_real_launch_options(*cmd, o->run.hostfile, o->run.mpirun_args, "");
   cmd->add_option("-o,--output", o->output, "the preset to write (TOML)")->required()->type_name("FILE.toml");
   cmd->add_flag("--force", o->force, "replace FILE.toml if it exists");
   cmd->footer(

@@ -452,15 +452,7 @@ Subcommand add_run_command(CLI::App& app) {
                   "a program's output in DIR/node-N.stdout and .stderr instead of prefixed lines on ours")
       ->type_name("DIR");
   add_machine_options(*cmd, o->machine, true);
-  cmd->add_option(
-         "--hostfile", o->hostfile,
-         "--machine real: the hosts to run the nodes on (Open MPI's hostfile: `host slots=N` per line)")
-      ->type_name("FILE");
-  cmd->add_option("--mpirun-args", o->mpirun_args,
-                  "--machine real: one more option for mpirun (repeatable), e.g. "
-                  "--mpirun-args=--mca=btl_tcp_if_include=eth0")
-      ->type_name("ARG")
-      ->allow_extra_args(false);
+  add_real_launch_options(*cmd, o->hostfile, o->mpirun_args, "--machine real: ");
   add_time_model_options(*cmd, o->time_model);
   cmd->add_option("--param", o->params,
                   "set a workload parameter, e.g. --param n=4096 (repeatable; after --preset)")

@@ -23,6 +23,7 @@
 #include "carnival/utc_time.hpp"
 #include "dsm/config.hpp"
 #include "real_machine/launcher.hpp"
+#include "real_machine/subprocess.hpp"
 #include "tmk/host/program.hpp"
 #include "workloads/workload.hpp"
 
@@ -33,17 +34,7 @@ namespace {
 namespace fs = std::filesystem;
 
 // ncp2-node is installed next to ncp2.
-std::string node_executable() {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  const fs::path node = self.parent_path() / "ncp2-node";
-  if (ec || ::access(node.c_str(), X_OK) != 0)
-    throw std::runtime_error(
-        fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or "
-                    "reinstall ncp2)",
-                    node.string()));
-  return node.string();
-}
+std::string node_executable() { return real::executable_next_to_us("ncp2-node"); }
 
 std::string absolute(const std::string& path) {
   return path.empty() ? path : fs::absolute(path).lexically_normal().string();
@@ -140,6 +131,18 @@ int checked_before_launch(const RealRun& r) {
 }
 
 }  // namespace
+
+void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
+                             const std::string& prefix) {
+  cmd.add_option("--hostfile", hostfile,
+                 prefix + "the hosts to run the nodes on (Open MPI's hostfile: `host slots=N` per line)")
+      ->type_name("FILE");
+  cmd.add_option(
+         "--mpirun-args", mpirun_args,
+         prefix + "one more option for mpirun (repeatable), e.g. --mpirun-args=--mca=btl_tcp_if_include=eth0")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
+}
 
 std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
                                                const std::vector<std::string>& mpirun_args) {

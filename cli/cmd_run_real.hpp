@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/machine_options.hpp"
 #include "dsm/config.hpp"
 
@@ -29,6 +31,11 @@ struct RealRun {
 // they refuse before the first one.
 std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
                                                const std::vector<std::string>& mpirun_args);
+
+// --hostfile and --mpirun-args, for every command that starts real runs (run, calibrate,
+// validate); `prefix` begins their help ("--machine real: " where the command also runs emulated).
+void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
+                             const std::string& prefix);
 
 // Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock.
 int run_real_machine(const RealRun& run);

@@ -138,11 +138,7 @@ Subcommand add_validate_command(CLI::App& app) {
   cmd->add_option("--out", o->run.out_dir,
                   "where the databases and the comparison go (default runs/validate-PROG-Nn)")
       ->type_name("DIR");
-  cmd->add_option("--hostfile", o->run.hostfile, "the hosts of the real runs (Open MPI's hostfile)")
-      ->type_name("FILE");
-  cmd->add_option("--mpirun-args", o->run.mpirun_args, "one more option for mpirun (repeatable)")
-      ->type_name("ARG")
-      ->allow_extra_args(false);
+  add_real_launch_options(*cmd, o->run.hostfile, o->run.mpirun_args, "");
   cmd->add_flag("--force", o->force, "replace an earlier validation in --out");
   cmd->add_flag("--json", o->json, "print the comparison as one JSON object");
   cmd->footer(

@@ -1,6 +1,7 @@
 // The mpirun command of a real run: hostfiles, finding and checking mpirun, the command line.
 // Running it (fork/exec, signals) is in launcher_run.cpp.
 #include "real_machine/launcher.hpp"
+#include "real_machine/subprocess.hpp"
 
 #include <algorithm>
 #include <array>
@@ -74,41 +75,8 @@ bool is_executable_file(const std::string& path) {
   return access(path.c_str(), X_OK) == 0;
 }
 
-// The stdout and stderr of `argv` (run without a shell), for `mpirun --version`.
-std::string capture_output(const std::string& program, const std::vector<std::string>& args) {
-  std::array<int, 2> fds{};
-  if (pipe(fds.data()) != 0) throw LaunchError(std::string("pipe: ") + std::strerror(errno));
-  std::vector<std::string> argv_storage{program};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  argv.reserve(argv_storage.size() + 1);
-  for (auto& a : argv_storage) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    dup2(fds[1], STDERR_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  std::array<char, 4096> buffer{};
-  for (ssize_t n = 0; (n = read(fds[0], buffer.data(), buffer.size())) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buffer.data(), static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  int status = 0;
-  if (pid > 0) waitpid(pid, &status, 0);
-  return out;
-}
-
 void check_open_mpi(const std::string& mpirun) {
-  const std::string version = capture_output(mpirun, {"--version"});
+  const std::string version = run_command({mpirun, "--version"}).output;
   if (version.find("Open MPI") != std::string::npos || version.find("OpenRTE") != std::string::npos) return;
   const std::string first_line = version.substr(0, version.find('\n'));
   const bool hydra = version.find("HYDRA") != std::string::npos || version.find("MPICH") != std::string::npos;

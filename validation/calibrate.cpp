@@ -10,20 +10,17 @@
 
 #include <fmt/format.h>
 
+#include "real_machine/subprocess.hpp"
 #include "validation/programs.hpp"
-#include "validation/subprocess.hpp"
 
 namespace ncp2::validation {
 
 namespace {
 
-std::string executable_next_to_us(const char* name) {
-  std::string path = own_directory() + "/" + name;
-  if (::access(path.c_str(), X_OK) != 0)
-    throw std::runtime_error(
-        fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or reinstall ncp2)", path));
-  return path;
-}
+using real::CommandResult;
+using real::executable_next_to_us;
+using real::last_lines;
+using real::run_command;
 
 std::string build_program(const std::string& dir) {
   const std::string source = dir + "/basic_costs.c";

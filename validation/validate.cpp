@@ -13,7 +13,6 @@
 #include "carnival/compare.hpp"
 #include "carnival/run_reader.hpp"
 #include "lrc/types.hpp"
-#include "validation/subprocess.hpp"
 
 namespace ncp2::validation {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "carnival/run_reader.hpp"
-#include "validation/subprocess.hpp"
+#include "real_machine/subprocess.hpp"
 #include "validation/validate.hpp"
 
 namespace ncp2::validation {
@@ -41,7 +41,7 @@ nlohmann::json rows_json(const std::vector<Compared>& rows) {
 
 // `ncp2 run` of the program, as a child, into `db`.
 void run_into(const ValidateOptions& o, const std::string& db, bool real) {
-  std::vector<std::string> argv{own_directory() + "/ncp2",
+  std::vector<std::string> argv{real::executable_next_to_us("ncp2"),
                                 "run",
                                 o.program,
                                 "--nodes",
@@ -61,10 +61,11 @@ void run_into(const ValidateOptions& o, const std::string& db, bool real) {
   }
   argv.emplace_back("--");
   argv.insert(argv.end(), o.args.begin(), o.args.end());
-  const CommandResult r = run_command(argv);
+  const real::CommandResult r = real::run_command(argv);
   if (r.exit_code != 0)
     throw std::runtime_error(fmt::format("the {} run failed (ncp2 run exited {}):\n{}",
-                                         real ? "real" : "emulated", r.exit_code, last_lines(r.output, 15)));
+                                         real ? "real" : "emulated", r.exit_code,
+                                         real::last_lines(r.output, 15)));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <x86intrin.h>
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -45,22 +46,6 @@ void* map_shared(int fd, std::size_t bytes) {
     throw std::runtime_error(
         fmt::format("cannot map {} bytes of shared memory: {}", bytes, std::strerror(errno)));
   return at;
-}
-
-// TSC ticks in `ns` nanoseconds, from the TSC's rate against CLOCK_MONOTONIC over ~1 ms, once.
-std::uint64_t spin_ticks(long ns) {
-  static const double ticks_per_ns = [] {
-    const auto mono = [] {
-      timespec t{};
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      return t.tv_sec * 1'000'000'000L + t.tv_nsec;
-    };
-    const long t0 = mono();
-    const std::uint64_t c0 = __rdtsc();
-    while (mono() - t0 < 1'000'000) _mm_pause();
-    return static_cast<double>(__rdtsc() - c0) / static_cast<double>(mono() - t0);
-  }();
-  return static_cast<std::uint64_t>(static_cast<double>(ns) * ticks_per_ns);
 }
 
 long futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t value, const timespec* timeout) {
@@ -160,14 +145,14 @@ WaitResult NodeProcess::wait_for_request() {
   // the node runs (the others sleep), so on two cores or more it takes no core the node needs; on
   // one core it is skipped. 50 us: bench/fine-grained, docs/performance.md (issue 33).
   static const bool one_core = sysconf(_SC_NPROCESSORS_ONLN) < 2;
-  constexpr long kSpinNs = 50'000;
+  constexpr auto kSpin = std::chrono::microseconds(50);
   const auto node = static_cast<std::uint32_t>(Turn::Node);
   if (!one_core) {
-    const std::uint64_t start = __rdtsc();
+    const auto start = std::chrono::steady_clock::now();  // vDSO: ~20 ns, read every 64 pauses
     for (int spin = 1;; ++spin) {
       if (is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator)) return WaitResult::Request;
       _mm_pause();
-      if (spin % 64 == 0 && (__rdtsc() - start) > spin_ticks(kSpinNs)) break;
+      if (spin % 64 == 0 && std::chrono::steady_clock::now() - start > kSpin) break;
     }
   }
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms

@@ -1,10 +1,11 @@
 #pragma once
-// Running one of our own commands as a child (`ncp2 calibrate` and `ncp2 validate` run `ncp2-cc`
-// and `ncp2 run` as a user would), its standard output and error captured together.
+// Running a command as a child, its standard output and error captured together: `mpirun
+// --version` (launcher.cpp), and `ncp2-cc` and `ncp2 run` as `ncp2 calibrate` and `ncp2 validate`
+// run them; and where ncp2's own executables are.
 #include <string>
 #include <vector>
 
-namespace ncp2::validation {
+namespace ncp2::real {
 
 struct CommandResult {
   int exit_code = -1;  // -1: killed by a signal, or could not start
@@ -17,8 +18,11 @@ struct CommandResult {
 
 // The directory of the running ncp2 executable (ncp2-cc and ncp2-node sit next to it).
 [[nodiscard]] std::string own_directory();
+// `name` (ncp2-node, ncp2-cc, ncp2) next to the running executable; throws std::runtime_error
+// saying it is missing.
+[[nodiscard]] std::string executable_next_to_us(const std::string& name);
 
 // The last `lines` lines of `text` (for a failure's message).
 [[nodiscard]] std::string last_lines(const std::string& text, int lines);
 
-}  // namespace ncp2::validation
+}  // namespace ncp2::real

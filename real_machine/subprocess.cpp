@@ -1,5 +1,5 @@
-// Our own commands as children (validation/subprocess.hpp).
-#include "validation/subprocess.hpp"
+// Commands as children (real_machine/subprocess.hpp).
+#include "real_machine/subprocess.hpp"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -13,7 +13,7 @@
 
 #include <fmt/format.h>
 
-namespace ncp2::validation {
+namespace ncp2::real {
 
 CommandResult run_command(const std::vector<std::string>& argv) {
   if (argv.empty()) throw std::invalid_argument("run_command: no command");
@@ -64,6 +64,14 @@ std::string own_directory() {
   return self.parent_path().string();
 }
 
+std::string executable_next_to_us(const std::string& name) {
+  const std::string path = own_directory() + "/" + name;
+  if (::access(path.c_str(), X_OK) != 0)
+    throw std::runtime_error(
+        fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or reinstall ncp2)", path));
+  return path;
+}
+
 std::string last_lines(const std::string& text, int lines) {
   std::size_t at = text.size();
   for (int k = 0; k <= lines && at > 0; ++k) {
@@ -74,4 +82,4 @@ std::string last_lines(const std::string& text, int lines) {
   return text.substr(at + 1);
 }
 
-}  // namespace ncp2::validation
+}  // namespace ncp2::real
