@@ -65,7 +65,7 @@ std::string own_directory() {
 }
 
 std::string executable_next_to_us(const std::string& name) {
-  const std::string path = own_directory() + "/" + name;
+  std::string path = own_directory() + "/" + name;
   if (::access(path.c_str(), X_OK) != 0)
     throw std::runtime_error(
         fmt::format("{} is missing: it is built and installed with ncp2 (rebuild or reinstall ncp2)", path));
