@@ -18,6 +18,8 @@
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "scheduling/figure.hpp"
+#include "scheduling/groups.hpp"
+#include "scheduling/programs.hpp"
 #include "scheduling/report.hpp"
 #include "scheduling/result_store.hpp"
 
@@ -26,6 +28,7 @@ namespace ncp2::cli {
 namespace {
 
 struct ScheduleCommand {
+  std::string experiment = "sets";
   std::vector<std::string> sets;
   std::string mix = "A";
   std::string policy;
@@ -33,10 +36,11 @@ struct ScheduleCommand {
   bool json = false;
   std::string quantum = "100ms";
   int window = 5;
-  double split_progress = 0;
+  double split_progress = sched::NodeOptions{}.split_progress;
   int processors = 4;
-  double bus = 29.5;
-  double thread_peak = 14.75;
+  double bus = sched::kSurveyBusCapacity;
+  double thread_peak = sched::kDefaultThreadPeak;
+  double queueing = sched::survey_queueing();
   std::uint64_t seed = 1;
   std::string db;
   bool force = false;
@@ -93,6 +97,7 @@ sched::NodeOptions node_options(const ScheduleCommand& o) {
     options.processors = o.processors;
     options.capacity = sched::Bandwidth(o.bus);
     options.peak_per_thread = sched::Bandwidth(o.thread_peak);
+    options.queueing = o.queueing;
     options.window = o.window;
     options.split_progress = o.split_progress;
     options.seed = o.seed;
@@ -129,7 +134,44 @@ bool write_outputs(const ScheduleCommand& o, const sched::Experiment& experiment
   return ok;
 }
 
+// --experiment groups: the characterized programs (or the trace files of --set) in the four groups.
+int run_groups(const ScheduleCommand& o) {
+  std::vector<sched::DemandTrace> applications;
+  sched::NodeOptions options;
+  try {
+    if (o.all || !o.policy.empty() || !o.db.empty() || !o.plot.empty())
+      throw UsageError(
+          "--experiment groups involves no policy and writes no --db or --plot (those are for the sets)");
+    options = node_options(o);
+    for (const auto& name : o.sets) {
+      if (sched::parse_mix(name)) continue;  // A, B, C: the characterized programs
+      if (!std::filesystem::exists(name)) throw UsageError(fmt::format("no such trace file '{}'", name));
+      try {
+        applications.push_back(sched::read_trace_file(name));
+      } catch (const sched::TraceError& e) {
+        throw UsageError(e.what());
+      }
+    }
+    if (applications.empty()) applications = sched::characterized_programs();
+    for (const auto& a : applications)
+      if (a.threads * 2 > options.processors)
+        throw UsageError(fmt::format("{} needs {} processors; two instances need {} and the node has {}",
+                                     a.name, a.threads, 2 * a.threads, options.processors));
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ncp2: schedule: {}\n", e.what());
+    return kExitUsage;
+  }
+  const auto result = sched::run_groups(applications, options);
+  fmt::print("{}", o.json ? sched::groups_json(result).dump(2) + "\n" : sched::groups_text(result));
+  return kExitOk;
+}
+
 int run_schedule(const ScheduleCommand& o) {
+  if (o.experiment == "groups") return run_groups(o);
+  if (o.experiment != "sets") {
+    fmt::print(stderr, "ncp2: schedule: unknown --experiment '{}' (sets or groups)\n", o.experiment);
+    return kExitUsage;
+  }
   std::vector<sched::Policy> policies;
   std::vector<sched::WorkloadSet> sets;
   sched::NodeOptions options;
@@ -158,15 +200,21 @@ int run_schedule(const ScheduleCommand& o) {
 }  // namespace
 
 Subcommand add_schedule_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("schedule",
-                                 "Bus-bandwidth-aware scheduling on an emulated SMP node (P processors "
-                                 "sharing one memory bus): run a set of "
-                                 "applications beside BBMA/nBBMA microbenchmarks under native time sharing "
-                                 "and a policy (Latest Quantum, "
-                                 "Quanta Window, IABW); print each application's turnaround time and "
-                                 "improvement over native, and the bus "
-                                 "utilization over time (docs/scheduling.md)");
+  auto* cmd =
+      app.add_subcommand("schedule",
+                         "Bus-bandwidth-aware scheduling on an emulated SMP node (P processors "
+                         "sharing one memory bus): run a set of "
+                         "applications beside BBMA/nBBMA microbenchmarks under native time sharing "
+                         "and a policy (Latest Quantum, Quanta Window, IABW); print each application's "
+                         "turnaround time and improvement over the Linux-2.4-like baseline "
+                         "(native-threads), and the bus utilization over time; or the survey's four "
+                         "experiment groups (--experiment groups; docs/scheduling.md)");
   auto o = std::make_shared<ScheduleCommand>();
+  cmd->add_option("--experiment", o->experiment,
+                  "sets: the survey's sets A-C under the policies; groups: each application alone, beside a "
+                  "second instance, beside 2 BBMA, beside 2 nBBMA (what the bus model was calibrated on)")
+      ->type_name("sets|groups")
+      ->capture_default_str();
   cmd->add_option(
          "--set", o->sets,
          "A (2 instances of each program + 4 BBMA), B (+ 4 nBBMA), C (+ 2 BBMA + 2 nBBMA), or FILE: a "
@@ -181,9 +229,11 @@ Subcommand add_schedule_command(CLI::App& app) {
                   "(reference = IABW) | iabw-peak (reference = bus capacity, PBW)")
       ->type_name("POLICY");
   cmd->add_flag("--all", o->all, "run every policy and print them side by side");
-  cmd->add_flag("--json", o->json,
-                "print JSON: {rows: [{set, application, policy, turnaround_s, improvement_pct}], bus: [{set, "
-                "application, policy, capacity, target, ideal_average, t_s, served, demand}]}");
+  cmd->add_flag(
+      "--json", o->json,
+      "print JSON: {rows: [{set, application, policy, turnaround_s, improvement_pct, baseline}], bus: "
+      "[{set, application, policy, capacity, target, ideal_average, t_s, served, demand}]}; with "
+      "--experiment groups {groups: [{application, group, bus_per_us, slowdown}], calibration: {...}}");
   cmd->add_option("--quantum", o->quantum,
                   "scheduler quantum, with its unit: 100ms, 1s, 500us (100us to 1 hour)")
       ->type_name("DURATION")
@@ -191,15 +241,21 @@ Subcommand add_schedule_command(CLI::App& app) {
   cmd->add_option("--window", o->window, "quanta averaged by quanta-window and iabw (1..1000)")
       ->capture_default_str();
   cmd->add_option("--split-progress", o->split_progress,
-                  "native-threads: the share of its progress a parallel job keeps per thread given while "
-                  "others wait (0: it spins at its next synchronization; 1: its threads never synchronize)")
+                  "native-threads (the baseline): the share of its progress a parallel job keeps per thread "
+                  "given while others wait (0: it spins at its next synchronization; 1: its threads never "
+                  "synchronize; docs/scheduling.md)")
       ->capture_default_str();
   cmd->add_option("--processors", o->processors, "processors of the node (1..1024)")->capture_default_str();
   cmd->add_option("--bus", o->bus, "bus capacity B in transactions/us (0.1 to 1e6)")->capture_default_str();
-  cmd->add_option("--thread-peak", o->thread_peak,
-                  "the most bandwidth one thread can ask, transactions/us (0.01 to 1e6; sets how much a job "
-                  "stalls on the "
-                  "bus)")
+  cmd->add_option(
+         "--thread-peak", o->thread_peak,
+         "what a thread that only transfers issues on an idle bus, transactions/us (0.01 to 1e6; sets "
+         "how much a job stalls on the bus)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--queueing", o->queueing,
+         "k of the memory latency 1 + k U / (1 - U) at bus utilization U (0.0001 to 1000; the default "
+         "makes two threads that only transfer draw the survey's 23.31/us alone)")
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "seed of native's tie order (same seed, same results)")
       ->capture_default_str();

@@ -1,7 +1,8 @@
 #pragma once
 // The survey's experiments (docs/scheduling.md, "Sets"): each application of a set runs as two
 // instances of 2 processors beside microbenchmarks, under each policy; its turnaround time is
-// compared with the native scheduler's.
+// compared with the baseline's: native-threads, Linux 2.4's time sharing of threads one by one
+// (the survey's "planificador nativo"), with NodeOptions::split_progress.
 //   A: 2 instances + 4 BBMA            (a bus already saturated)
 //   B: 2 instances + 4 nBBMA           (low-demand jobs available)
 //   C: 2 instances + 2 BBMA + 2 nBBMA
@@ -34,8 +35,12 @@ struct ResultRow {
   std::string application;
   std::string policy;
   double turnaround_s = 0;     // mean of its two instances
-  double improvement_pct = 0;  // (native - this) / native x 100
+  double improvement_pct = 0;  // (baseline - this) / baseline x 100
+  std::string baseline;        // the policy improvement_pct is measured against
 };
+
+// The policy of the sets' baseline.
+Policy baseline_policy();
 
 struct BusSeries {
   std::string set;

@@ -30,10 +30,11 @@ struct Area {
   [[nodiscard]] double bottom() const { return top + height; }
 };
 
+// The set's applications, or its policies (the baseline's row, 0 % by definition, left out).
 std::vector<std::string> distinct(const Experiment& e, const std::string& set, bool applications) {
   std::vector<std::string> out;
   for (const auto& r : e.rows) {
-    if (r.set != set) continue;
+    if (r.set != set || (!applications && r.policy == r.baseline)) continue;
     const std::string& v = applications ? r.application : r.policy;
     if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
@@ -61,7 +62,7 @@ void add_frame(Figure& f, const Area& a, double low, double high, double step, c
   f.shapes.emplace_back(RectShape{{a.left, a.top}, a.width, a.height, "", "#000000"});
 }
 
-// Improvement over native: one group of bars per application, one bar per policy.
+// Improvement over the baseline: one group of bars per application, one bar per policy.
 void add_improvement_panel(Figure& f, const Experiment& e, const std::string& set, const Area& a) {
   const auto applications = distinct(e, set, true);
   const auto policies = distinct(e, set, false);
@@ -76,7 +77,11 @@ void add_improvement_panel(Figure& f, const Experiment& e, const std::string& se
   low = std::floor(low / step) * step;
   high = std::ceil(high / step) * step;
   f.shapes.emplace_back(TextShape{
-      {a.left, a.top - 8}, fmt::format("set {}: improvement over native", set), 14, Anchor::Start, true});
+      {a.left, a.top - 8},
+      fmt::format("set {}: improvement over {}", set, e.rows.empty() ? "" : e.rows.front().baseline),
+      14,
+      Anchor::Start,
+      true});
   add_frame(f, a, low, high, step, "%");
   const double group = a.width / static_cast<double>(std::max<std::size_t>(applications.size(), 1));
   const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(policies.size(), 1));

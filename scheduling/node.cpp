@@ -35,7 +35,7 @@ class NodeSimulation {
                  Bandwidth target)
       : workload_(workload),
         options_(options),
-        model_(options.capacity, options.peak_per_thread),
+        model_(options.capacity, options.peak_per_thread, options.queueing),
         scheduler_(policy, scheduler_options(options, target), threads_of(workload)),
         jobs_(workload.size()) {}
 
@@ -241,6 +241,8 @@ void check_node_options(const NodeOptions& o) {
   if (!(o.peak_per_thread.per_us() >= 0.01 && o.peak_per_thread.per_us() <= 1e6))
     throw std::invalid_argument(
         "the peak bandwidth of a thread (--thread-peak) must be 0.01 to 1e6 transactions/us");
+  if (!(o.queueing >= 1e-4 && o.queueing <= 1e3))
+    throw std::invalid_argument("the queueing constant (--queueing) must be 0.0001 to 1000");
   if (o.quantum <= Duration{0}) throw std::invalid_argument("the quantum must be longer than 0");
   if (o.window < 1 || o.window > 1000) throw std::invalid_argument("--window must be 1..1000 quanta");
   if (!(o.split_progress >= 0 && o.split_progress <= 1))

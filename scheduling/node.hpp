@@ -19,16 +19,17 @@ namespace ncp2::sched {
 
 struct NodeOptions {
   int processors = 4;
-  Bandwidth capacity{29.5};          // the survey's measured sustained maximum
-  Bandwidth peak_per_thread{14.75};  // the most one thread can ask (half the bus)
+  Bandwidth capacity{kSurveyBusCapacity};         // the survey's measured sustained maximum
+  Bandwidth peak_per_thread{kDefaultThreadPeak};  // what a thread that only transfers issues on an idle bus
+  double queueing = survey_queueing();            // k of the latency 1 + k U / (1 - U) (contention.hpp)
   Duration quantum = emu::milliseconds(100);
   int window = 5;
   std::uint64_t seed = 1;
   // native-threads: the share of its progress a parallel job keeps per thread it is given while
   // some of its threads wait (0: none, it spins at its next synchronization; 1: its threads never
   // synchronize). A job given g of its n threads runs at split_progress x g/n of its rate and asks
-  // that share of its bus demand.
-  double split_progress = 0;
+  // that share of its bus demand. 0.25: set once (docs/scheduling.md, "The baseline").
+  double split_progress = 0.25;
 };
 
 // "100ms", "50 ms", "1s", "500us": a quantum (100us to 1 hour). Throws std::invalid_argument with the reason.

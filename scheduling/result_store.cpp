@@ -27,7 +27,10 @@ CREATE TABLE schedule_options(
   thread_peak         REAL NOT NULL,
   quantum_us          REAL NOT NULL,
   window              INTEGER NOT NULL,
-  seed                INTEGER NOT NULL);
+  seed                INTEGER NOT NULL,
+  queueing            REAL NOT NULL,
+  split_progress      REAL NOT NULL,
+  baseline            TEXT NOT NULL);
 CREATE TABLE schedule_results(
   set_name        TEXT NOT NULL,
   application     TEXT NOT NULL,
@@ -51,13 +54,17 @@ CREATE TABLE schedule_bus(
 )sql";
 
 void write_options(const sql::Db& db, const NodeOptions& o) {
-  sql::Stmt s(db, "INSERT INTO schedule_options VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  sql::Stmt s(db, "INSERT INTO schedule_options VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   s.bind(1, o.processors);
   s.bind(2, o.capacity.per_us());
   s.bind(3, o.peak_per_thread.per_us());
   s.bind(4, to_microseconds(o.quantum));
   s.bind(5, o.window);
   s.bind(6, o.seed);
+  s.bind(7, o.queueing);
+  s.bind(8, o.split_progress);
+  const std::string baseline = policy_name(baseline_policy());
+  s.bind(9, baseline);
   s.run();
 }
 
