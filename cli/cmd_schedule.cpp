@@ -1,7 +1,8 @@
-// `ncp2 schedule`: bus-bandwidth-aware scheduling on an emulated SMP node (issue 22,
-// docs/scheduling.md). Runs the survey's sets (or a recorded trace) under native and the chosen
-// policies; prints each application's turnaround and improvement over native, and the bus
-// utilization over time; optionally SQLite (--db) and a plot (--plot .png/.svg).
+// `ncp2 schedule`: bus-bandwidth-aware scheduling on an emulated SMP node (issues 22 and 35,
+// docs/scheduling.md). Runs the survey's sets (or a recorded trace) under the baseline
+// (native-threads) and the chosen policies; prints each application's turnaround and improvement
+// over the baseline, and the bus utilization over time; optionally SQLite (--db) and a plot
+// (--plot .png/.svg). --experiment groups: the survey's four experiment groups instead.
 // Exit code: 0 done; 2 usage error (unknown set or policy, impossible parameters, bad trace
 // file); 1 an output could not be written.
 #include <algorithm>
@@ -31,11 +32,12 @@ struct ScheduleCommand {
   std::string experiment = "sets";
   std::vector<std::string> sets;
   std::string mix = "A";
-  std::string policy;
+  std::vector<std::string> policies;
   bool all = false;
   bool json = false;
   std::string quantum = "100ms";
   int window = 5;
+  std::int64_t fair_share_slack = sched::kDefaultFairShareSlack;
   double split_progress = sched::NodeOptions{}.split_progress;
   int processors = 4;
   double bus = sched::kSurveyBusCapacity;
@@ -53,15 +55,19 @@ struct UsageError : std::runtime_error {
 };
 
 std::vector<sched::Policy> chosen_policies(const ScheduleCommand& o) {
-  if (o.all && !o.policy.empty())
+  if (o.all && !o.policies.empty())
     throw UsageError("--all runs every policy: give --policy or --all, not both");
   if (o.all) return sched::all_policies();
-  if (o.policy.empty())
+  if (o.policies.empty())
     throw UsageError(fmt::format("which policy? --policy {} (or --all)", sched::policy_names_list()));
-  const auto policy = sched::parse_policy(o.policy);
-  if (!policy)
-    throw UsageError(fmt::format("unknown policy '{}' (policies: {})", o.policy, sched::policy_names_list()));
-  return {*policy};
+  std::vector<sched::Policy> out;
+  for (const auto& name : o.policies) {
+    const auto policy = sched::parse_policy(name);
+    if (!policy)
+      throw UsageError(fmt::format("unknown policy '{}' (policies: {})", name, sched::policy_names_list()));
+    if (std::find(out.begin(), out.end(), *policy) == out.end()) out.push_back(*policy);
+  }
+  return out;
 }
 
 std::vector<sched::WorkloadSet> chosen_sets(const ScheduleCommand& o) {
@@ -99,6 +105,7 @@ sched::NodeOptions node_options(const ScheduleCommand& o) {
     options.peak_per_thread = sched::Bandwidth(o.thread_peak);
     options.queueing = o.queueing;
     options.window = o.window;
+    options.fair_share_slack = o.fair_share_slack;
     options.split_progress = o.split_progress;
     options.seed = o.seed;
     sched::check_node_options(options);
@@ -139,7 +146,7 @@ int run_groups(const ScheduleCommand& o) {
   std::vector<sched::DemandTrace> applications;
   sched::NodeOptions options;
   try {
-    if (o.all || !o.policy.empty() || !o.db.empty() || !o.plot.empty())
+    if (o.all || !o.policies.empty() || !o.db.empty() || !o.plot.empty())
       throw UsageError(
           "--experiment groups involves no policy and writes no --db or --plot (those are for the sets)");
     options = node_options(o);
@@ -224,10 +231,12 @@ Subcommand add_schedule_command(CLI::App& app) {
   cmd->add_option("--mix", o->mix, "the microbenchmarks beside a trace FILE: those of set A, B or C")
       ->type_name("A|B|C")
       ->capture_default_str();
-  cmd->add_option("--policy", o->policy,
-                  "native | latest-quantum | quanta-window | iabw (Di Xu's fitted reference) | iabw-ideal "
-                  "(reference = IABW) | iabw-peak (reference = bus capacity, PBW)")
-      ->type_name("POLICY");
+  cmd->add_option("--policy", o->policies,
+                  "native (gang) | native-threads (the baseline) | latest-quantum | quanta-window | iabw (Di "
+                  "Xu's fitted reference) | iabw-ideal (reference = IABW) | iabw-peak (reference = bus "
+                  "capacity, PBW); repeatable or comma-separated")
+      ->delimiter(',')
+      ->type_name("POLICY[,POLICY...]");
   cmd->add_flag("--all", o->all, "run every policy and print them side by side");
   cmd->add_flag(
       "--json", o->json,
@@ -239,6 +248,10 @@ Subcommand add_schedule_command(CLI::App& app) {
       ->type_name("DURATION")
       ->capture_default_str();
   cmd->add_option("--window", o->window, "quanta averaged by quanta-window and iabw (1..1000)")
+      ->capture_default_str();
+  cmd->add_option("--fair-share-slack", o->fair_share_slack,
+                  "quanta a job may run ahead of the least-served one before the bandwidth-aware policies "
+                  "prefer the others (our addition; docs/scheduling.md)")
       ->capture_default_str();
   cmd->add_option("--split-progress", o->split_progress,
                   "native-threads (the baseline): the share of its progress a parallel job keeps per thread "

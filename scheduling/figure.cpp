@@ -109,7 +109,8 @@ void add_bus_panel(Figure& f, const Experiment& e, const std::string& set, const
   if (applications.empty()) return;
   double end = 0;
   for (const auto& b : e.bus)
-    if (b.set == set && b.application == applications.front() && !b.samples.empty())
+    if (b.set == set && b.application == applications.front() && !b.samples.empty() &&
+        std::find(policies.begin(), policies.end(), b.policy) != policies.end())
       end = std::max(end, to_seconds(b.samples.back().start + b.samples.back().length));
   if (end <= 0) end = 1;
   f.shapes.emplace_back(

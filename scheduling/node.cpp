@@ -61,7 +61,7 @@ class NodeSimulation {
 
  private:
   static SchedulerOptions scheduler_options(const NodeOptions& o, Bandwidth target) {
-    return {o.processors, o.window, target, o.seed};
+    return {o.processors, o.window, target, o.seed, o.fair_share_slack};
   }
   static std::vector<int> threads_of(const std::vector<DemandTrace>& workload) {
     std::vector<int> out;
@@ -245,6 +245,8 @@ void check_node_options(const NodeOptions& o) {
     throw std::invalid_argument("the queueing constant (--queueing) must be 0.0001 to 1000");
   if (o.quantum <= Duration{0}) throw std::invalid_argument("the quantum must be longer than 0");
   if (o.window < 1 || o.window > 1000) throw std::invalid_argument("--window must be 1..1000 quanta");
+  if (o.fair_share_slack < 0 || o.fair_share_slack > 1'000'000)
+    throw std::invalid_argument("--fair-share-slack must be 0..1000000 quanta");
   if (!(o.split_progress >= 0 && o.split_progress <= 1))
     throw std::invalid_argument("--split-progress must be 0..1 (the share of progress a split job keeps)");
 }

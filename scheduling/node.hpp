@@ -25,6 +25,7 @@ struct NodeOptions {
   Duration quantum = emu::milliseconds(100);
   int window = 5;
   std::uint64_t seed = 1;
+  std::int64_t fair_share_slack = kDefaultFairShareSlack;  // the bandwidth-aware policies (policies.hpp)
   // native-threads: the share of its progress a parallel job keeps per thread it is given while
   // some of its threads wait (0: none, it spins at its next synchronization; 1: its threads never
   // synchronize). A job given g of its n threads runs at split_progress x g/n of its rate and asks

@@ -207,8 +207,8 @@ std::vector<JobId> Scheduler::choose(const std::vector<bool>& runnable) {
     std::vector<Candidate> queue;
     for (const JobId id : list_)
       if (runnable[index_of(id)])
-        queue.push_back(
-            {id, threads_[index_of(id)], estimate(id), quanta_[index_of(id)] > least + kFairShareSlack});
+        queue.push_back({id, threads_[index_of(id)], estimate(id),
+                         quanta_[index_of(id)] > least + options_.fair_share_slack});
     chosen = select_fittest(queue, options_.processors, options_.target);
     // The jobs that run now go to the end of the list, in list order.
     std::stable_partition(list_.begin(), list_.end(), [&](JobId id) {

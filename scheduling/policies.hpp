@@ -4,13 +4,12 @@
 // native          time sharing like Linux 2.4's goodness(): the jobs that have had the fewest
 //                 quanta first (its per-epoch counters), ties in a seeded pseudo-random order,
 //                 first fit; no knowledge of the bus. A job's threads run together (a gang).
-// native-threads  the same time sharing of threads, each on its own (as Linux 2.4 did): a
-//                 parallel application may get some of its threads only; it then makes no
-//                 progress (its threads synchronize often: the one that runs spins at the next
-//                 synchronization, holding its processor, without bus traffic).
+// native-threads  the same time sharing of threads, each on its own (as Linux 2.4 did; the sets'
+//                 baseline): a parallel application may get some of its threads only; it then
+//                 keeps the split progress of its rate per thread given (NodeOptions).
 // latest-quantum  Antonopoulos et al.: jobs that ran go to the end of the list; the first job of
 //                 the list runs (no starvation); then, while processors are free, among the jobs
-//                 not ahead of their fair share (kFairShareSlack; our addition), the job whose
+//                 not ahead of their fair share (fair_share_slack; our addition), the job whose
 //                 bandwidth per thread best fits the bandwidth left per free processor
 //                 (fitness 1000 / (1 + |left/free - job/threads|)), with the bandwidth each job
 //                 got in its latest quantum.
@@ -60,7 +59,7 @@ struct Candidate {
   JobId id{};
   int threads = 1;
   Bandwidth estimate;  // what it is expected to use (measured), all threads
-  // Ran more quanta than the least-served runnable job plus kFairShareSlack: chosen only when no
+  // Ran more quanta than the least-served runnable job plus the fair-share slack: chosen only when no
   // other job fits (the policies share the processors as fairly as native does).
   bool over_share = false;
 };
@@ -71,14 +70,17 @@ std::vector<JobId> select_fittest(std::span<const Candidate> queue, int processo
 // First fit in list order (native).
 std::vector<JobId> select_first_fit(std::span<const Candidate> queue, int processors);
 
-// How many quanta a job may run ahead of the least-served one before it yields to the others.
-inline constexpr std::int64_t kFairShareSlack = 1;
+// How many quanta a job may run ahead of the least-served one before it yields to the others
+// (docs/scheduling.md, "Our addition: fair share"). With 1, jobs that fall behind together must
+// then run together, which decides the mixes instead of the policy.
+inline constexpr std::int64_t kDefaultFairShareSlack = 2;
 
 struct SchedulerOptions {
   int processors = 4;
   int window = 5;          // quanta-window and iabw: measurements averaged
   Bandwidth target{29.5};  // the reference the bandwidth-aware policies aim at
   std::uint64_t seed = 1;  // native's tie order
+  std::int64_t fair_share_slack = kDefaultFairShareSlack;
 };
 
 // A policy with its memory: the list order and each job's measured bandwidths.

@@ -22,11 +22,13 @@ std::string header(const Experiment& e) {
   const NodeOptions& o = e.options;
   return fmt::format(
       "ncp2 schedule: {} processors, bus {:g} transactions/us (a thread issues {:g} on an idle bus, queueing "
-      "{:.4f}), quantum {:g} ms, window {} quanta, seed {}\nturnaround time (s) of each application (mean of "
+      "{:.4f}), quantum {:g} ms, window {} quanta, fair-share slack {}, seed {}\nturnaround time (s) of each "
+      "application (mean of "
       "its 2 instances) and improvement over the baseline, {} (Linux 2.4's threads one by one; a split job "
       "keeps {:g} of its progress)\n",
       o.processors, o.capacity.per_us(), o.peak_per_thread.per_us(), o.queueing,
-      to_microseconds(o.quantum) / 1000, o.window, o.seed, policy_name(baseline_policy()), o.split_progress);
+      to_microseconds(o.quantum) / 1000, o.window, o.fair_share_slack, o.seed, policy_name(baseline_policy()),
+      o.split_progress);
 }
 
 std::string set_table(const Experiment& e, const std::string& set, const std::vector<std::string>& policies) {

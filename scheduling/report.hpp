@@ -10,7 +10,7 @@
 
 namespace ncp2::sched {
 
-// Per set: one line per application with each policy's turnaround and improvement over native,
+// Per set: one line per application with each policy's turnaround and improvement over the baseline,
 // the mean/worst/best lines, then the bus utilization over time (served / capacity) per policy,
 // averaged over the set's applications in tenths of each run.
 std::string experiment_text(const Experiment& experiment, const std::vector<Policy>& policies);

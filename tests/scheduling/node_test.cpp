@@ -130,21 +130,22 @@ TEST(Node, IdealAverageBandwidthIsAccessesOverIdealTime) {
 }
 
 TEST(Node, TheBandwidthAwarePolicyKeepsHeavyJobsApart) {
-  // Two heavy and two light jobs, two processors: native sometimes runs both heavy jobs together
-  // and saturates the bus; Latest Quantum, once it has measured them, pairs heavy with light.
+  // Two heavy and two light 2-thread jobs on 4 processors: native often runs both heavy jobs
+  // together and asks more than the bus (44 of 29.5); Latest Quantum, once it has measured them,
+  // pairs heavy with light, and pairs the heavy two only now and then: after one measured the
+  // pair's served rate (about 14 each), which looks as if it fits (docs/scheduling.md).
   NodeOptions o;
-  o.processors = 2;
-  const std::vector<DemandTrace> workload = {steady("h1", 14, 400), steady("h2", 14, 400),
-                                             steady("l1", 1, 400), steady("l2", 1, 400)};
+  const std::vector<DemandTrace> workload = {steady("l1", 1, 400, 2), steady("l2", 1, 400, 2),
+                                             steady("h1", 22, 400, 2), steady("h2", 22, 400, 2)};
   const auto native = run_node(workload, kNative, o);
   const auto latest = run_node(workload, kLatest, o);
   const auto saturated = [](const NodeRun& r) {
     int n = 0;
-    for (std::size_t q = 3; q < r.bus.size(); ++q) n += r.bus[q].demand.per_us() > 20 ? 1 : 0;
+    for (std::size_t q = 3; q < r.bus.size(); ++q) n += r.bus[q].demand.per_us() > 30 ? 1 : 0;
     return n;
   };
   EXPECT_GT(saturated(native), 0);
-  EXPECT_EQ(saturated(latest), 0);
+  EXPECT_LT(saturated(latest) * 5, saturated(native)) << saturated(latest) << " vs " << saturated(native);
 }
 
 // Set B's situation by hand: two 2-thread jobs asking 17 each (34 together: above B) and four
