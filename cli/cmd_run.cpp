@@ -42,6 +42,10 @@ namespace ncp2::cli {
 
 namespace {
 
+// mpirun's --timeout is set this many seconds past --max-wall: node 0 stops a live run at the
+// limit itself; the watchdog is for agents that hang.
+constexpr long kMpirunGraceS = 30;
+
 struct RunOptions {
   MachineOptions machine;
   TimeModelOptions time_model;
@@ -362,11 +366,12 @@ int run_real(const RunOptions& o) {
   r.hostfile = o.hostfile;
   r.mpirun_args = o.mpirun_args;
   if (!o.max_wall.empty()) {
-    // Open MPI's watchdog ends the job after this many seconds, an agent hung outside locks and
-    // barriers included; the run is then reported as failed, with what the nodes left.
-    const double seconds = static_cast<double>(emu::to_ps(emu::parse_duration(o.max_wall))) * 1e-12;
+    // Node 0's agent stops the run at the limit and names each node's place (exit 5, the database
+    // kept, marked incomplete). Open MPI's watchdog, a little later, ends a job whose agents hang
+    // outright; that run is reported as failed.
+    r.max_wall_s = static_cast<double>(emu::to_ps(emu::parse_duration(o.max_wall))) * 1e-12;
     r.mpirun_args.insert(r.mpirun_args.end(),
-                         {"--timeout", std::to_string(std::max(1L, std::lround(std::ceil(seconds))))});
+                         {"--timeout", std::to_string(std::lround(std::ceil(r.max_wall_s)) + kMpirunGraceS)});
   }
   r.db = o.db;
   r.force = o.force;
@@ -374,11 +379,11 @@ int run_real(const RunOptions& o) {
   r.max_timeline = o.max_timeline;
   r.node_output = o.node_output;
   const int code = run_real_machine(r);
-  if (code != kExitOk && !o.max_wall.empty())
+  if (code == kExitFailure && !o.max_wall.empty())
     fmt::print(stderr,
-               "ncp2: with --max-wall {}: a run still going at the limit is ended by mpirun's --timeout "
-               "(the message above); what the nodes did until then is in the database\n",
-               o.max_wall);
+               "ncp2: with --max-wall {}: agents that did not stop {} s after the limit were ended by "
+               "mpirun's --timeout (the message above)\n",
+               o.max_wall, kMpirunGraceS);
   return code;
 }
 

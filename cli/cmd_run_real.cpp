@@ -71,6 +71,7 @@ std::vector<std::string> node_command(const RealRun& r, const std::string& node,
   c.insert(c.end(), {"--max-wait-rows", std::to_string(r.max_wait_rows), "--max-timeline",
                      std::to_string(r.max_timeline), "--status-line"});
   if (!r.node_output.empty()) c.insert(c.end(), {"--node-output", absolute(r.node_output)});
+  if (r.max_wall_s > 0) c.insert(c.end(), {"--max-wall", fmt::format("{}", r.max_wall_s)});
   c.emplace_back("--");
   c.insert(c.end(), r.args.begin(), r.args.end());
   return c;

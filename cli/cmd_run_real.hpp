@@ -23,6 +23,7 @@ struct RealRun {
   std::size_t max_wait_rows = 5'000'000;
   std::size_t max_timeline = 1'000'000;
   std::string node_output;
+  double max_wall_s = 0;  // --max-wall: node 0 stops the run and names each node's place (0: none)
 };
 
 // Why a real run of `nodes` processes cannot start here (no Open MPI mpirun, a wrong hostfile line,
@@ -37,7 +38,8 @@ std::optional<std::string> real_launch_problem(int nodes, const std::string& hos
 void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
                              const std::string& prefix);
 
-// Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock.
+// Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock,
+// 5 stopped at --max-wall.
 int run_real_machine(const RealRun& run);
 
 }  // namespace ncp2::cli

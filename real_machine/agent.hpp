@@ -50,6 +50,7 @@ namespace ncp2::real {
 
 struct AgentOptions {
   std::string program;
+  double max_wall_s = 0;  // node 0 stops the run after this much host time (0: no limit)
   std::vector<std::string> args;
   std::size_t heap_bytes = std::size_t{64} << 20;
   std::size_t page_bytes = 4096;
@@ -61,6 +62,9 @@ struct AgentOptions {
   // and page size are the run's; the diffs are made when an interval closes).
   lrc::ProtocolConfig protocol;
 };
+
+// Why a run stopped early: a node failed, node 0 found a deadlock, or the host-time limit.
+enum class StopKind : std::uint32_t { Failure = 0, Deadlock = 1, Limit = 2 };
 
 class NodeAgent {
  public:
@@ -77,7 +81,7 @@ class NodeAgent {
   void stop_service();
   [[nodiscard]] NodeRecord& record() { return record_; }
   [[nodiscard]] bool failed() const { return aborted_.load(); }
-  [[nodiscard]] bool deadlocked() const { return deadlock_.load(); }
+  [[nodiscard]] bool deadlocked() const { return stop_kind_.load() == StopKind::Deadlock; }
   [[nodiscard]] const std::string& failure() const { return abort_text_; }
 
  private:
@@ -135,8 +139,8 @@ class NodeAgent {
   void replay_deferred_faults(tmk::RequestHandler& h);
   Message await_reply(Tag tag, const std::function<bool(const Message&)>& matches = {});
   [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
-  // The same, without unwinding (either thread); `deadlock`: node 0 found one.
-  void broadcast_failure(const std::string& text, bool deadlock = false);
+  // The same, without unwinding (either thread), for any kind of stop.
+  void broadcast_failure(const std::string& text, StopKind kind = StopKind::Failure);
   void account_computation(double resumed_ns, double posted_ns);
   void apply_mark(const tmk::ScopeMark& m);
   void close_pending(double resumed_ns);
@@ -155,14 +159,24 @@ class NodeAgent {
   void on_free(const Message& m);
   void on_abort(const Message& m);
   void release_barrier(std::uint32_t id);  // with mutex_ held
-  void stop_program(const std::string& text, bool deadlock = false);
+  void stop_program(const std::string& text, StopKind kind = StopKind::Failure);
   // Deadlock detection (agent_deadlock.cpp): every node tells node 0 what it waits for; when all
   // wait and nothing changed for a while, node 0 asks who holds which lock and stops the run.
   void report_blocked(std::uint32_t kind, std::uint32_t object, const std::string& where);
+  // "waits for lock 2 at prog.c:27", "has exited and waits for the others" ("" while running).
+  static std::string describe_wait(std::uint32_t kind, std::uint32_t object, const std::string& where);
   void on_blocked(const Message& m);
   void on_held_query(const Message& m);
   void on_held_reply(const Message& m);
   void look_for_deadlock();  // node 0's service thread, when idle
+  // The host-time limit (agent_limit.cpp): at --max-wall node 0 asks every node where its program
+  // is (the local thread answers, between two requests or while the program runs its own code),
+  // then stops the run naming each node's place.
+  void look_for_wall_limit();  // node 0's service thread, when idle
+  void on_place_query(const Message& m);
+  void on_place_reply(const Message& m);
+  void answer_place_query();                // local thread, when asked
+  [[nodiscard]] std::string place() const;  // local thread: "in f (prog.c:12), its last call at ..."
   void grant(std::uint32_t lock, int to, const lrc::VectorTime& known, double delay_ns);  // with mutex_ held
 
   [[nodiscard]] double now_ns() const { return static_cast<double>(clock_.now_ns()); }
@@ -206,7 +220,13 @@ class NodeAgent {
   std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed_;  // node 0: records, count
   std::atomic<bool> aborted_{false};
   std::string abort_text_;
-  std::atomic<bool> deadlock_{false};
+  std::atomic<StopKind> stop_kind_{StopKind::Failure};
+  std::atomic<bool> place_wanted_{false};           // node 0 asked where the program is
+  std::string my_wait_;                             // under mutex_: what the local thread waits for ("" none)
+  std::atomic<std::uint32_t> current_scope_{0};     // the scope the program's latest computation ended in
+  double service_started_ns_ = 0;                   // service thread: when it started (the limit's origin)
+  std::vector<std::optional<std::string>> places_;  // node 0, under mutex_: the replies
+  double places_asked_ns_ = 0;                      // node 0: when it asked (0: not yet)
   std::atomic<bool> stop_{false};
   struct Waiting {
     std::uint32_t kind = 0;  // 0: running, 1: a lock, 2: a barrier

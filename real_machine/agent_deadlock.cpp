@@ -16,7 +16,18 @@ constexpr std::uint32_t kRunning = 0;
 constexpr std::uint32_t kLock = 1;
 }  // namespace
 
+std::string NodeAgent::describe_wait(std::uint32_t kind, std::uint32_t object, const std::string& where) {
+  if (kind == kRunning) return {};
+  if (kind != kLock && object == lrc::kExitBarrier) return "has exited and waits for the others";
+  return fmt::format("waits for {}{}",
+                     kind == kLock ? fmt::format("lock {}", object) : lrc::barrier_name(object), where);
+}
+
 void NodeAgent::report_blocked(std::uint32_t kind, std::uint32_t object, const std::string& where) {
+  {
+    const std::lock_guard guard(mutex_);
+    my_wait_ = describe_wait(kind, object, where);
+  }
   if (nodes() == 1) return;
   WireWriter w;
   w.u32(kind).u32(object).text(where);
@@ -79,12 +90,7 @@ void NodeAgent::look_for_deadlock() {
       if (!h) return;
     for (std::size_t k = 0; k < waiting_.size(); ++k) {
       const Waiting& w = waiting_[k];
-      std::string line =
-          w.kind != kLock && w.object == lrc::kExitBarrier
-              ? fmt::format("node {} has exited and waits for the others", k)
-              : fmt::format("node {} waits for {}{}", k,
-                            w.kind == kLock ? fmt::format("lock {}", w.object) : lrc::barrier_name(w.object),
-                            w.where);
+      std::string line = fmt::format("node {} {}", k, describe_wait(w.kind, w.object, w.where));
       if (w.kind == kLock)
         for (std::size_t j = 0; j < held_.size(); ++j)
           for (const auto& [id, where] : *held_[j])
@@ -92,7 +98,7 @@ void NodeAgent::look_for_deadlock() {
       diagnosis += (diagnosis.empty() ? "" : "; ") + line;
     }
   }
-  broadcast_failure("deadlock: every node waits for another: " + diagnosis, true);
+  broadcast_failure("deadlock: every node waits for another: " + diagnosis, StopKind::Deadlock);
 }
 
 }  // namespace ncp2::real

@@ -104,6 +104,7 @@ void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
     if (const std::uint32_t f = site_of(c.pc, c.request != tmk::Request::Fault, true); f != 0) scope = f;
   const std::string none(lrc::to_string(lrc::Operation::None));
   record_.add(scope, Category::Comp, none, comp - given);
+  current_scope_.store(scope, std::memory_order_relaxed);  // where the node is, if asked (--max-wall)
   // One stretch per run of native execution, in the scope it ended in (the profile splits it).
   record_.add_segment({false, Category::Comp, none, scope, resumed_ns, posted_ns});
 }

@@ -85,7 +85,8 @@ void NodeAgent::run() {
     const std::lock_guard guard(mutex_);
     if (lrc_) record_.counters = lrc_->counters();
   }
-  record_.deadlock = deadlock_.load();
+  record_.deadlock = stop_kind_.load() == StopKind::Deadlock;
+  record_.limit = stop_kind_.load() == StopKind::Limit;
   record_.add(0, Category::CPComp, "none", static_cast<double>(cp_busy_ns_.load()));
 }
 
@@ -121,6 +122,10 @@ void NodeAgent::serve_program() {
   ::close(spec.stderr_fd);
   relay_->start();
   program_pid_.store(process_->pid());
+  // While the program runs its own code the local thread waits; every 50 ms it may be asked where.
+  process_->set_wait_timeout([this] {
+    if (place_wanted_.load(std::memory_order_acquire)) answer_place_query();
+  });
   if (aborted_.load()) ::kill(process_->pid(), SIGKILL);  // a failure came in while it started
   server_ = std::make_unique<tmk::ChannelServer>(tmk::ChannelSizes{
       self(), nodes(), options_.heap_bytes, options_.page_bytes, options_.sample_instructions});
@@ -186,6 +191,7 @@ class NodeAgent::Requests final : public tmk::RequestHandler {
 };
 
 bool NodeAgent::handle_request() {
+  if (place_wanted_.load(std::memory_order_acquire)) answer_place_query();
   Channel& c = process_->channel();
   const double picked = now_ns();
   const double resumed = c.resumed_tsc != 0 ? program_ns(c.resumed_tsc, picked) : record_.start_ns;
@@ -276,13 +282,13 @@ Message NodeAgent::await_reply(Tag tag, const std::function<bool(const Message&)
   }
 }
 
-void NodeAgent::broadcast_failure(const std::string& text, bool deadlock) {
+void NodeAgent::broadcast_failure(const std::string& text, StopKind kind) {
   if (aborted_.load()) return;
-  stop_program(text, deadlock);
+  stop_program(text, kind);
   for (int k = 0; k < nodes(); ++k) {
     if (k == self()) continue;
     WireWriter w;
-    w.u32(deadlock ? 1 : 0).text(text);
+    w.u32(static_cast<std::uint32_t>(kind)).text(text);
     try {
       transport_.send(k, Tag::Abort, std::move(w).take());
     } catch (const std::exception&) {

@@ -25,6 +25,7 @@ void NodeAgent::service_loop() {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   constexpr double kSpinAfterTrafficNs = 20'000;
   double last_traffic = now_ns();
+  service_started_ns_ = last_traffic;
   long idle_ns = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     try {
@@ -45,7 +46,10 @@ void NodeAgent::service_loop() {
     } catch (const std::exception& e) {
       broadcast_failure(fmt::format("node {}: {}", self(), e.what()));
     }
-    if (self() == 0 && !aborted_.load()) look_for_deadlock();
+    if (self() == 0 && !aborted_.load()) {
+      look_for_deadlock();
+      look_for_wall_limit();
+    }
     if (awaiting_.load(std::memory_order_acquire) > 0 || now_ns() - last_traffic < kSpinAfterTrafficNs) {
       sched_yield();
       continue;
@@ -80,6 +84,10 @@ void NodeAgent::dispatch(Message m) {
       return on_held_query(m);
     case Tag::HeldReply:
       return on_held_reply(m);
+    case Tag::PlaceQuery:
+      return on_place_query(m);
+    case Tag::PlaceReply:
+      return on_place_reply(m);
     case Tag::PageReply:
     case Tag::DiffReply:
     case Tag::LockGrant:
@@ -279,17 +287,18 @@ void NodeAgent::on_free(const Message& m) {
 
 void NodeAgent::on_abort(const Message& m) {
   WireReader r(m.body);
-  const bool deadlock = r.u32() != 0;
-  stop_program(r.text(), deadlock);
+  const std::uint32_t kind = r.u32();
+  stop_program(r.text(), kind <= static_cast<std::uint32_t>(StopKind::Limit) ? static_cast<StopKind>(kind)
+                                                                             : StopKind::Failure);
 }
 
 // Records the first failure, ends the program and wakes the local thread.
-void NodeAgent::stop_program(const std::string& text, bool deadlock) {
+void NodeAgent::stop_program(const std::string& text, StopKind kind) {
   {
     const std::lock_guard guard(mutex_);
     if (abort_text_.empty()) {
       abort_text_ = text;
-      deadlock_.store(deadlock);
+      stop_kind_.store(kind);
     }
     aborted_.store(true);
     replies_cv_.notify_all();

@@ -1,8 +1,8 @@
 // ncp2-node: one node of a real run, started by mpirun on every rank (`ncp2 run ./prog --machine
 // real` builds the command; docs/real-machine.md). Runs the node's agent, then node 0 gathers the
 // records and writes the database. Exit status (node 0's; the others exit 0): 0 verified, 1 the
-// run failed or did not verify (a crash, a misuse, a node exiting non-zero), 3 it deadlocked (the
-// codes of `ncp2 run`).
+// run failed or did not verify (a crash, a misuse, a node exiting non-zero), 3 it deadlocked, 5 it stopped at
+// --max-wall (the codes of `ncp2 run`).
 #include <mpi.h>
 
 #include <chrono>
@@ -63,6 +63,9 @@ int parse(int argc, char** argv, NodeOptions& o) {
   bool no_profile = false;
   app.add_flag("--no-profile", no_profile, "no profile and no waits (measures what profiling costs)");
   app.add_option("--node-output", o.agent.output_dir, "each node's output into DIR/node-N.stdout|stderr");
+  app.add_option("--max-wall", o.agent.max_wall_s,
+                 "stop the run after this many seconds of host time, naming each node's place (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--db", o.db, "the run's database (node 0 writes it)");
   app.add_flag("--force", o.force, "replace an existing database");
   app.add_option("--max-wait-rows", o.max_wait_rows,
@@ -143,7 +146,11 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   meta.clock_source = clock_source;
   const std::uint64_t collections = records.empty() ? 0 : records.front().counters.gc_runs;
   const carnival::RunData d = real::assemble_run(records, clocks, meta);
-  int code = d.run.status == "deadlock" ? 3 : d.run.status == "complete" && d.run.verified ? 0 : 1;
+  // 5: stopped at --max-wall, the partial results kept (ncp2's kExitLimit).
+  int code = d.run.status == "deadlock"                     ? 3
+             : d.run.status == "incomplete"                 ? 5
+             : d.run.status == "complete" && d.run.verified ? 0
+                                                            : 1;
   if (!o.db.empty()) {
     try {
       real::write_real_run(o.db, o.force, d, clocks, clock_source, o.max_wait_rows, o.max_timeline);

@@ -43,7 +43,7 @@ std::vector<std::byte> NodeRecord::encode() const {
   w.u32(static_cast<std::uint32_t>(node));
   put(w, start_ns);
   put(w, finish_ns);
-  w.i64(exit_status).text(failure).u32(deadlock ? 1 : 0);
+  w.i64(exit_status).text(failure).u32(deadlock ? 1 : 0).u32(limit ? 1 : 0);
   for (const lrc::CounterInfo& c : lrc::kCounterTable) w.u64(counters.*c.member);
   w.u64(sites.size());
   for (const auto& [id, s] : sites)
@@ -80,6 +80,7 @@ NodeRecord NodeRecord::decode(std::span<const std::byte> bytes) {
   n.exit_status = static_cast<int>(r.i64());
   n.failure = r.text();
   n.deadlock = r.u32() != 0;
+  n.limit = r.u32() != 0;
   for (const lrc::CounterInfo& c : lrc::kCounterTable) n.counters.*c.member = r.u64();
   for (std::uint64_t i = 0, count = r.u64(); i < count; ++i) {
     const std::uint32_t id = r.u32();

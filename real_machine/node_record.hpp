@@ -54,6 +54,7 @@ class NodeRecord {
   int exit_status = -1;    // the program's wait status (-1: unknown)
   std::string failure;     // why the node failed, if it did
   bool deadlock = false;   // ... because node 0 found every node waiting for another
+  bool limit = false;      // ... because the run reached its host-time limit (--max-wall)
   lrc::Counters counters;  // what the protocol core counted (the emulated runs count the same)
   std::map<std::uint32_t, SiteKey> sites;
   std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>

@@ -90,6 +90,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
   std::set<std::uint32_t> used{0};
   std::string failure;
   bool deadlock = false;
+  bool limit = false;
   for (const NodeRecord& r : records) {
     const ClockMap& clock = clocks.at(static_cast<std::size_t>(r.node));
     const auto ids = renumber(r);
@@ -121,6 +122,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
     d.nodes.push_back({r.node, ps(clock.to_master_ns(finish) - t0)});
     if (failure.empty()) failure = r.failure;
     deadlock = deadlock || r.deadlock;
+    limit = limit || r.limit;
   }
   std::uint64_t id = 0;
   std::sort(d.waits.begin(), d.waits.end(),
@@ -141,7 +143,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
   bool verified = false;
   run.message = verdict(records, verified);
   run.verified = verified && failure.empty();
-  run.status = failure.empty() ? "complete" : deadlock ? "deadlock" : "failed";
+  run.status = failure.empty() ? "complete" : deadlock ? "deadlock" : limit ? "incomplete" : "failed";
   if (!failure.empty()) run.message = failure;
   return d;
 }

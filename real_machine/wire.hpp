@@ -32,10 +32,12 @@ enum class Tag : int {
   MallocReply,                            // address (0: failed, with the reason)
   FreeRequest,                            // to node 0: address -> FreeReply
   FreeReply,
-  Abort,      // a node failed (or node 0 found a deadlock): kind, message; every node stops
-  Blocked,    // to node 0: what the node now waits for (a lock, a barrier) or that it waits no more
-  HeldQuery,  // node 0 to each, when every node waits: which locks do you hold?
-  HeldReply,  // the locks and where they were acquired
+  Abort,       // a node failed (or node 0 found a deadlock): kind, message; every node stops
+  Blocked,     // to node 0: what the node now waits for (a lock, a barrier) or that it waits no more
+  HeldQuery,   // node 0 to each, when every node waits: which locks do you hold?
+  HeldReply,   // the locks and where they were acquired
+  PlaceQuery,  // node 0 to each, at --max-wall: where is your program?
+  PlaceReply,  // its scope and its last TreadMarks call
 };
 
 // "diff request", ...: a message kind as the timeline names the service thread's work.

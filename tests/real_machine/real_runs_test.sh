@@ -98,6 +98,16 @@ real 3 "node 0 waits for lock 2 at deadlock.c:27" "$tmp/deadlock" --nodes 3 --db
 grep -qF "held by node 1 which acquired it at deadlock.c:25" "$tmp/out" || fail "deadlock holder: $(cat "$tmp/out")"
 [ "$(sqlite3 "$tmp/dl.db" 'select status from runs')" = deadlock ] || fail "deadlock run not marked"
 
+# The host-time limit (issue 36 item 5): node 1 loops without a Tmk call; at --max-wall node 0
+# stops the run, exit 5, the database kept and marked incomplete, each node's place named (node 0
+# in its barrier wait, node 1 in the looping function).
+build runs_forever "$src/tests/tmk/programs/runs_forever.c" &&
+  real 5 "node 1: in spin (runs_forever.c:5)" "$tmp/runs_forever" --nodes 2 --max-wall 2s --db "$tmp/forever.db" &&
+  grep -qF "node 0: waits for barrier 1 at runs_forever.c:10" "$tmp/out" &&
+  grep -qF "stopped after 2.0 s of host time (--max-wall)" "$tmp/out" &&
+  [ "$(sqlite3 "$tmp/forever.db" 'select status from runs')" = incomplete ] ||
+  fail "--max-wall on a real run: $(cat "$tmp/out")"
+
 # A program process killed mid-run: the others stop, the message names the node, the database says failed.
 echo old >"$tmp/kept.txt"
 ("$bin/ncp2" run --machine real "$tmp/jacobi" --nodes 3 --db "$tmp/killed.db" -- 1026 1026 100000 >"$tmp/killed.out" 2>&1
