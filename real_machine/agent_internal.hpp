@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "lrc/ports.hpp"
 #include "lrc/types.hpp"
 #include "real_machine/agent.hpp"
 
@@ -21,6 +22,12 @@ struct NodeAgent::Pending {
   double replied_ns = 0;
   WaitRecord wait;
 };
+
+// One part of a wait's time.
+inline double& part(WaitRecord& w, carnival::WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
+
+// The protocol core's cost hooks: a real run's costs are measured, not modelled.
+inline lrc::NoCosts no_costs;
 
 // The run stopped (this node or another failed): unwinds the local thread.
 struct RunAborted : std::runtime_error {

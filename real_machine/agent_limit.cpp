@@ -39,7 +39,8 @@ void NodeAgent::look_for_wall_limit() {
         "stopped after {:.1f} s of host time (--max-wall); the partial results are kept, marked incomplete",
         options_.max_wall_s);
     for (std::size_t k = 0; k < places_.size(); ++k)
-      text += fmt::format("\n  node {}: {}", k, places_[k].value_or("did not say where it is (no answer in 2 s)"));
+      text += fmt::format("\n  node {}: {}", k,
+                          places_[k].value_or("did not say where it is (no answer in 2 s)"));
   }
   broadcast_failure(text, StopKind::Limit);
 }

@@ -18,11 +18,6 @@ using carnival::WaitPart;
 using lrc::Operation;
 using lrc::PageId;
 
-namespace {
-double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
-lrc::NoCosts no_costs;  // a real run's costs are measured, not modelled
-}  // namespace
-
 void NodeAgent::fault(PageId page, bool write) {
   faulted_.push_back(lrc::raw(page));
   pending_->operation = write ? Operation::WriteFault : Operation::None;

@@ -19,10 +19,6 @@ namespace ncp2::real {
 using carnival::Category;
 using carnival::WaitPart;
 
-namespace {
-double& part(WaitRecord& w, WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
-}  // namespace
-
 void NodeAgent::close_pending(double resumed_ns) {
   if (!pending_) return;
   if (!options_.profile) {

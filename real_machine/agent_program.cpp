@@ -216,7 +216,6 @@ bool NodeAgent::handle_request() {
 void NodeAgent::replay_deferred_faults(tmk::RequestHandler& h) {
   const Channel& c = process_->channel();
   const std::span<const tmk::DeferredFault> faults = server_->deferred_faults(c, h);
-  static lrc::NoCosts no_costs;
   for (std::size_t k = 0; k < faults.size(); ++k) {
     const lrc::PageId page{server_->page_of(faults[k].address, h, "a write fault taken at once")};
     std::unique_lock guard(mutex_);

@@ -105,10 +105,6 @@ void NodeAgent::dispatch(Message m) {
   }
 }
 
-namespace {
-lrc::NoCosts no_costs;  // a real run's costs are measured, not modelled
-}  // namespace
-
 // As the page's home: a copy of it. The program may be writing the page meanwhile (this thread
 // never stops it): the bytes it changes are those of an interval the requester does not know of,
 // which a data-race-free program reads only after a synchronization brings their diff anyway.

@@ -1,8 +1,8 @@
 // ncp2-node: one node of a real run, started by mpirun on every rank (`ncp2 run ./prog --machine
 // real` builds the command; docs/real-machine.md). Runs the node's agent, then node 0 gathers the
 // records and writes the database. Exit status (node 0's; the others exit 0): 0 verified, 1 the
-// run failed or did not verify (a crash, a misuse, a node exiting non-zero), 3 it deadlocked, 5 it stopped at
-// --max-wall (the codes of `ncp2 run`).
+// run failed or did not verify (a crash, a misuse, a node exiting non-zero), 3 it deadlocked, 5 it
+// stopped at --max-wall (the codes of `ncp2 run`).
 #include <mpi.h>
 
 #include <chrono>

@@ -143,8 +143,8 @@ const std::vector<std::string>& basic_cost_operations() {
 }
 
 namespace {
-struct Runs {
-  Runs(const dsm::SystemConfig& config, const dsm::SystemConfig& pages_config, int nodes)
+struct BasicCostRuns {
+  BasicCostRuns(const dsm::SystemConfig& config, const dsm::SystemConfig& pages_config, int nodes)
       : lock_run(config, nodes), barrier_run(config, nodes), page_run(pages_config, nodes) {}
   Experiment lock_run;
   Experiment barrier_run;
@@ -156,9 +156,9 @@ dsm::SystemConfig eager(dsm::SystemConfig c) {
   c.dsm.lazy_diffs = 0;
   return c;
 }
-std::unique_ptr<Runs> run_experiments(const dsm::SystemConfig& config, int nodes) {
+std::unique_ptr<BasicCostRuns> run_experiments(const dsm::SystemConfig& config, int nodes) {
   if (nodes < 2) throw WorkloadError("the basic costs need 2 nodes or more");
-  auto r = std::make_unique<Runs>(config, eager(config), nodes);
+  auto r = std::make_unique<BasicCostRuns>(config, eager(config), nodes);
   r->lock_run.run(locks, "locks");
   r->barrier_run.run(barriers, "barrier");
   r->page_run.run(pages, "pages");

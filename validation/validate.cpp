@@ -18,8 +18,6 @@ namespace ncp2::validation {
 
 namespace {
 
-double seconds(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
-
 // The four kinds of wait a program has, by the operation of the wait.
 constexpr std::array<lrc::Operation, 4> kWaitKinds = {lrc::Operation::PageFault, lrc::Operation::DiffFetch,
                                                       lrc::Operation::LockAcquire, lrc::Operation::Barrier};

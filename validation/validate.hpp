@@ -4,6 +4,7 @@
 // against the measurement — the total time, each wait category, each scope, each node, the
 // protocol's counts — with the measured spread; parts of a wait a real run cannot observe are
 // said, not compared (docs/real-machine.md, docs/validation.md).
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -14,6 +15,9 @@
 #include "carnival/model.hpp"
 
 namespace ncp2::validation {
+
+// Picoseconds of a database as seconds.
+inline double seconds(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 
 struct ValidateOptions {
   std::string program;

@@ -14,8 +14,6 @@ namespace ncp2::validation {
 
 namespace {
 
-double seconds(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
-
 std::string error_text(const Compared& c) {
   const auto e = c.error_pct();
   return e ? fmt::format("{:+.1f} %", *e) : std::string("-");

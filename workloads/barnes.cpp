@@ -43,7 +43,7 @@ using barnes::kOpenTestOps;
 using barnes::kSoftening2;
 using barnes::Vec;
 
-constexpr dsm::OpCounts kUpdateOps{.flops = 12, .loads = 9, .stores = 9, .branches = 1};
+constexpr dsm::OpCounts kBodyUpdateOps{.flops = 12, .loads = 9, .stores = 9, .branches = 1};
 
 // The private octree of one step (tree=replicated): every node builds its own copy.
 class Octree {
@@ -238,7 +238,7 @@ class Barnes final : public Instance {
       v[k] += a[k] * dt_;
       next[k] = x[k] + v[k] * dt_;
     }
-    p.charge(kUpdateOps * static_cast<double>(count));
+    p.charge(kBodyUpdateOps * static_cast<double>(count));
   }
 
   std::size_t n_;

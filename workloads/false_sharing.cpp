@@ -17,7 +17,8 @@
 namespace ncp2::workloads {
 namespace {
 
-constexpr std::size_t kChunk = 1024;  // elements charged per compute step (one 4 KB page of int32)
+constexpr std::size_t kElementsPerCharge =
+    1024;  // elements charged per compute step (one 4 KB page of int32)
 
 class FalseSharing final : public Instance {
  public:
@@ -100,7 +101,7 @@ class FalseSharing final : public Instance {
     for (auto i = static_cast<std::size_t>(p.id()); i < n_; i += stride) {
       const std::int32_t old = r == 1 ? initial(i) : a.get(i);
       a.set(i, next(old, r, previous_sum, i));
-      if (++pending == static_cast<std::int64_t>(kChunk)) {
+      if (++pending == static_cast<std::int64_t>(kElementsPerCharge)) {
         p.compute_cycles(cycles_ * pending);
         pending = 0;
       }
@@ -113,8 +114,8 @@ class FalseSharing final : public Instance {
     CARNIVAL_SCOPE_KIND(p, "read all", "function");
     const auto a = p.view(array_);
     std::int64_t sum = 0;
-    for (std::size_t lo = 0; lo < n_; lo += kChunk) {
-      const std::size_t hi = std::min(n_, lo + kChunk);
+    for (std::size_t lo = 0; lo < n_; lo += kElementsPerCharge) {
+      const std::size_t hi = std::min(n_, lo + kElementsPerCharge);
       for (const std::int32_t v : a.read_span(lo, hi - lo)) sum += v;  // faults the chunk's pages in first
       p.compute_cycles(cycles_ * static_cast<std::int64_t>(hi - lo));
     }

@@ -24,10 +24,10 @@ namespace ncp2::workloads {
 namespace {
 
 // A point: 3 adds and a multiply; 4 loads and a store into the scratch row; loop overhead.
-constexpr dsm::OpCounts kPerPoint{.flops = 4, .int_ops = 1, .loads = 4, .stores = 1, .branches = 1};
+constexpr dsm::OpCounts kJacobiOpsPerPoint{.flops = 4, .int_ops = 1, .loads = 4, .stores = 1, .branches = 1};
 // Copying a point back, or initializing it.
 constexpr dsm::OpCounts kPerCopy{.flops = 0, .int_ops = 1, .loads = 1, .stores = 1, .branches = 1};
-constexpr std::size_t kChargePoints = 4096;  // points per charge (a few pages), see sor.cpp
+constexpr std::size_t kJacobiChargePoints = 4096;  // points per charge (a few pages), see sor.cpp
 
 struct JacobiProblem {
   std::size_t rows = 0;
@@ -125,7 +125,7 @@ class Jacobi final : public Instance {
     const std::size_t end = first_row(p.id() + 1);
     const auto grid = p.view(grid_);
     float* out = scratch_[static_cast<std::size_t>(p.id())].data();
-    const std::size_t rows_per_charge = std::max<std::size_t>(1, kChargePoints / cols);
+    const std::size_t rows_per_charge = std::max<std::size_t>(1, kJacobiChargePoints / cols);
     for (std::size_t chunk = begin; chunk < end; chunk += rows_per_charge) {
       const std::size_t chunk_end = std::min(end, chunk + rows_per_charge);
       // The rows of the chunk and one on each side: the first and last come from the neighbours.
@@ -134,7 +134,7 @@ class Jacobi final : public Instance {
         const float* above = rows + (r - chunk) * cols;
         relax_row(above, above + cols, above + 2 * cols, out + (r - begin) * cols, cols);
       }
-      p.charge(kPerPoint * static_cast<double>((chunk_end - chunk) * (cols - 2)));
+      p.charge(kJacobiOpsPerPoint * static_cast<double>((chunk_end - chunk) * (cols - 2)));
     }
   }
 

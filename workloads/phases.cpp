@@ -18,7 +18,8 @@
 namespace ncp2::workloads {
 namespace {
 
-constexpr std::size_t kChunk = 512;  // elements charged per compute step (one 4 KB page of int64)
+constexpr std::size_t kPhaseElementsPerCharge =
+    512;  // elements charged per compute step (one 4 KB page of int64)
 
 class Phases final : public Instance {
  public:
@@ -87,8 +88,8 @@ class Phases final : public Instance {
     const auto a = p.view(buffer_[0]);
     const std::size_t begin = block_begin(n_, nodes_, p.id());
     const std::size_t end = block_begin(n_, nodes_, p.id() + 1);
-    for (std::size_t lo = begin; lo < end; lo += kChunk) {
-      const std::size_t hi = std::min(end, lo + kChunk);
+    for (std::size_t lo = begin; lo < end; lo += kPhaseElementsPerCharge) {
+      const std::size_t hi = std::min(end, lo + kPhaseElementsPerCharge);
       for (std::size_t i = lo; i < hi; ++i) a.set(i, initial(i));
       p.compute_cycles(cycles_ * static_cast<std::int64_t>(hi - lo));
     }
@@ -101,8 +102,8 @@ class Phases final : public Instance {
     const auto dst = p.view(buffer_[static_cast<std::size_t>(k % 2)]);
     const std::size_t begin = block_begin(n_, nodes_, p.id());
     const std::size_t end = block_begin(n_, nodes_, p.id() + 1);
-    for (std::size_t lo = begin; lo < end; lo += kChunk) {
-      const std::size_t hi = std::min(end, lo + kChunk);
+    for (std::size_t lo = begin; lo < end; lo += kPhaseElementsPerCharge) {
+      const std::size_t hi = std::min(end, lo + kPhaseElementsPerCharge);
       for (std::size_t i = lo; i < hi; ++i) dst.set(i, step(src.get(i), src.get(neighbor(i, k)), k));
       p.compute_cycles(cycles_ * static_cast<std::int64_t>(hi - lo));
     }

@@ -21,12 +21,12 @@
 namespace ncp2::workloads {
 namespace {
 
-constexpr std::uint32_t kQueueLock = 0;
+constexpr std::uint32_t kSortQueueLock = 0;
 
 // Queue header words (quicksort.queue); the tasks follow as (lo, hi) pairs.
 constexpr std::size_t kTasks = 0;   // tasks on the stack
 constexpr std::size_t kPlaced = 1;  // elements known to be in their final place
-constexpr std::size_t kHeaderWords = 2;
+constexpr std::size_t kSortHeaderWords = 2;
 
 // Operation counts per step of the native loops.
 constexpr dsm::OpCounts kCompareOps{.int_ops = 1, .loads = 1, .branches = 1};  // element vs pivot / neighbour
@@ -135,7 +135,7 @@ class QuickSort final : public Instance {
 
   void allocate(dsm::Process& p) {  // collective
     data_ = p.alloc<std::int32_t>("quicksort.data", n_);
-    queue_ = p.alloc<std::int32_t>("quicksort.queue", kHeaderWords + 2 * capacity_);
+    queue_ = p.alloc<std::int32_t>("quicksort.queue", kSortHeaderWords + 2 * capacity_);
   }
 
   // Node 0 fills the array from the seed and queues the whole of it.
@@ -144,11 +144,11 @@ class QuickSort final : public Instance {
     const auto data = p.view(data_).write_span(0, n_);
     for (std::size_t i = 0; i < n_; ++i) data[i] = initial(i);
     p.charge(kInitOps * static_cast<double>(n_));
-    const auto queue = p.view(queue_).write_span(0, kHeaderWords + 2);
+    const auto queue = p.view(queue_).write_span(0, kSortHeaderWords + 2);
     queue[kTasks] = 1;
     queue[kPlaced] = 0;
-    queue[kHeaderWords] = 0;
-    queue[kHeaderWords + 1] = static_cast<std::int32_t>(n_);
+    queue[kSortHeaderWords] = 0;
+    queue[kSortHeaderWords + 1] = static_cast<std::int32_t>(n_);
   }
 
   enum class Take { Task, Empty, Done };
@@ -182,7 +182,7 @@ class QuickSort final : public Instance {
   // Under the queue lock: report the elements placed since the last visit, and pop a task.
   Take take(dsm::Process& p, std::pair<std::size_t, std::size_t>& task) {
     CARNIVAL_SCOPE_KIND(p, "take", "function");
-    auto guard = p.lock(kQueueLock);
+    auto guard = p.lock(kSortQueueLock);
     const auto queue = p.view(queue_);
     auto& mine = placed_[static_cast<std::size_t>(p.id())];
     const std::int64_t placed = queue.get(kPlaced) + mine;
@@ -191,7 +191,7 @@ class QuickSort final : public Instance {
     const std::int32_t tasks = queue.get(kTasks);
     p.charge(kTaskOps);
     if (tasks == 0) return placed == static_cast<std::int64_t>(n_) ? Take::Done : Take::Empty;
-    const std::size_t top = kHeaderWords + 2 * static_cast<std::size_t>(tasks - 1);
+    const std::size_t top = kSortHeaderWords + 2 * static_cast<std::size_t>(tasks - 1);
     task = {static_cast<std::size_t>(queue.get(top)), static_cast<std::size_t>(queue.get(top + 1))};
     queue.set(kTasks, tasks - 1);
     return Take::Task;
@@ -200,10 +200,10 @@ class QuickSort final : public Instance {
   // Under the queue lock: push a task for any node to take.
   void give(dsm::Process& p, std::pair<std::size_t, std::size_t> task) {
     CARNIVAL_SCOPE_KIND(p, "give", "function");
-    auto guard = p.lock(kQueueLock);
+    auto guard = p.lock(kSortQueueLock);
     const auto queue = p.view(queue_);
     const std::int32_t tasks = queue.get(kTasks);
-    const std::size_t top = kHeaderWords + 2 * static_cast<std::size_t>(tasks);
+    const std::size_t top = kSortHeaderWords + 2 * static_cast<std::size_t>(tasks);
     queue.set(top, static_cast<std::int32_t>(task.first));
     queue.set(top + 1, static_cast<std::int32_t>(task.second));
     queue.set(kTasks, tasks + 1);
