@@ -23,8 +23,8 @@ $(BUILD)/build.ninja:
 build: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The demo builds its one binary: a fresh machine runs it in a third of the time `build` takes
-# (issue 36: 359 targets, tests and benchmarks included, before the first run).
+# The demo builds its one binary (unity sources: about 4.5 minutes from nothing on 2 cores,
+# docs/performance.md), not the tests and benchmarks (issue 36).
 demo: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target ncp2
 	NCP2=$(BUILD)/bin/ncp2 bash cmake/demo.sh
