@@ -53,6 +53,7 @@ std::vector<DemandTrace> workload_of(const DemandTrace& application, Mix mix) {
   std::vector<DemandTrace> jobs;
   const int bbma = mix == Mix::A ? 4 : (mix == Mix::B ? 0 : 2);
   const int nbbma = mix == Mix::A ? 0 : (mix == Mix::B ? 4 : 2);
+  jobs.reserve(static_cast<std::size_t>(bbma) + static_cast<std::size_t>(nbbma) + kInstances);
   for (int i = 0; i < bbma; ++i) jobs.push_back(bbma_trace());
   for (int i = 0; i < nbbma; ++i) jobs.push_back(nbbma_trace());
   for (int i = 1; i <= kInstances; ++i) {
