@@ -116,6 +116,9 @@ build runs_forever &&
     run 2 "not a duration" "$tmp/runs_forever" --nodes 2 --max-wall 0s
     run 2 "a real run has no virtual time" "$tmp/runs_forever" --nodes 2 --machine real --max-virtual-time 1s
   }
+# Tmk_distribute of a local variable: a misuse named with its line, not a crash on another node.
+build distribute_local &&
+  run 1 "Tmk_distribute of a local variable" "$tmp/distribute_local" --nodes 2 --no-history
 # A function of the program inlined at -O2 is a function scope around its lines, as at -O0 (issue
 # 36 item 3): pair_force (lines 6-8) with its line 7 inside, beside main.
 for opt in -O0 -O2; do

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -493,12 +494,32 @@ void Tmk_free(void* ptr) {
   if (ptr) call(Request::Free, reinterpret_cast<std::uint64_t>(ptr), 0, __builtin_return_address(0));
 }
 
+namespace {
+// Whether [address, address + size) lies on the calling thread's stack: a local variable, whose
+// address in the other nodes' processes holds something else (their stacks differ).
+bool on_the_stack(std::uintptr_t address, std::size_t size) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) != 0) return false;
+  void* base = nullptr;
+  std::size_t stack_bytes = 0;
+  const bool known = pthread_attr_getstack(&attr, &base, &stack_bytes) == 0;
+  pthread_attr_destroy(&attr);
+  const auto low = reinterpret_cast<std::uintptr_t>(base);
+  return known && address < low + stack_bytes && address + size > low;
+}
+}  // namespace
+
 void Tmk_distribute(const void* ptr, size_t size) {
   void* pc = __builtin_return_address(0);
   require_started("Tmk_distribute", pc);
   if (!g.channel) return;
   if (Tmk_proc_id != 0) misuse("Tmk_distribute called by a node other than 0", pc);
   if (size + 16 > ncp2::tmk::kBulkBytes) misuse("Tmk_distribute of more than 64 MiB at once", pc);
+  if (on_the_stack(reinterpret_cast<std::uintptr_t>(ptr), size))
+    misuse(
+        "Tmk_distribute of a local variable: the other nodes hold something else at its address "
+        "(distribute a global or a static variable)",
+        pc);
   const auto address = reinterpret_cast<std::uint64_t>(ptr);
   const std::uint64_t bytes = size;
   std::memcpy(g.bulk, &address, 8);

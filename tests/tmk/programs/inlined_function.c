@@ -8,9 +8,12 @@ static inline long pair_force(long a, long b) {
   return (long)(h % 1000003u) - 500000;
 }
 
+/* A global: Tmk_distribute copies node 0's value to the same address on every node (a local's
+ * address on the stack is not the same in every node's process). */
+static long *force;
+
 int main(int argc, char **argv) {
   Tmk_startup(argc, argv);
-  long *force = 0;
   if (Tmk_proc_id == 0) {
     force = Tmk_malloc(64 * sizeof *force);
     Tmk_distribute(&force, sizeof force);
