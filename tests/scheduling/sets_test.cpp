@@ -14,20 +14,20 @@ namespace {
 const Policy kLatest{PolicyKind::LatestQuantum, Reference::Fitted};
 const Policy kWindow{PolicyKind::QuantaWindow, Reference::Fitted};
 
+PolicySummary summary_of(const std::vector<PolicySummary>& summaries, const std::string& set,
+                         const std::string& policy) {
+  for (const auto& s : summaries)
+    if (s.set == set && s.policy == policy) return s;
+  ADD_FAILURE() << set << " " << policy;
+  return {};
+}
 double mean_of(const std::vector<PolicySummary>& summaries, const std::string& set,
                const std::string& policy) {
-  for (const auto& s : summaries)
-    if (s.set == set && s.policy == policy) return s.mean_pct;
-  ADD_FAILURE() << set << " " << policy;
-  return 0;
+  return summary_of(summaries, set, policy).mean_pct;
 }
-
 double worst_of(const std::vector<PolicySummary>& summaries, const std::string& set,
                 const std::string& policy) {
-  for (const auto& s : summaries)
-    if (s.set == set && s.policy == policy) return s.worst_pct;
-  ADD_FAILURE() << set << " " << policy;
-  return 0;
+  return summary_of(summaries, set, policy).worst_pct;
 }
 
 TEST(Sets, TheSurveysShapes) {
