@@ -51,9 +51,17 @@ ContentionModel::Solo ContentionModel::solo_of(const BusLoad& load) const {
 }
 
 double ContentionModel::utilization(std::span<const BusLoad> loads) const {
+  return utilization(loads, solos_of(loads));
+}
+
+std::vector<ContentionModel::Solo> ContentionModel::solos_of(std::span<const BusLoad> loads) const {
   std::vector<Solo> solo;
   solo.reserve(loads.size());
   for (const auto& l : loads) solo.push_back(solo_of(l));
+  return solo;
+}
+
+double ContentionModel::utilization(std::span<const BusLoad> loads, std::span<const Solo> solo) const {
   // excess(u) = served(u) - u B falls strictly from >= 0 at u = 0 to -B as u -> 1: one root.
   const auto excess = [&](double u) {
     const double l = latency(u);
@@ -78,13 +86,13 @@ std::vector<JobShare> ContentionModel::shares(std::span<const BusLoad> loads) co
     out.push_back({1.0, loads[0].demand});
     return out;
   }
-  const double l = latency(utilization(loads));
-  for (const auto& load : loads) {
-    const Solo solo = solo_of(load);
+  const std::vector<Solo> solo = solos_of(loads);  // once: the bisection and the shares use them
+  const double l = latency(utilization(loads, solo));
+  for (std::size_t i = 0; i < loads.size(); ++i) {
     // Never faster than alone: below the job's own solo utilization the others add no delay.
-    const double stretch = std::max(1.0, l / solo.latency);
-    const double rate = 1 / (1 - solo.stall + solo.stall * stretch);
-    out.push_back({rate, load.demand * rate});
+    const double stretch = std::max(1.0, l / solo[i].latency);
+    const double rate = 1 / (1 - solo[i].stall + solo[i].stall * stretch);
+    out.push_back({rate, loads[i].demand * rate});
   }
   return out;
 }

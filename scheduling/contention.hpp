@@ -71,6 +71,8 @@ class ContentionModel {
     double latency = 1;  // L at the job's solo utilization
   };
   [[nodiscard]] Solo solo_of(const BusLoad& load) const;
+  [[nodiscard]] std::vector<Solo> solos_of(std::span<const BusLoad> loads) const;
+  [[nodiscard]] double utilization(std::span<const BusLoad> loads, std::span<const Solo> solo) const;
 
   Bandwidth capacity_;
   Bandwidth peak_per_thread_;

@@ -56,18 +56,23 @@ std::vector<DemandTrace> workload_of(const DemandTrace& application, Mix mix) {
   jobs.reserve(static_cast<std::size_t>(bbma) + static_cast<std::size_t>(nbbma) + kInstances);
   for (int i = 0; i < bbma; ++i) jobs.push_back(bbma_trace());
   for (int i = 0; i < nbbma; ++i) jobs.push_back(nbbma_trace());
-  for (int i = 1; i <= kInstances; ++i) {
-    DemandTrace instance = application;
-    instance.name = application.name + "#" + std::to_string(i);
-    instance.endless = false;  // the application of interest always ends
-    // Two runs of one program are not in lockstep to the step: the second starts its trace a
-    // little further on (the steps it skips come at its end), so the bursts of two instances
-    // run side by side do not coincide step for step.
-    const auto shift = static_cast<std::ptrdiff_t>((i - 1) * kInstanceShiftSteps % instance.demand.size());
-    std::rotate(instance.demand.begin(), instance.demand.begin() + shift, instance.demand.end());
-    jobs.push_back(std::move(instance));
-  }
+  for (int i = 1; i <= kInstances; ++i) jobs.push_back(instance_of(application, i));
   return jobs;
+}
+
+DemandTrace instance_of(const DemandTrace& application, int number) {
+  DemandTrace instance = application;
+  instance.name = application.name + "#" + std::to_string(number);
+  instance.endless = false;  // the application of interest always ends
+  // Two runs of one program are not in lockstep to the step: the second starts its trace a little
+  // further on (the steps it skips come at its end), so the bursts of two instances run side by
+  // side do not coincide step for step.
+  if (!instance.demand.empty()) {
+    const auto shift = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(number - 1) *
+                                                   kInstanceShiftSteps % instance.demand.size());
+    std::rotate(instance.demand.begin(), instance.demand.begin() + shift, instance.demand.end());
+  }
+  return instance;
 }
 
 Policy baseline_policy() { return {PolicyKind::NativeThreads, Reference::Fitted}; }

@@ -27,8 +27,11 @@ struct WorkloadSet {
 
 // A, B or C with the characterized programs.
 WorkloadSet standard_set(Mix mix);
-// The workload of one application in a mix: its two instances first, then the microbenchmarks.
+// The workload of one application in a mix: the microbenchmarks first, then its two instances.
 std::vector<DemandTrace> workload_of(const DemandTrace& application, Mix mix);
+// Instance `number` (1, 2, ...) of an application: named "app#N", ending, its trace started
+// 7 x (N - 1) steps further on than the first's (kInstanceShiftSteps, experiment.cpp).
+DemandTrace instance_of(const DemandTrace& application, int number);
 
 struct ResultRow {
   std::string set;

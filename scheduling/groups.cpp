@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "scheduling/experiment.hpp"
 #include "scheduling/programs.hpp"
 
 namespace ncp2::sched {
@@ -13,12 +14,7 @@ std::vector<DemandTrace> workload_of_group(const DemandTrace& application, Group
   if (group == Group::WithBbma) jobs = {bbma_trace(), bbma_trace()};
   if (group == Group::WithNbbma) jobs = {nbbma_trace(), nbbma_trace()};
   const int instances = group == Group::TwoInstances ? 2 : 1;
-  for (int i = 1; i <= instances; ++i) {
-    DemandTrace instance = application;
-    instance.name = fmt::format("{}#{}", application.name, i);
-    instance.endless = false;
-    jobs.push_back(std::move(instance));
-  }
+  for (int i = 1; i <= instances; ++i) jobs.push_back(instance_of(application, i));  // offset as in the sets
   return jobs;
 }
 

@@ -172,6 +172,8 @@ TEST(ScheduleCommand, BadInputIsAUsageError) {
                                 "schedule --set A --policy native --queueing 0",
                                 "schedule --set A --policy native --queueing -1",
                                 "schedule --experiment nonsense",
+                                "schedule --set A --policy native --fair-share-slack -1",
+                                "schedule --set A --policy native --split-progress 1.5",
                                 "schedule --experiment groups --all",
                                 "schedule --experiment groups --db x.db",
                                 "schedule --experiment groups --set /nonexistent/x.trace",
