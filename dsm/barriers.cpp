@@ -1,5 +1,5 @@
-// Barriers on the emulated machine: every node sends its arrival (with its new intervals) to the
-// manager, whose handler (lrc::BarrierManager) answers each with the intervals it has not seen.
+// Barriers on the emulated machine, in the driver's sequence (lrc/driver.hpp): every node sends its
+// arrival (with its new intervals) to the manager, whose handler (lrc::BarrierManager) answers each with the intervals it has not seen.
 // 2(n-1) messages.
 #include "dsm/runtime.hpp"
 
@@ -19,17 +19,11 @@ void Runtime::barrier(NodeId n, BarrierId barrier) {
   if (raw(barrier) >= kMaxBarriers)
     throw DsmError(fmt::format("node {}: barrier id {} is out of range (0..{})", emu::index(n), raw(barrier),
                                kMaxBarriers - 1));
-  barrier_episode(self(n), barrier, true);
+  self(n).driver.barrier(barrier);
 }
 
-void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
-  OperationScope op(*ns.pp, Operation::Barrier);
-  if (races_) races_->barrier_arrive(ns.id);
-  if (spans_) [[unlikely]]
-    close_spans(ns.id, Operation::Barrier, raw(barrier));
-  ns.pp->compute(config_.dsm.protocol_handler);
-  Costs costs(*this, ns, nullptr);
-  const std::size_t usage = ns.lrc.arrive_at_barrier(costs);
+// The arrival (the manager records its own without a message) and the wait for the release.
+lrc::BarrierOutcome Runtime::exchange_at_barrier(NodeState& ns, BarrierId barrier, std::size_t usage) {
   const NodeId manager = protocol_.barrier_manager;
   const VectorTime& vt = ns.lrc.vt();
   if (ns.id == manager) {
@@ -47,12 +41,9 @@ void Runtime::barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc) {
     send_request(ns, m, LocalCommand::SendMessage);
   }
   wait_until_done(ns, Operation::Barrier, raw(barrier));
-  if (races_) races_->barrier_depart(ns.id);
-  ns.lrc.count_barrier();
-  if (ns.release_gc && allow_gc) {
-    ns.release_gc = false;
-    run_gc(ns);
-  }
+  const lrc::BarrierOutcome outcome{ns.release_gc};
+  ns.release_gc = false;
+  return outcome;
 }
 
 void Runtime::on_barrier_arrival(WorkContext& ctx, Message* m) {

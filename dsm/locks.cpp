@@ -1,6 +1,7 @@
-// Locks on the emulated machine: the core's distributed queue (lrc/node_locks.cpp) carried by
-// messages — the request to the manager, its forward to the last requester, the grant with the
-// intervals the acquirer has not seen. Acquire costs 0, 2 or 3 messages.
+// Locks on the emulated machine: the core's distributed queue (lrc/node_locks.cpp), in the
+// driver's sequence (lrc/driver.hpp), carried by messages — the request to the manager, its
+// forward to the last requester, the grant with the intervals the acquirer has not seen. Acquire
+// costs 0, 2 or 3 messages.
 #include "dsm/runtime.hpp"
 #include "dsm/runtime_internal.hpp"
 
@@ -13,69 +14,75 @@ using emu::WorkContext;
 
 void Runtime::lock_acquire(NodeId n, LockId lock) {
   const MeasuredEntry measured(*this, n);
-  NodeState& ns = self(n);
-  ns.lrc.check_acquire(lock);
-  if (spans_) [[unlikely]]
-    close_spans(n, Operation::LockAcquire, raw(lock));
-  OperationScope op(*ns.pp, Operation::LockAcquire);
-  ns.pp->compute(config_.dsm.protocol_handler);
-  Costs costs(*this, ns, nullptr);
-  const lrc::AcquireStep step = ns.lrc.acquire(lock, current_site(n), costs);
-  if (step.local) {
-    if (races_) races_->acquired(n, lock);
-    return;
-  }
+  self(n).driver.lock_acquire(lock, current_site(n));
+}
+
+void Runtime::lock_release(NodeId n, LockId lock) {
+  const MeasuredEntry measured(*this, n);
+  self(n).driver.lock_release(lock);
+}
+
+void Runtime::request_lock(NodeState& ns, LockId lock, const lrc::AcquireStep& step) {
   Message* m =
-      new_message(n, step.to, step.forward ? kLockForward : kLockRequest, 8 + 4 * ns.lrc.vt().size());
+      new_message(ns.id, step.to, step.forward ? kLockForward : kLockRequest, 8 + 4 * ns.lrc.vt().size());
   m->words[0] = raw(lock);
-  m->words[1] = static_cast<std::uint64_t>(emu::index(n));
+  m->words[1] = static_cast<std::uint64_t>(emu::index(ns.id));
   encode_vt(m->data, ns.lrc.vt());
   send_request(ns, m, LocalCommand::SendMessage);
   wait_until_done(ns, Operation::LockAcquire, raw(lock));
-  if (races_) races_->acquired(n, lock);
 }
 
 void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
   const LockId lock{static_cast<std::uint32_t>(m->words[0])};
-  const NodeId requester = emu::node_id(static_cast<int>(m->words[1]));
   NodeState& here = self(ctx.node());
-  if (m->purpose == kLockRequest) {
-    // At the manager: the request joins the distributed queue behind the last requester.
-    if (const std::optional<NodeId> previous = here.lrc.manage_request(lock, requester)) {
+  lrc::LockWaiter requester{emu::node_id(static_cast<int>(m->words[1])),
+                            decode_vt(m->data, here.lrc.vt().size())};
+  const lrc::LockAnswer answer = here.lrc.lock_request(lock, requester, m->purpose == kLockForward);
+  switch (answer.kind) {
+    case lrc::LockAnswer::Kind::Forward:
       m->source = here.id;
-      m->destination = *previous;
+      m->destination = answer.to;
       m->purpose = kLockForward;
       send_from_handler(ctx, m);
       return;
-    }
+    case lrc::LockAnswer::Kind::Grant:
+      grant_lock(&ctx, here, requester.node, requester.known, m);
+      return;
+    case lrc::LockAnswer::Kind::Queue:
+      // From here the requester waits for this node to release: synchronization delay, caused
+      // here. Stamped when the command (or handler) starts, so that a release in the middle of it
+      // still comes after this stamp.
+      m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id,
+                   here.pp->attribution().scope);
+      here.queued_locks[raw(lock)] = m;
+      return;
   }
-  // At the node that holds the lock, or will: grant now if it is free, else when released.
-  if (here.lrc.take_request(lock, {requester, m})) {
-    grant_lock(&ctx, here, lock, requester, m);
-    return;
-  }
-  // From here the requester waits for this node to release: synchronization delay, caused here.
-  // Stamped when the command (or handler) starts, so that a release in the middle of it still
-  // comes after this stamp.
-  m->chain.add(kernel_.now(), StampPoint::SyncDelayBegin, ctx.resource(), here.id,
-               here.pp->attribution().scope);
 }
 
-// `holder` passes lock `lock` to `to`, answering `request` with the intervals `to` has not seen.
-void Runtime::grant_lock(WorkContext* ctx, NodeState& holder, LockId lock, NodeId to, Message* request) {
+// `holder` passes a lock to `to`, answering `request` with the intervals `to` has not seen (it
+// had seen `known`).
+void Runtime::grant_lock(WorkContext* ctx, NodeState& holder, NodeId to, const VectorTime& known,
+                         Message* request) {
   const VectorTime& vt = holder.lrc.vt();
-  const VectorTime requester_vt = decode_vt(request->data, vt.size());
   request->source = holder.id;
   request->destination = to;
   request->purpose = kLockGrant;
-  request->payload_bytes =
-      static_cast<std::uint32_t>(8 + 4 * vt.size() + history_.bytes_between(requester_vt, vt));
+  request->payload_bytes = static_cast<std::uint32_t>(8 + 4 * vt.size() + history_.bytes_between(known, vt));
   encode_vt(request->data, vt);
-  (void)lock;
   if (ctx)
     send_from_handler(*ctx, request);
   else
     send_from_fiber(holder, request);
+}
+
+// At the release: the request queued here is answered.
+void Runtime::grant_queued(NodeState& ns, LockId lock, const lrc::LockWaiter& next) {
+  const auto it = ns.queued_locks.find(raw(lock));
+  Message* request = it->second;
+  ns.queued_locks.erase(it);
+  request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id,
+                     ns.pp->worked_scope());  // what the holder did while holding it
+  grant_lock(nullptr, ns, next.node, next.known, request);
 }
 
 void Runtime::receive_grant(WorkContext& ctx, Message* m) {
@@ -85,24 +92,6 @@ void Runtime::receive_grant(WorkContext& ctx, Message* m) {
                  costs);
   finish_wait(ctx, ns, m);
   cluster_.release(m);
-}
-
-void Runtime::lock_release(NodeId n, LockId lock) {
-  const MeasuredEntry measured(*this, n);
-  NodeState& ns = self(n);
-  ns.lrc.check_release(lock);
-  if (races_) races_->release(n, lock);  // before the lock can be granted on
-  if (spans_) [[unlikely]]
-    close_spans(n, Operation::LockRelease, raw(lock));
-  OperationScope op(*ns.pp, Operation::LockRelease);
-  ns.pp->compute(config_.dsm.protocol_handler);
-  Costs costs(*this, ns, nullptr);
-  if (const std::optional<lrc::LockWaiter> next = ns.lrc.release(lock, costs)) {
-    auto* request = static_cast<Message*>(next->cookie);
-    request->chain.add(kernel_.now(), StampPoint::SyncDelayEnd, Resource::PP, ns.id,
-                       ns.pp->worked_scope());  // what the holder did while holding it
-    grant_lock(nullptr, ns, lock, next->node, request);
-  }
 }
 
 }  // namespace ncp2::dsm

@@ -32,6 +32,8 @@ Runtime::NodeState::NodeState(Runtime& rt, NodeId node)
       pp(&rt.cluster_.pp(node)),
       memory(rt.directory_, rt.page_size_),
       lrc(node, rt.protocol_, rt.history_, rt.directory_, memory),
+      transport(rt, *this),
+      driver(lrc, transport),
       runtime(&rt) {}
 
 Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig& config)

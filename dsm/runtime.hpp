@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "lrc/barrier_manager.hpp"
 #include "lrc/config.hpp"
 #include "lrc/counters.hpp"
+#include "lrc/driver.hpp"
 #include "lrc/history.hpp"
 #include "lrc/page_directory.hpp"
 
@@ -232,19 +234,22 @@ class Runtime {
   class NodeMemory;
   class Costs;
 
+  // One node's side of the operations' driver (lrc/driver.hpp): the emulated machine as its
+  // transport (node_transport.cpp, and the exchanges in page_faults.cpp, locks.cpp, barriers.cpp).
+  class NodeTransport;
+
   // fiber side
   NodeState& self(NodeId n);
-  void validate_page(NodeState& ns, PageId page, Access wanted);
-  void fetch_page(NodeState& ns, PageId page);
-  void fetch_diffs(NodeState& ns, PageId page);
-  void begin_write(NodeState& ns, PageId page);
+  void fetch_page(NodeState& ns, PageId page, NodeId home);
+  void fetch_diffs(NodeState& ns, PageId page, std::span<const lrc::DiffRequest> requests);
+  void request_lock(NodeState& ns, LockId lock, const lrc::AcquireStep& step);
+  void grant_queued(NodeState& ns, LockId lock, const lrc::LockWaiter& next);
+  lrc::BarrierOutcome exchange_at_barrier(NodeState& ns, BarrierId barrier, std::size_t usage);
   // The LOCAL_* command the PP posts for a request on ncp2 (resolved once, not per request).
   enum class LocalCommand { PageRequest, DiffRequest, SendMessage };
   void send_request(NodeState& ns, emu::Message* m, LocalCommand local_command);
   void wait_until_done(NodeState& ns, Operation op, std::uint64_t object);
   static std::string describe_wait(const void* node_state);
-  void run_gc(NodeState& ns);
-  void barrier_episode(NodeState& ns, BarrierId barrier, bool allow_gc);
 
   // handler side (a CP command on ncp2, a PP interrupt handler on treadmarks)
   void on_message(emu::WorkContext& ctx, emu::Message* m);
@@ -253,7 +258,8 @@ class Runtime {
   void serve_diff_request(emu::WorkContext& ctx, emu::Message* m);
   void receive_diffs(emu::WorkContext& ctx, emu::Message* m);
   void on_lock_request(emu::WorkContext& ctx, emu::Message* m);
-  void grant_lock(emu::WorkContext* ctx, NodeState& holder, LockId lock, NodeId to, emu::Message* request);
+  void grant_lock(emu::WorkContext* ctx, NodeState& holder, NodeId to, const VectorTime& known,
+                  emu::Message* request);
   void receive_grant(emu::WorkContext& ctx, emu::Message* m);
   void on_barrier_arrival(emu::WorkContext& ctx, emu::Message* m);
   void record_arrival(emu::WorkContext* ctx, NodeId from, BarrierId barrier, const VectorTime& vt,

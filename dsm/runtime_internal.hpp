@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,21 +53,6 @@ inline VectorTime decode_vt(const std::vector<std::byte>& in, std::size_t nodes)
   return vt;
 }
 
-// Marks the PP as running TreadMarks code for `op` (Extra, not Comp) while in scope.
-class OperationScope {
- public:
-  OperationScope(emu::Processor& pp, Operation op) : pp_(pp), previous_(pp.attribution().operation) {
-    pp_.set_operation(static_cast<std::uint8_t>(op));
-  }
-  ~OperationScope() { pp_.set_operation(previous_); }
-  OperationScope(const OperationScope&) = delete;
-  OperationScope& operator=(const OperationScope&) = delete;
-
- private:
-  emu::Processor& pp_;
-  std::uint8_t previous_;
-};
-
 // A node's copy of the shared pages, as the core sees it: its regions' memory, or the bytes that
 // stand for a page while a deferred write fault shows it as it was (Runtime::show_page_as).
 class Runtime::NodeMemory final : public lrc::PageMemory {
@@ -99,38 +85,6 @@ struct LazyDiffState {
   std::uint32_t uncharged_runs = 0;
 };
 
-struct Runtime::NodeState {
-  NodeState(Runtime& rt, NodeId node);
-
-  NodeId id{};
-  emu::Processor* pp = nullptr;
-  NodeMemory memory;
-  lrc::Node lrc;
-  std::vector<LazyDiffState> lazy;  // per page (dsm.lazy_diffs)
-  std::uint32_t allocations = 0;
-
-  // The current wait (one at a time: the PP is blocked in it).
-  bool done = false;
-  emu::TimePoint wait_start;
-  Operation wait_op = Operation::None;
-  std::uint64_t wait_object = 0;
-  std::uint64_t wait_site = 0;  // where the program waits (Runtime::set_sites)
-  std::uint32_t wait_requests = 1;
-  const Runtime* runtime = nullptr;  // for describing the wait in a deadlock diagnosis
-  emu::StampChain chain;
-  int outstanding = 0;
-  std::vector<std::byte> reply_buffer;  // a diff reply under construction, capacity reused
-  std::vector<emu::Message*> fanout;    // requests a LOCAL_*_REQUEST command sends (ncp2)
-  bool release_gc = false;
-
-  bool exited = false;
-  emu::TimePoint exit_time;
-  // The transport's counts (the protocol's are the core's).
-  std::uint64_t messages = 0;
-  std::uint64_t bytes = 0;
-  std::vector<std::uint64_t> messages_by_purpose = std::vector<std::uint64_t>(kPurposeEnd, 0);
-};
-
 // Where the core's modelled costs go: the handler or CP command `ctx` that does the work, or the
 // node's PP (its fiber) when there is none (costs.cpp).
 class Runtime::Costs final : public lrc::CostSink {
@@ -148,6 +102,70 @@ class Runtime::Costs final : public lrc::CostSink {
   Runtime& rt_;
   NodeState& ns_;
   emu::WorkContext* ctx_;
+};
+
+// One node's emulated machine under the operations' driver (lrc/driver.hpp): the PP's
+// attribution and entry costs, the checks at synchronizations (race detection, stale spans), and
+// the exchanges as messages through the machine (node_transport.cpp).
+class Runtime::NodeTransport final : public lrc::Transport {
+ public:
+  NodeTransport(Runtime& runtime, NodeState& ns) : rt_(runtime), ns_(ns), costs_(runtime, ns, nullptr) {}
+  [[nodiscard]] Operation operation() const override;
+  void set_operation(Operation op) override;
+  void charge(lrc::Entry entry) override;
+  void synchronizing(Operation op, std::uint64_t object, bool after) override;
+  lrc::CostSink& costs() override { return costs_; }
+  void fetch_page(PageId page, NodeId home) override { rt_.fetch_page(ns_, page, home); }
+  void fetch_diffs(PageId page, std::span<const lrc::DiffRequest> requests) override {
+    rt_.fetch_diffs(ns_, page, requests);
+  }
+  void request_lock(LockId lock, const lrc::AcquireStep& step) override { rt_.request_lock(ns_, lock, step); }
+  void grant_lock(LockId lock, const lrc::LockWaiter& next) override { rt_.grant_queued(ns_, lock, next); }
+  lrc::BarrierOutcome exchange_at_barrier(BarrierId barrier, std::size_t usage) override {
+    return rt_.exchange_at_barrier(ns_, barrier, usage);
+  }
+
+ private:
+  Runtime& rt_;
+  NodeState& ns_;
+  Costs costs_;
+};
+
+struct Runtime::NodeState {
+  NodeState(Runtime& rt, NodeId node);
+
+  NodeId id{};
+  emu::Processor* pp = nullptr;
+  NodeMemory memory;
+  lrc::Node lrc;
+  NodeTransport transport;
+  lrc::Driver driver;
+  std::vector<LazyDiffState> lazy;  // per page (dsm.lazy_diffs)
+  std::uint32_t allocations = 0;
+
+  // The current wait (one at a time: the PP is blocked in it).
+  bool done = false;
+  emu::TimePoint wait_start;
+  Operation wait_op = Operation::None;
+  std::uint64_t wait_object = 0;
+  std::uint64_t wait_site = 0;  // where the program waits (Runtime::set_sites)
+  std::uint32_t wait_requests = 1;
+  const Runtime* runtime = nullptr;  // for describing the wait in a deadlock diagnosis
+  emu::StampChain chain;
+  int outstanding = 0;
+  std::vector<std::byte> reply_buffer;  // a diff reply under construction, capacity reused
+  std::vector<emu::Message*> fanout;    // requests a LOCAL_*_REQUEST command sends (ncp2)
+  bool release_gc = false;
+  // Lock requests queued here until this node's release: the request message, answered by the
+  // grant (its stamp chain carries the synchronization delay).
+  std::unordered_map<std::uint32_t, emu::Message*> queued_locks;
+
+  bool exited = false;
+  emu::TimePoint exit_time;
+  // The transport's counts (the protocol's are the core's).
+  std::uint64_t messages = 0;
+  std::uint64_t bytes = 0;
+  std::vector<std::uint64_t> messages_by_purpose = std::vector<std::uint64_t>(kPurposeEnd, 0);
 };
 
 // At a DSM entry, the native stretch that just ended is charged to the PP as computation (before

@@ -19,7 +19,7 @@ void Runtime::start(const std::function<void(Process&)>& body,
         ns->pp->compute(meter_->end_stretch(ns->id));
         meter_->finish(ns->id);
       }
-      barrier_episode(*ns, BarrierId{kExitBarrier}, false);  // Tmk_exit
+      ns->driver.barrier(BarrierId{kExitBarrier});  // Tmk_exit
       ns->exited = true;
       ns->exit_time = kernel_.now();
       for (const auto& [id, observer] : exit_observers_) observer(ns->id, ns->exit_time);

@@ -32,11 +32,22 @@ struct Notice {
   auto operator<=>(const Notice&) const = default;
 };
 
-// The lock's next holder, queued at the node that holds the lock (or will). `cookie` is the
-// transport's: what it keeps to answer the request (the emulator, the request message itself).
+// The lock's next holder, queued at the node that holds the lock (or will), with what it had seen
+// when it asked: the grant brings it the intervals after that.
 struct LockWaiter {
   NodeId node{};
-  void* cookie = nullptr;
+  VectorTime known;
+};
+
+// What the node a lock request reaches does with it.
+struct LockAnswer {
+  enum class Kind : std::uint8_t {
+    Forward,  // as the lock's manager: on to the last requester, `to`
+    Grant,    // the lock is free here: to the requester now, with the intervals it lacks
+    Queue,    // held here (or about to be): the requester is next, granted at the release
+  };
+  Kind kind = Kind::Queue;
+  NodeId to{};
 };
 
 // What an acquire needs: nothing (the node re-acquires the lock it held last), or a request to
@@ -128,12 +139,11 @@ class Node {
   void check_acquire(LockId lock);
   // After check_acquire: re-acquired at once, or the interval closed and a request to send.
   AcquireStep acquire(LockId lock, std::uint64_t site, CostSink& costs);
-  // As the lock's manager, a request from `requester`: forward it to the last requester (returned),
-  // or nothing when that is this node (it then answers as holder: take_request).
-  std::optional<NodeId> manage_request(LockId lock, NodeId requester);
-  // As the node that holds the lock or will: true when it grants at once (the token moves), false
-  // when the requester is queued until the release.
-  bool take_request(LockId lock, const LockWaiter& requester);
+  // A request from `requester` reaching this node as the lock's manager
+  // (`forwarded` false) or forwarded by the manager: forwarded on to the last requester, granted
+  // now (the token moves) or queued until this node's release. Throws ProtocolError for ids out
+  // of range (a malformed message).
+  LockAnswer lock_request(LockId lock, const LockWaiter& requester, bool forwarded);
   // The grant arrived, with the intervals up to `learned`: the lock is held.
   void granted(LockId lock, const VectorTime& learned, CostSink& costs);
   // Throws ProtocolError for a lock this node does not hold.

@@ -3,6 +3,7 @@
 // release with the intervals the acquirer has not seen; the last holder keeps a token and
 // re-acquires without messages. An acquire costs 0, 2 or 3 messages.
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -55,27 +56,33 @@ AcquireStep Node::acquire(LockId lock, std::uint64_t site, CostSink& costs) {
   return {.local = false, .to = previous, .forward = true};
 }
 
-std::optional<NodeId> Node::manage_request(LockId lock, NodeId requester) {
-  auto [tail, added] = lock_tails_.try_emplace(raw(lock), self_);
-  const NodeId previous = tail->second;
-  tail->second = requester;
-  if (previous == self_) return std::nullopt;
-  ++counters_.lock_forwards;
-  return previous;
-}
-
-bool Node::take_request(LockId lock, const LockWaiter& requester) {
+LockAnswer Node::lock_request(LockId lock, const LockWaiter& requester, bool forwarded) {
+  if (raw(lock) >= kMaxLocks || index(requester.node) < 0 || index(requester.node) >= config_.nodes ||
+      requester.known.size() != vt_.size())
+    throw ProtocolError(fmt::format("node {}: a malformed request for lock {} from node {}", index(self_),
+                                    raw(lock), index(requester.node)));
+  if (!forwarded && lock_manager(lock) == self_) {
+    // As the manager: the request joins the distributed queue behind the last requester.
+    auto [tail, added] = lock_tails_.try_emplace(raw(lock), self_);
+    const NodeId previous = tail->second;
+    tail->second = requester.node;
+    if (previous != self_) {
+      ++counters_.lock_forwards;
+      return {.kind = LockAnswer::Kind::Forward, .to = previous};
+    }
+  }
+  // At the node that holds the lock, or will: granted now if it is free, else at the release.
   LockState& ls = lock_state(lock);
   if (!ls.held && ls.token) {
     ls.token = false;
     ++counters_.lock_grants;
-    return true;
+    return {.kind = LockAnswer::Kind::Grant, .to = requester.node};
   }
   if (ls.has_next)
     throw std::logic_error(fmt::format("lock {}: node {} already has a successor", raw(lock), index(self_)));
   ls.has_next = true;
   ls.next = requester;
-  return false;
+  return {.kind = LockAnswer::Kind::Queue, .to = requester.node};
 }
 
 void Node::granted(LockId lock, const VectorTime& learned, CostSink& costs) {
@@ -100,7 +107,7 @@ std::optional<LockWaiter> Node::release(LockId lock, CostSink& costs) {
   ls.has_next = false;
   ls.token = false;
   ++counters_.lock_grants;
-  return ls.next;
+  return std::move(ls.next);
 }
 
 bool Node::lock_held(LockId lock) const {

@@ -27,6 +27,7 @@
 
 #include "lrc/barrier_manager.hpp"
 #include "lrc/config.hpp"
+#include "lrc/driver.hpp"
 #include "lrc/history.hpp"
 #include "lrc/node.hpp"
 #include "lrc/page_directory.hpp"
@@ -114,24 +115,46 @@ class NodeAgent {
   bool handle_request();  // false once the program has exited
   void startup();
   void fault(lrc::PageId page, bool write);
-  struct Fetched {
-    int messages = 0;
-    double remote_ns = 0;
-    double longest_service_ns = 0;
-    int slowest_server = -1;
-  };
-  void fetch_page(lrc::PageId page, Fetched& f);
-  void fetch_diffs(lrc::PageId page, Fetched& f);
-  void collect_garbage();
-  struct BarrierRelease {
-    double delay_ns = 0;   // since this node arrived, on the manager's clock
-    int last = -1;         // the last node to arrive
-    bool collect = false;  // collect garbage now
-  };
-  BarrierRelease barrier_exchange(std::uint32_t id);
   void lock_acquire(std::uint32_t lock);
   void lock_release(std::uint32_t lock);
   void barrier(std::uint32_t id);
+  // The operations' driver's transport (lrc/driver.hpp): MPI exchanges, measured time, no costs.
+  class Exchanges final : public lrc::Transport {
+   public:
+    explicit Exchanges(NodeAgent& agent) : a_(agent) {}
+    [[nodiscard]] lrc::Operation operation() const override;
+    void set_operation(lrc::Operation op) override;
+    void charge(lrc::Entry /*entry*/) override {}  // measured, not modelled
+    void synchronizing(lrc::Operation /*op*/, std::uint64_t /*object*/, bool /*after*/) override {}
+    lrc::CostSink& costs() override { return no_costs_; }
+    void fetch_page(lrc::PageId page, lrc::NodeId home) override;
+    void fetch_diffs(lrc::PageId page, std::span<const lrc::DiffRequest> requests) override;
+    void request_lock(lrc::LockId lock, const lrc::AcquireStep& step) override;
+    void grant_lock(lrc::LockId lock, const lrc::LockWaiter& next) override;
+    lrc::BarrierOutcome exchange_at_barrier(lrc::BarrierId barrier, std::size_t usage) override;
+
+   private:
+    NodeAgent& a_;
+    lrc::Operation op_ = lrc::Operation::None;
+    lrc::NoCosts no_costs_;
+  };
+  // One exchange of a request (a wait, as the emulator records one per exchange): what it could
+  // observe of it, in the node's clock.
+  struct Exchange {
+    lrc::Operation operation = lrc::Operation::None;
+    std::uint64_t object = 0;
+    double start_ns = 0;    // the request sent
+    double end_ns = 0;      // its reply (the last of them) taken in
+    double service_ns = 0;  // the replier's own time (the slowest's, of several)
+    double sync_ns = 0;     // waiting for another processor (a lock's holder, the barrier's last)
+    int remote_node = -1;
+    int cause_node = -1;
+  };
+  Exchange& note_exchange(lrc::Operation op, std::uint64_t object);
+  void fetch_page(lrc::PageId page, lrc::NodeId home);
+  void fetch_diffs(lrc::PageId page, std::span<const lrc::DiffRequest> requests);
+  void request_lock(lrc::LockId lock, const lrc::AcquireStep& step);
+  lrc::BarrierOutcome exchange_at_barrier(std::uint32_t id, std::size_t usage);
   std::pair<std::uint64_t, std::string> malloc_request(std::uint64_t bytes);
   bool free_request(std::uint64_t address);
   void reply_protections();
@@ -202,17 +225,15 @@ class NodeAgent {
   lrc::PageDirectory directory_;
   std::unique_ptr<HeapMemory> memory_;
   std::unique_ptr<lrc::Node> lrc_;
+  Exchanges exchanges_{*this};
+  std::unique_ptr<lrc::Driver> driver_;  // the local thread's; it holds mutex_ around the core
   std::unique_ptr<lrc::BarrierManager> barrier_manager_;  // on the barrier manager
   struct BarrierWait {                                    // the manager: the current episode's arrivals
     std::vector<double> arrived_ns;
     double last_ns = 0;
     std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed;  // node 0's, for the others
   } barrier_wait_;
-  struct QueuedRequest {  // a lock requester queued here until the release: what it knew, since when
-    lrc::VectorTime known;
-    double since_ns = 0;
-  };
-  std::map<std::uint32_t, QueuedRequest> queued_;
+  std::map<std::uint32_t, double> queued_since_;  // when the lock requester queued here asked
   std::map<std::uint32_t, std::string> held_where_;  // where this node acquired each lock it holds
   std::condition_variable replies_cv_;
   std::deque<Message> replies_;

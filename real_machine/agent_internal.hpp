@@ -14,13 +14,11 @@ namespace ncp2::real {
 struct NodeAgent::Pending {
   std::uint32_t scope = 0;
   bool startup = false;  // joining the run: not the program's time
-  lrc::Operation operation = lrc::Operation::None;
-  bool waited = false;  // it waited for another node: a wait row, time in Wait (else Extra)
+  lrc::Operation operation = lrc::Operation::None;  // the first it entered: its time outside waits
   double posted_ns = 0;
   double picked_ns = 0;  // when the agent took the request
-  double remote_ns = 0;  // waiting for other nodes' replies
   double replied_ns = 0;
-  WaitRecord wait;
+  std::vector<Exchange> exchanges;  // its waits for other nodes, in order
 };
 
 // One part of a wait's time.

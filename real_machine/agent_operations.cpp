@@ -1,6 +1,7 @@
-// The agent's local thread: the protocol's operations for the program's requests. The decisions
-// are the core's (lrc::Node, the same code the emulator runs); here they become MPI messages and
-// waits for their replies, with the parts of each wait that can be observed.
+// The agent's local thread: the program's requests run by the operations' driver (lrc/driver.hpp,
+// the same sequences the emulator runs), MPI as its transport. Each exchange here sends, waits
+// for its replies and notes what it could observe of its wait (agent_profile.cpp makes the wait
+// rows of them, one per exchange, as the emulator records one per wait).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -18,45 +19,80 @@ using carnival::WaitPart;
 using lrc::Operation;
 using lrc::PageId;
 
+// ---- the driver's transport
+lrc::Operation NodeAgent::Exchanges::operation() const { return op_; }
+
+void NodeAgent::Exchanges::set_operation(lrc::Operation op) {
+  op_ = op;
+  // A request's time outside its waits is the first operation it entered (Extra).
+  if (a_.pending_ && a_.pending_->operation == Operation::None) a_.pending_->operation = op;
+}
+
+void NodeAgent::Exchanges::fetch_page(PageId page, lrc::NodeId home) { a_.fetch_page(page, home); }
+void NodeAgent::Exchanges::fetch_diffs(PageId page, std::span<const lrc::DiffRequest> requests) {
+  a_.fetch_diffs(page, requests);
+}
+void NodeAgent::Exchanges::request_lock(lrc::LockId lock, const lrc::AcquireStep& step) {
+  a_.request_lock(lock, step);
+}
+void NodeAgent::Exchanges::grant_lock(lrc::LockId lock, const lrc::LockWaiter& next) {
+  const std::lock_guard guard(a_.mutex_);
+  const auto it = a_.queued_since_.find(lrc::raw(lock));
+  const double since = it == a_.queued_since_.end() ? a_.now_ns() : it->second;
+  if (it != a_.queued_since_.end()) a_.queued_since_.erase(it);
+  a_.grant(lrc::raw(lock), lrc::index(next.node), next.known, a_.now_ns() - since);
+}
+lrc::BarrierOutcome NodeAgent::Exchanges::exchange_at_barrier(lrc::BarrierId barrier, std::size_t usage) {
+  return a_.exchange_at_barrier(lrc::raw(barrier), usage);
+}
+
+// ---- the program's requests
 void NodeAgent::fault(PageId page, bool write) {
   faulted_.push_back(lrc::raw(page));
-  pending_->operation = write ? Operation::WriteFault : Operation::None;
-  Fetched fetched;
-  bool invalid = false;
-  bool held = false;
-  {
-    const std::lock_guard guard(mutex_);
-    invalid = lrc_->access(page) == lrc::Access::None;
-    if (invalid) pending_->operation = lrc_->begin_fault(page);
-    held = lrc_->holds(page);
-  }
-  if (invalid) {
-    if (!held) fetch_page(page, fetched);
-    fetch_diffs(page, fetched);
-    const std::lock_guard guard(mutex_);
-    lrc_->grant_read(page);
-  }
-  if (fetched.messages > 0) {
-    pending_->waited = true;
-    pending_->wait.object = lrc::raw(page);
-    pending_->wait.remote_node = fetched.slowest_server;
-    pending_->remote_ns = fetched.remote_ns;
-    part(pending_->wait, WaitPart::CPRComp) = std::min(fetched.longest_service_ns, fetched.remote_ns);
+  driver_->access(page, write ? lrc::Access::Write : lrc::Access::Read);
+}
+
+void NodeAgent::lock_acquire(std::uint32_t lock) {
+  const std::string here = where();
+  try {
+    driver_->lock_acquire(lrc::LockId{lock}, 0);
+  } catch (const lrc::ProtocolError& e) {
+    fail(e.what() + here);
   }
   const std::lock_guard guard(mutex_);
-  if (write && lrc_->access(page) != lrc::Access::Write) lrc_->begin_write(page, no_costs);
+  held_where_[lock] = here;
+}
+
+void NodeAgent::lock_release(std::uint32_t lock) {
+  try {
+    driver_->lock_release(lrc::LockId{lock});
+  } catch (const lrc::ProtocolError& e) {
+    fail(e.what() + where());
+  }
+  const std::lock_guard guard(mutex_);
+  held_where_.erase(lock);
+}
+
+void NodeAgent::barrier(std::uint32_t id) {
+  // Node 0's Tmk_distribute data goes to the others with this barrier's release.
+  driver_->barrier(lrc::BarrierId{id});
+}
+
+// ---- the exchanges
+// An exchange that completed, noted with the request it belongs to (its times set by the caller).
+NodeAgent::Exchange& NodeAgent::note_exchange(Operation op, std::uint64_t object) {
+  Exchange x;
+  x.operation = op;
+  x.object = object;
+  pending_->exchanges.push_back(x);
+  return pending_->exchanges.back();
 }
 
 // A page this node does not hold, from its home.
-void NodeAgent::fetch_page(PageId page, Fetched& f) {
-  lrc::NodeId home{};
-  {
-    const std::lock_guard guard(mutex_);
-    home = lrc_->request_page(page);
-  }
-  const double start = now_ns();
+void NodeAgent::fetch_page(PageId page, lrc::NodeId home) {
   WireWriter w;
   w.u32(lrc::raw(page));
+  const double start = now_ns();
   transport_.send(lrc::index(home), Tag::PageRequest, std::move(w).take());
   const Message m = await_reply(Tag::PageReply, [page](const Message& r) {
     WireReader peek(r.body);
@@ -65,214 +101,139 @@ void NodeAgent::fetch_page(PageId page, Fetched& f) {
   WireReader r(m.body);
   r.u32();
   const auto bytes = r.bytes();
-  if (const auto service = static_cast<double>(r.i64()); service >= f.longest_service_ns) {
-    f.longest_service_ns = service;
-    f.slowest_server = m.from;
-  }
-  f.remote_ns += now_ns() - start;
-  ++f.messages;
-  const std::lock_guard guard(mutex_);
-  lrc_->install_page(page, bytes);
-}
-
-// The diffs of the page's write notices: one request per writer, all sent at once, then applied
-// in happens-before order.
-void NodeAgent::fetch_diffs(PageId page, Fetched& f) {
-  std::vector<std::pair<int, std::vector<std::uint32_t>>> writers;
+  const auto service = static_cast<double>(r.i64());
   {
     const std::lock_guard guard(mutex_);
-    if (!lrc_->has_notices(page)) return;
-    for (const lrc::Notice& n : lrc_->plan_diff_fetch(page)) {
-      if (writers.empty() || writers.back().first != lrc::index(n.writer))
-        writers.emplace_back(lrc::index(n.writer), std::vector<std::uint32_t>{});
-      writers.back().second.push_back(n.interval);
-    }
+    lrc_->install_page(page, bytes);
   }
-  const double start = now_ns();
-  for (const auto& [writer, intervals] : writers) {
-    WireWriter w;
-    w.u32(lrc::raw(page)).u32s(intervals);
-    transport_.send(writer, Tag::DiffRequest, std::move(w).take());
-  }
-  std::vector<Message> replies;
-  for (const auto& [writer, intervals] : writers) {
-    const int from = writer;
-    replies.push_back(await_reply(Tag::DiffReply, [from, page](const Message& r) {
-      WireReader peek(r.body);
-      return r.from == from && peek.u32() == lrc::raw(page);
-    }));
-  }
-  f.remote_ns += now_ns() - start;
-  const std::lock_guard guard(mutex_);
-  for (const Message& m : replies) {
-    WireReader r(m.body);
-    r.u32();
-    for (std::uint64_t k = 0, n = r.u64(); k < n; ++k) {
-      const std::uint32_t interval = r.u32();
-      lrc_->receive_diff(lrc::node_id(m.from), interval, r.bytes(), no_costs);
-    }
-    if (const auto service = static_cast<double>(r.i64()); service >= f.longest_service_ns) {
-      f.longest_service_ns = service;
-      f.slowest_server = m.from;
-    }
-    ++f.messages;
-  }
-  lrc_->apply_received(page);
+  Exchange& x = note_exchange(Operation::PageFault, lrc::raw(page));
+  x.start_ns = start;
+  x.end_ns = now_ns();
+  x.service_ns = service;
+  x.remote_node = m.from;
 }
 
-void NodeAgent::lock_acquire(std::uint32_t lock) {
-  pending_->operation = Operation::LockAcquire;
-  const lrc::LockId id{lock};
-  const std::string here = where();
-  lrc::AcquireStep step;
-  lrc::VectorTime known;
-  {
-    std::unique_lock guard(mutex_);
-    try {
-      lrc_->check_acquire(id);
-    } catch (const lrc::ProtocolError& e) {
-      guard.unlock();  // fail() takes the mutex
-      fail(e.what() + here);
-    }
-    step = lrc_->acquire(id, 0, no_costs);
-    if (step.local) {  // released here and nobody asked since: no message at all
-      held_where_[lock] = here;
-      return;
-    }
-    known = lrc_->vt();
-  }
-  pending_->waited = true;
-  pending_->wait.object = lock;
-  WireWriter w;
-  w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(known);
+// The driver's diff requests (one per writer), all sent at once; the replies taken in as they
+// come, applied in happens-before order once all are in.
+void NodeAgent::fetch_diffs(PageId page, std::span<const lrc::DiffRequest> requests) {
   const double start = now_ns();
-  report_blocked(1, lock, here);
-  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest,
-                  std::move(w).take());
+  for (const lrc::DiffRequest& d : requests) {
+    WireWriter w;
+    w.u32(lrc::raw(page)).bytes(std::as_bytes(d.intervals));
+    transport_.send(lrc::index(d.writer), Tag::DiffRequest, std::move(w).take());
+  }
+  double longest = 0;
+  int slowest = -1;
+  for (const lrc::DiffRequest& d : requests) {
+    const int from = lrc::index(d.writer);
+    const Message m = await_reply(Tag::DiffReply, [from, page](const Message& r) {
+      WireReader peek(r.body);
+      return r.from == from && peek.u32() == lrc::raw(page);
+    });
+    WireReader r(m.body);
+    r.u32();
+    const auto reply = r.bytes();
+    if (const auto service = static_cast<double>(r.i64()); service >= longest) {
+      longest = service;
+      slowest = m.from;
+    }
+    const std::lock_guard guard(mutex_);
+    lrc::take_diff_reply(*lrc_, d.writer, reply, no_costs);
+  }
+  {
+    const std::lock_guard guard(mutex_);
+    lrc_->apply_received(page);
+  }
+  Exchange& x = note_exchange(Operation::DiffFetch, lrc::raw(page));
+  x.start_ns = start;
+  x.end_ns = now_ns();
+  x.service_ns = longest;
+  x.remote_node = slowest;
+}
+
+void NodeAgent::request_lock(lrc::LockId id, const lrc::AcquireStep& step) {
+  const std::uint32_t lock = lrc::raw(id);
+  WireWriter w;
+  {
+    const std::lock_guard guard(mutex_);
+    w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(lrc_->vt());
+  }
+  report_blocked(1, lock, where());
+  const double start = now_ns();
+  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest, std::move(w).take());
   const Message m = await_reply(Tag::LockGrant, [lock](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == lock;
   });
-  pending_->remote_ns = now_ns() - start;
+  const double end = now_ns();
   report_blocked(0, 0, {});
   WireReader r(m.body);
   r.u32();
   const lrc::VectorTime learned = r.u32s();
   std::vector<lrc::IntervalRecord> records = read_records(r, directory_.pages());
   const auto delay = static_cast<double>(r.i64());
-  part(pending_->wait, WaitPart::SyncDelay) = std::min(delay, pending_->remote_ns);
-  pending_->wait.remote_node = m.from;
-  if (delay > 0) pending_->wait.cause_node = m.from;
-  const std::lock_guard guard(mutex_);
-  for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
-  lrc_->granted(id, learned, no_costs);
-  held_where_[lock] = here;
-}
-
-void NodeAgent::lock_release(std::uint32_t lock) {
-  pending_->operation = Operation::LockRelease;
-  const lrc::LockId id{lock};
-  std::unique_lock guard(mutex_);
-  try {
-    lrc_->check_release(id);
-  } catch (const lrc::ProtocolError& e) {
-    guard.unlock();  // fail() takes the mutex
-    fail(e.what() + where());
+  {
+    const std::lock_guard guard(mutex_);
+    for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+    lrc_->granted(id, learned, no_costs);
   }
-  held_where_.erase(lock);
-  if (const std::optional<lrc::LockWaiter> next = lrc_->release(id, no_costs)) {
-    const QueuedRequest queued = std::move(queued_.at(lock));
-    queued_.erase(lock);
-    grant(lock, lrc::index(next->node), queued.known, now_ns() - queued.since_ns);
-  }
-}
-
-void NodeAgent::barrier(std::uint32_t id) {
-  if (pending_) {
-    pending_->operation = id == lrc::kExitBarrier ? Operation::Exit : Operation::Barrier;
-    pending_->waited = true;
-    pending_->wait.object = id;
-  }
-  const double start = now_ns();
-  const BarrierRelease release = barrier_exchange(id);
-  if (pending_) {
-    pending_->remote_ns = now_ns() - start;
-    part(pending_->wait, WaitPart::SyncDelay) = std::clamp(release.delay_ns, 0.0, pending_->remote_ns);
-    pending_->wait.remote_node = lrc::index(options_.protocol.barrier_manager);
-    if (release.delay_ns > 0 && release.last != self()) pending_->wait.cause_node = release.last;
-  }
-  // The garbage collection's time is the barrier's, in the agent's own work (CPLComp).
-  if (release.collect && id < lrc::kMaxBarriers) collect_garbage();
+  Exchange& x = note_exchange(Operation::LockAcquire, lock);
+  x.start_ns = start;
+  x.end_ns = end;
+  x.sync_ns = delay;
+  x.remote_node = m.from;
+  if (delay > 0) x.cause_node = m.from;
 }
 
 // Arrives at barrier `id` with this node's vector time and the intervals after its last release,
 // waits for the release and takes in the intervals it brings.
-NodeAgent::BarrierRelease NodeAgent::barrier_exchange(std::uint32_t id) {
+lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t usage) {
   WireWriter w;
   w.u32(id);
   {
     const std::lock_guard guard(mutex_);
-    const std::size_t usage = lrc_->arrive_at_barrier(no_costs);
     w.u32s(lrc_->vt()).u64(usage);
     std::vector<const lrc::IntervalRecord*> records;
     history_.for_each_between(lrc_->vt_at_release(), lrc_->vt(),
                               [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
     write_records(w, records);
-    // Node 0's Tmk_distribute data goes to the others with this barrier's release.
     w.u64(distributed_.size());
     for (const auto& [bytes, count] : distributed_) w.bytes(bytes).u64(count);
     distributed_.clear();
   }
   const bool program_call = id < lrc::kMaxBarriers && process_;
   report_blocked(2, id, program_call ? where() : std::string());
+  const double start = now_ns();
   transport_.send(lrc::index(options_.protocol.barrier_manager), Tag::BarrierArrive, std::move(w).take());
   const Message m = await_reply(Tag::BarrierRelease, [id](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == id;
   });
+  const double end = now_ns();
   if (id != lrc::kExitBarrier) report_blocked(0, 0, {});
   WireReader r(m.body);
   r.u32();
   const lrc::VectorTime merged = r.u32s();
   std::vector<lrc::IntervalRecord> records = read_records(r, directory_.pages());
-  BarrierRelease release;
-  release.delay_ns = static_cast<double>(r.i64());
-  release.last = static_cast<int>(r.i64());
+  const auto delay = static_cast<double>(r.i64());
+  const auto last = static_cast<int>(r.i64());
   for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
     const auto bytes = r.bytes();
     server_->distributed(bytes, r.u64());
   }
-  release.collect = r.u32() != 0;
-  const std::lock_guard guard(mutex_);
-  for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
-  lrc_->released(merged, no_costs);
-  lrc_->count_barrier();
-  return release;
-}
-
-// TreadMarks' garbage collection (lrc/node_gc.cpp): stale copies brought up to date or dropped, a
-// second barrier, then every twin, diff and record dropped.
-void NodeAgent::collect_garbage() {
-  std::uint32_t pages = 0;
+  const lrc::BarrierOutcome outcome{r.u32() != 0};
   {
     const std::lock_guard guard(mutex_);
-    lrc_->begin_gc();
-    pages = directory_.pages();
+    for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+    lrc_->released(merged, no_costs);
   }
-  for (std::uint32_t p = 0; p < pages; ++p) {
-    const PageId page{p};
-    {
-      const std::lock_guard guard(mutex_);
-      if (lrc_->gc_step(page) != lrc::GcStep::Validate) continue;
-    }
-    Fetched ignored;
-    fetch_diffs(page, ignored);
-    const std::lock_guard guard(mutex_);
-    lrc_->gc_validated(page);
-  }
-  (void)barrier_exchange(lrc::kGcBarrier);
-  const std::lock_guard guard(mutex_);
-  lrc_->discard_history(no_costs);
+  Exchange& x = note_exchange(Operation::Barrier, id);
+  x.start_ns = start;
+  x.end_ns = end;
+  x.sync_ns = std::max(0.0, delay);
+  x.remote_node = lrc::index(options_.protocol.barrier_manager);
+  if (delay > 0 && last != self()) x.cause_node = last;
+  return outcome;
 }
 
 std::pair<std::uint64_t, std::string> NodeAgent::malloc_request(std::uint64_t bytes) {

@@ -33,35 +33,49 @@ void NodeAgent::close_pending(double resumed_ns) {
   }
   const double total = std::max(0.0, resumed_ns - p.posted_ns);
   const std::string operation(lrc::to_string(p.operation));
-  if (!p.waited) {
+  if (p.exchanges.empty()) {
     record_.add(p.scope, Category::Extra, operation, total);
     record_.add_segment({false, Category::Extra, operation, p.scope, p.posted_ns, resumed_ns});
     pending_.reset();
     return;
   }
-  WaitRecord& w = p.wait;
-  w.scope = p.scope;
-  w.operation = operation;
-  w.start_ns = p.posted_ns;
-  w.duration_ns = total;
-  // The parts that can be observed; what is left of the agent's handling is its own work.
-  part(w, WaitPart::CPLWait) = std::max(0.0, p.picked_ns - p.posted_ns);
-  part(w, WaitPart::PPLWait) = p.replied_ns > 0 ? std::max(0.0, resumed_ns - p.replied_ns) : 0;
-  const double remote = p.remote_ns;
-  const double sync = std::min(part(w, WaitPart::SyncDelay), remote);
-  const double service = std::min(part(w, WaitPart::CPRComp), remote - sync);
-  part(w, WaitPart::SyncDelay) = sync;
-  part(w, WaitPart::CPRComp) = service;
-  part(w, WaitPart::CPComm) = remote - sync - service;
-  double others = 0;
-  for (std::size_t i = 0; i < w.parts.size(); ++i)
-    if (i != static_cast<std::size_t>(WaitPart::CPLComp)) others += w.parts[i];
-  part(w, WaitPart::CPLComp) = std::max(0.0, total - others);
-  w.duration_ns = std::max(total, others);
-  record_.add(p.scope, Category::Wait, operation, w.duration_ns);
-  record_.add_segment({false, Category::Wait, operation, p.scope, p.posted_ns, resumed_ns});
+  // One wait per exchange. The first also holds the request's time in the agent's queue, the last
+  // the program's resumption; between two, the agent's own work is Extra.
+  double waited = 0;
+  for (std::size_t k = 0; k < p.exchanges.size(); ++k) {
+    const Exchange& x = p.exchanges[k];
+    const bool first = k == 0;
+    const bool last = k + 1 == p.exchanges.size();
+    const double start = first ? p.posted_ns : x.start_ns;
+    const double end = last ? std::max(x.end_ns, resumed_ns) : x.end_ns;
+    WaitRecord w;
+    w.scope = p.scope;
+    w.operation = std::string(lrc::to_string(x.operation));
+    w.object = x.object;
+    w.remote_node = x.remote_node;
+    w.cause_node = x.cause_node;
+    w.start_ns = start;
+    // The parts that can be observed; what is left of the agent's handling is its own work.
+    const double remote = std::max(0.0, x.end_ns - x.start_ns);
+    if (first) part(w, WaitPart::CPLWait) = std::max(0.0, p.picked_ns - p.posted_ns);
+    if (last) part(w, WaitPart::PPLWait) = p.replied_ns > 0 ? std::max(0.0, resumed_ns - p.replied_ns) : 0;
+    const double sync = std::min(x.sync_ns, remote);
+    const double service = std::min(x.service_ns, remote - sync);
+    part(w, WaitPart::SyncDelay) = sync;
+    part(w, WaitPart::CPRComp) = service;
+    part(w, WaitPart::CPComm) = remote - sync - service;
+    double others = 0;
+    for (std::size_t i = 0; i < w.parts.size(); ++i)
+      if (i != static_cast<std::size_t>(WaitPart::CPLComp)) others += w.parts[i];
+    part(w, WaitPart::CPLComp) = std::max(0.0, (end - start) - others);
+    w.duration_ns = std::max(end - start, others);
+    waited += w.duration_ns;
+    record_.add(p.scope, Category::Wait, w.operation, w.duration_ns);
+    record_.add_segment({false, Category::Wait, w.operation, p.scope, start, start + w.duration_ns});
+    record_.waits.push_back(std::move(w));
+  }
+  if (total > waited) record_.add(p.scope, Category::Extra, operation, total - waited);
   record_.note_site(p.scope);
-  record_.waits.push_back(std::move(w));
   pending_.reset();
 }
 

@@ -137,6 +137,7 @@ void NodeAgent::serve_program() {
         std::make_unique<lrc::Node>(lrc::node_id(self()), options_.protocol, history_, directory_, *memory_);
     lrc_->track_access_changes();
     lrc_->add_region(0);
+    driver_ = std::make_unique<lrc::Driver>(*lrc_, exchanges_, &mutex_);
   }
   record_.start_ns = now_ns();
   if (process_->wait_for_request() == tmk::WaitResult::Exited) {

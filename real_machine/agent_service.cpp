@@ -129,49 +129,49 @@ void NodeAgent::on_diff_request(const Message& m) {
   const double start = now_ns();
   WireReader r(m.body);
   const lrc::PageId page{r.u32()};
-  const std::vector<std::uint32_t> intervals = r.u32s();
-  WireWriter w;
-  w.u32(lrc::raw(page)).u64(intervals.size());
+  const std::span<const std::byte> intervals = r.bytes();
+  std::vector<std::byte> reply;
   {
     const std::lock_guard lock(mutex_);
     if (!lrc_) throw std::runtime_error("a diff request before the program started");
     if (lrc::raw(page) >= directory_.pages())
       throw std::runtime_error("malformed message: a page outside the heap");
-    std::size_t bytes = 0;
-    for (const std::uint32_t interval : intervals) {
-      const lrc::Diff& d = lrc_->diff_for(page, interval, no_costs);
-      w.u32(interval).bytes(d.encoded());
-      bytes += d.modeled_bytes();
-    }
-    lrc_->diffs_served(page, bytes, no_costs);
+    lrc::encode_diff_reply(*lrc_, page, intervals, no_costs, reply);
   }
+  WireWriter w;
+  w.u32(lrc::raw(page)).bytes(reply);
   w.i64(static_cast<std::int64_t>(now_ns() - start));  // the service time (CPRComp)
   transport_.send(m.from, Tag::DiffReply, std::move(w).take());
 }
 
-// As the lock's manager (LockRequest), or as the node the manager forwarded it to (LockForward).
+// As the lock's manager (LockRequest), or as the node the manager forwarded it to (LockForward):
+// the core's answer (lrc::Node::lock_request) carried out.
 void NodeAgent::on_lock_request(const Message& m) {
   WireReader r(m.body);
   const std::uint32_t lock = r.u32();
   const auto requester = static_cast<int>(r.u32());
-  lrc::VectorTime known = r.u32s();
-  if (lock >= lrc::kMaxLocks || requester < 0 || requester >= nodes())
-    throw std::runtime_error("malformed message: a lock request out of range");
+  lrc::LockWaiter waiter{lrc::node_id(requester), r.u32s()};
   const std::lock_guard guard(mutex_);
-  if (m.tag == Tag::LockRequest) {
-    if (const std::optional<lrc::NodeId> previous =
-            lrc_->manage_request(lrc::LockId{lock}, lrc::node_id(requester))) {
+  lrc::LockAnswer answer;
+  try {
+    answer = lrc_->lock_request(lrc::LockId{lock}, waiter, m.tag == Tag::LockForward);
+  } catch (const lrc::ProtocolError& e) {
+    throw std::runtime_error(fmt::format("malformed message: {}", e.what()));
+  }
+  switch (answer.kind) {
+    case lrc::LockAnswer::Kind::Forward: {
       WireWriter w;
-      w.u32(lock).u32(static_cast<std::uint32_t>(requester)).u32s(known);
-      transport_.send(lrc::index(*previous), Tag::LockForward, std::move(w).take());
+      w.u32(lock).u32(static_cast<std::uint32_t>(requester)).u32s(waiter.known);
+      transport_.send(lrc::index(answer.to), Tag::LockForward, std::move(w).take());
       return;
     }
+    case lrc::LockAnswer::Kind::Grant:
+      grant(lock, requester, waiter.known, 0);
+      return;
+    case lrc::LockAnswer::Kind::Queue:
+      queued_since_[lock] = now_ns();
+      return;
   }
-  if (lrc_->take_request(lrc::LockId{lock}, {lrc::node_id(requester), nullptr})) {
-    grant(lock, requester, known, 0);
-    return;
-  }
-  queued_[lock] = QueuedRequest{std::move(known), now_ns()};
 }
 
 void NodeAgent::on_lock_forward(const Message& m) { on_lock_request(m); }

@@ -296,8 +296,9 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   EXPECT_EQ(s1.to, node_id(0));
   EXPECT_FALSE(s1.forward);
   // The manager is the last requester: it answers as holder, and grants at once.
-  EXPECT_FALSE(n0.node->manage_request(lock, node_id(1)).has_value());
-  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), nullptr}));
+  const LockAnswer a1 = n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false);
+  EXPECT_EQ(a1.kind, LockAnswer::Kind::Grant);
+  EXPECT_EQ(a1.to, node_id(1));
   n1.node->granted(lock, n0.node->vt(), n1.costs);
   EXPECT_TRUE(n1.node->lock_held(lock));
   EXPECT_EQ(n1.node->lock_site(lock), 11U);
@@ -305,13 +306,15 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   // Node 2 asks: forwarded to node 1, which queues it until its release.
   const AcquireStep s2 = n2.node->acquire(lock, 0, n2.costs);
   EXPECT_EQ(s2.to, node_id(0));
-  EXPECT_EQ(n0.node->manage_request(lock, node_id(2)), std::optional<NodeId>(node_id(1)));
-  int request = 0;  // what the transport keeps with the queued request
-  EXPECT_FALSE(n1.node->take_request(lock, {node_id(2), &request}));
+  const LockAnswer a2 = n0.node->lock_request(lock, {node_id(2), n2.node->vt()}, false);
+  EXPECT_EQ(a2.kind, LockAnswer::Kind::Forward);
+  EXPECT_EQ(a2.to, node_id(1));
+  const VectorTime asked_with = n2.node->vt();
+  EXPECT_EQ(n1.node->lock_request(lock, {node_id(2), asked_with}, true).kind, LockAnswer::Kind::Queue);
   const std::optional<LockWaiter> next = n1.node->release(lock, n1.costs);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->node, node_id(2));
-  EXPECT_EQ(next->cookie, &request);
+  EXPECT_EQ(next->known, asked_with);  // the grant brings what it lacked since
   EXPECT_THROW(n1.node->check_release(lock), ProtocolError);
   n2.node->granted(lock, n1.node->vt(), n2.costs);
   // Node 2 was the last holder: it re-acquires without messages.
@@ -327,8 +330,7 @@ TEST(LrcNode, TheManagerAsksItsLastRequesterItself) {
   TestNode n0(0, c);
   TestNode n1(1, c);
   const LockId lock{0};
-  EXPECT_FALSE(n0.node->manage_request(lock, node_id(1)).has_value());
-  EXPECT_TRUE(n0.node->take_request(lock, {node_id(1), nullptr}));
+  EXPECT_EQ(n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false).kind, LockAnswer::Kind::Grant);
   const AcquireStep step = n0.node->acquire(lock, 0, n0.costs);
   EXPECT_TRUE(step.forward);
   EXPECT_EQ(step.to, node_id(1));

@@ -1,0 +1,43 @@
+// The emulated machine under the operations' driver (lrc/driver.hpp): what the PP is attributed
+// to, what entering TreadMarks code costs it, and the machine's checks at each synchronization.
+// The exchanges themselves are in page_faults.cpp, locks.cpp and barriers.cpp.
+#include "dsm/runtime.hpp"
+#include "dsm/runtime_internal.hpp"
+
+namespace ncp2::dsm {
+
+Operation Runtime::NodeTransport::operation() const {
+  return static_cast<Operation>(ns_.pp->attribution().operation);
+}
+
+void Runtime::NodeTransport::set_operation(Operation op) { ns_.pp->set_operation(static_cast<std::uint8_t>(op)); }
+
+void Runtime::NodeTransport::charge(lrc::Entry entry) {
+  switch (entry) {
+    case lrc::Entry::AccessTrap:
+      ns_.pp->compute(rt_.config_.dsm.fault_trap);
+      return;
+    case lrc::Entry::WriteTrap:  // NCP2's snoopy logic sees the write: no trap
+      if (!rt_.cluster_.has_cp()) ns_.pp->compute(rt_.config_.dsm.fault_trap);
+      return;
+    case lrc::Entry::Handler:
+      ns_.pp->compute(rt_.config_.dsm.protocol_handler);
+      return;
+  }
+}
+
+void Runtime::NodeTransport::synchronizing(Operation op, std::uint64_t object, bool after) {
+  RaceDetector* races = rt_.races_.get();
+  const auto id = static_cast<std::uint32_t>(object);
+  if (!after) {
+    if (races && op == Operation::LockRelease) races->release(ns_.id, LockId{id});  // before it can move on
+    if (races && op == Operation::Barrier) races->barrier_arrive(ns_.id);
+    if (rt_.spans_) [[unlikely]]
+      rt_.close_spans(ns_.id, op, id);
+    return;
+  }
+  if (races && op == Operation::LockAcquire) races->acquired(ns_.id, LockId{id});
+  if (races && op == Operation::Barrier) races->barrier_depart(ns_.id);
+}
+
+}  // namespace ncp2::dsm
