@@ -153,8 +153,12 @@ void NodeAgent::serve_program() {
                        tmk::describe_wait_status(process_->wait_status())));
     }
   }
+  // Tmk_exit's barrier, its wait the exit request's, as the emulator records it: the node's timed
+  // region ends when it leaves the barrier.
   barrier(lrc::kExitBarrier);
-  pending_.reset();
+  const double left = now_ns();
+  close_pending(left);
+  record_.finish_ns = left;
 }
 
 // The program's requests, served by the channel server the emulated runs use too, run here on
@@ -182,7 +186,9 @@ class NodeAgent::Requests final : public tmk::RequestHandler {
   void fault(std::uint32_t page, bool write) override { a_.fault(lrc::PageId{page}, write); }
   void exit(std::uint64_t /*status*/) override {
     a_.exited_ = true;
-    a_.record_.finish_ns = a_.pending_->posted_ns;
+    // The exit barrier's wait is in the calling function, as the emulator attributes it.
+    const Channel& c = a_.process_->channel();
+    if (a_.options_.profile && c.pc != 0) a_.pending_->scope = a_.site_of(c.pc, true, true);
   }
   [[nodiscard]] std::string where() const override { return a_.where(); }
   [[noreturn]] void abort(const std::string& text) override { a_.fail(text); }

@@ -4,8 +4,11 @@
 #  - Programs whose synchronization order is fixed (barriers only: the examples jacobi and sor, the
 #    random data-race-free programs in their barrier-only form, tests/protocol/linked_records.c
 #    with bytes, structs and pointers into shared memory; with and without garbage collections, both
-#    collection policies, both first-touch policies): every node's protocol counts (the database's
-#    protocol_counts) are identical in the three runs, at 1, 2, 3 and 4 nodes.
+#    collection policies, both first-touch policies; tests/protocol/radix_scatter.c, whose nodes
+#    scatter into interleaved sub-page positions): every node's protocol counts (the database's
+#    protocol_counts) and its waits (issue 41: how many, per node, operation, scope and object —
+#    one driver records them on every machine) are identical in the three runs, at 1, 2, 3 and 4
+#    nodes.
 #  - Programs with locks (their order is not fixed on real processes): the counts' invariants in
 #    both — every remote acquire granted once, with 2 or 3 messages; every page and diff request
 #    answered.
@@ -33,6 +36,13 @@ run() {  # run DB MACHINE ARGS...: one run into DB, its exit code checked
 }
 # Every node's protocol counts.
 counts() { sqlite3 "$1" "select node, counter, value from protocol_counts order by node, counter"; }
+# Every node's waits: how many per operation, scope (by kind, name and first line: scope ids are
+# per database) and object.
+waits_of() {
+  sqlite3 "$1" "select w.node, w.operation, s.kind, s.name, s.begin_line, w.object, count(*)
+                from waits w join scopes s on s.run_id = w.run_id and s.id = w.scope_id
+                group by 1, 2, 3, 4, 5, 6 order by 1, 2, 3, 4, 5, 6"
+}
 total() { sqlite3 "$1" "select coalesce(sum(value), 0) from protocol_counts where counter = '$2'"; }
 
 for p in jacobi sor; do build "$p" "$src/examples/$p.c" || exit 1; done
@@ -40,6 +50,7 @@ build tsp "$src/examples/tsp.c" || exit 1
 build water "$src/examples/water.c" || exit 1
 build random_drf "$src/tests/tmk/programs/random_drf.c" || exit 1
 build linked "$src/tests/protocol/linked_records.c" || exit 1
+build radix "$src/tests/protocol/radix_scatter.c" || exit 1
 
 # equal LABEL OPTIONS -- PROGRAM ARGS: the same counts on ncp2, treadmarks and real, node by node.
 equal() {
@@ -51,7 +62,18 @@ equal() {
   counts "$tmp/e.db" >"$tmp/e.txt"
   counts "$tmp/t.db" >"$tmp/t.txt"
   counts "$tmp/r.db" >"$tmp/r.txt"
-  if [ ! -s "$tmp/e.txt" ]; then
+  waits_of "$tmp/e.db" >"$tmp/we.txt"
+  waits_of "$tmp/t.db" >"$tmp/wt.txt"
+  waits_of "$tmp/r.db" >"$tmp/wr.txt"
+  if [ ! -s "$tmp/e.txt" ] || [ ! -s "$tmp/we.txt" ]; then
+    fail "$label on $n nodes: no protocol counts or no waits in the emulated run's database"
+  elif ! diff -u "$tmp/wt.txt" "$tmp/wr.txt" >"$tmp/diff"; then
+    fail "$label on $n nodes: the emulated (treadmarks) and the real run's waits differ"
+    cat "$tmp/diff"
+  elif ! diff -u "$tmp/we.txt" "$tmp/wt.txt" >"$tmp/diff"; then
+    fail "$label on $n nodes: the two emulated machines' waits differ"
+    cat "$tmp/diff"
+  elif [ ! -s "$tmp/e.txt" ]; then
     fail "$label on $n nodes: no protocol counts in the emulated run's database"
   elif ! diff -u "$tmp/e.txt" "$tmp/r.txt" >"$tmp/diff"; then
     fail "$label on $n nodes: the emulated (ncp2) and the real run's protocol counts differ"
@@ -60,7 +82,7 @@ equal() {
     fail "$label on $n nodes: the two emulated machines' protocol counts differ"
     cat "$tmp/diff"
   else
-    echo "ok: $label on $n nodes: $(wc -l <"$tmp/e.txt") counts equal (intervals $(total "$tmp/r.db" intervals), diff requests $(total "$tmp/r.db" diff_requests), page requests $(total "$tmp/r.db" page_requests), collections $(total "$tmp/r.db" gc_runs))"
+    echo "ok: $label on $n nodes: $(wc -l <"$tmp/e.txt") counts and $(wc -l <"$tmp/we.txt") wait groups equal (intervals $(total "$tmp/r.db" intervals), diff requests $(total "$tmp/r.db" diff_requests), page requests $(total "$tmp/r.db" page_requests), collections $(total "$tmp/r.db" gc_runs))"
   fi
 }
 
@@ -69,6 +91,7 @@ for n in 1 2 3 4; do
   equal sor "$n" "$tmp/sor" -- 130 130 6
   equal "random_drf (barriers only)" "$n" "$tmp/random_drf" -- $((n * 7)) 1500 4 0
   equal linked_records "$n" "$tmp/linked" -- 2000 4
+  equal radix_scatter "$n" "$tmp/radix" -- 4096 3
 done
 # Garbage collections at every barrier, with either policy; the other first touch.
 for n in 2 3; do
