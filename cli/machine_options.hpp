@@ -6,18 +6,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include "carnival/exit_codes.hpp"
 #include "dsm/config.hpp"
 
 namespace ncp2::cli {
 
-// Exit codes of every subcommand.
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // the run failed (an error, verification, I/O)
-inline constexpr int kExitUsage = 2;    // bad command line or configuration
-inline constexpr int kExitDeadlock =
-    3;                                // the run deadlocked: every node blocked (the diagnosis says on what)
-inline constexpr int kExitRaces = 4;  // the run completed with data races (--detect-races)
-inline constexpr int kExitLimit = 5;  // stopped by --max-virtual-time or --max-wall (results kept)
+// Exit codes of every subcommand (carnival/exit_codes.hpp: real runs' nodes report the same).
+using carnival::kExitDeadlock;
+using carnival::kExitFailure;
+using carnival::kExitLimit;
+using carnival::kExitOk;
+using carnival::kExitRaces;
+using carnival::kExitUsage;
 
 struct MachineOptions {
   std::string machine;  // empty: from the config file, else ncp2

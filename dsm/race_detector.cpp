@@ -22,10 +22,6 @@ void set_bits(std::vector<std::uint64_t>& bits, std::size_t from, std::size_t co
   }
 }
 
-void merge_clock(std::vector<std::uint32_t>& into, const std::vector<std::uint32_t>& other) {
-  for (std::size_t i = 0; i < into.size() && i < other.size(); ++i) into[i] = std::max(into[i], other[i]);
-}
-
 bool bit(const std::vector<std::uint64_t>& bits, std::size_t b) { return (bits[b / 64] >> (b % 64)) & 1U; }
 
 // Adds bytes [first, last] to the site's range (widening it), or a range for a new site while
@@ -166,7 +162,7 @@ void RaceDetector::release(NodeId node, LockId lock) {
 void RaceDetector::acquired(NodeId node, LockId lock) {
   close_segment(node);
   if (const auto it = lock_clock_.find(raw(lock)); it != lock_clock_.end())
-    merge_clock(state(node).clock, it->second);
+    lrc::merge(state(node).clock, it->second);
   next_segment(node);
 }
 
@@ -174,7 +170,7 @@ void RaceDetector::acquired(NodeId node, LockId lock) {
 // before everyone arrived: one clock gathers the arrivals, another holds the last episode's.
 void RaceDetector::barrier_arrive(NodeId node) {
   close_segment(node);
-  merge_clock(arrivals_clock_, state(node).clock);
+  lrc::merge(arrivals_clock_, state(node).clock);
   if (++arrived_ == static_cast<int>(nodes_.size())) {
     arrived_ = 0;
     released_clock_ = arrivals_clock_;
@@ -185,7 +181,7 @@ void RaceDetector::barrier_arrive(NodeId node) {
 }
 
 void RaceDetector::barrier_depart(NodeId node) {
-  merge_clock(state(node).clock, released_clock_);
+  lrc::merge(state(node).clock, released_clock_);
   next_segment(node);
 }
 

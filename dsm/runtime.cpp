@@ -146,14 +146,13 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   r.name = std::string(name);
   r.count = count;
   r.element_size = element_size;
-  r.pages = static_cast<std::uint32_t>((count * element_size + page_size_ - 1) / page_size_);
-  r.home = emu::node_id(0);
-  const std::uint32_t region = directory_.add_region(r.pages, r.home);
-  r.first_page = directory_.regions().back().first_page;
+  const auto pages = static_cast<std::uint32_t>((count * element_size + page_size_ - 1) / page_size_);
+  const std::uint32_t region = directory_.add_region(pages, lrc::kAllocatingHome);
+  static_cast<lrc::Region&>(r) = directory_.regions().back();  // its pages, first page and home
   const std::size_t bytes = static_cast<std::size_t>(r.pages) * page_size_;
   if (spans_ && !region_memory_) map_checked_region(k, bytes);
   for (auto& node : nodes_) {
-    NodeMemory::Region memory;
+    NodeMemory::RegionBytes memory;
     if (region_memory_) {
       memory.data = region_memory_(node->id, bytes);
     } else if (spans_) {

@@ -85,13 +85,12 @@ class WaitSink {
   WaitSink& operator=(const WaitSink&) = default;
 };
 
-struct RegionInfo {
+// A shared array: the core's region (its pages and first home, lrc/page_directory.hpp) with what
+// the typed API adds.
+struct RegionInfo : lrc::Region {
   std::string name;
-  std::uint32_t first_page = 0;
-  std::uint32_t pages = 0;
   std::size_t count = 0;         // elements
   std::size_t element_size = 0;  // bytes
-  NodeId home{};                 // holds every page initially (Tmk_malloc by process 0)
 };
 
 // A program-level error (misuse of the DSM API): named node, object and reason. The core's.

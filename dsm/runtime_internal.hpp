@@ -65,11 +65,11 @@ class Runtime::NodeMemory final : public lrc::PageMemory {
     return {regions[directory_.region_of(page)].data + directory_.local_index(page) * page_size_, page_size_};
   }
 
-  struct Region {
+  struct RegionBytes {
     ZeroedBytes owned;  // the region's memory, unless the runtime was given memory for it
     std::byte* data = nullptr;
   };
-  std::vector<Region> regions;
+  std::vector<RegionBytes> regions;
   std::vector<std::byte*> shown_as;  // per page
 
  private:

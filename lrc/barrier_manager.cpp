@@ -22,11 +22,11 @@ bool BarrierManager::arrive(NodeId from, BarrierId barrier, const VectorTime& vt
                                     barrier_name(raw(id_))));
   }
   ++arrived_;
-  for (std::size_t i = 0; i < merged_.size(); ++i) merged_[i] = std::max(merged_[i], vt[i]);
+  merge(merged_, vt);
   arrival_vt_[static_cast<std::size_t>(index(from))] = vt;
   // A program's barrier collects garbage when some node outgrew the threshold (never the
   // protocol's own: the exit, or a collection's second barrier).
-  if (usage > threshold_ && raw(barrier) < kMaxBarriers) collect_ = true;
+  if (usage > threshold_ && is_program_barrier(raw(barrier))) collect_ = true;
   last_ = from;
   return arrived_ == static_cast<int>(arrival_vt_.size());
 }

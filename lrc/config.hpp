@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "lrc/types.hpp"
@@ -48,5 +49,16 @@ struct ProtocolConfig {
   // decisions and counts are the same either way (lrc/node_diffs.cpp).
   bool copy_at_close = false;
 };
+
+}  // namespace ncp2::lrc
+
+namespace ncp2::lrc {
+
+// The configuration as one argument ("page_size=4096,word_size=4,..."): how a real run hands the
+// protocol to each node's agent (ncp2-node --protocol), written and read here only.
+std::string protocol_argument(const ProtocolConfig& config);
+// Throws std::invalid_argument naming the key or value that does not parse. Keys not given keep
+// their defaults; `nodes` and copy_at_close are the run's own, never in the argument.
+ProtocolConfig parse_protocol_argument(std::string_view text);
 
 }  // namespace ncp2::lrc

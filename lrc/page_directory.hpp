@@ -12,6 +12,10 @@
 
 namespace ncp2::lrc {
 
+// Where every region's pages are at first: TreadMarks' Tmk_malloc runs on node 0, whose copy is
+// the only one (FirstTouch::FromHome).
+inline constexpr NodeId kAllocatingHome = node_id(0);
+
 struct Region {
   std::uint32_t first_page = 0;
   std::uint32_t pages = 0;

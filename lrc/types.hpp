@@ -30,11 +30,18 @@ inline constexpr std::uint32_t kMaxBarriers = 1024;
 // Barriers of the protocol itself, beyond the program's ids.
 inline constexpr std::uint32_t kExitBarrier = kMaxBarriers;    // the implicit barrier of Tmk_exit
 inline constexpr std::uint32_t kGcBarrier = kMaxBarriers + 1;  // the second barrier of a garbage collection
+// A barrier of the program's own (not the exit's or a collection's): only those collect garbage.
+constexpr bool is_program_barrier(std::uint32_t id) { return id < kMaxBarriers; }
 // "barrier 3", "the exit barrier", "the garbage-collection barrier".
 std::string barrier_name(std::uint32_t id);
 
 // Vector time: entry q = the last interval of node q this node has seen.
 using VectorTime = std::vector<std::uint32_t>;
+// `into` becomes the entry-wise maximum of both (what is known after learning `other`).
+inline void merge(VectorTime& into, const VectorTime& other) {
+  for (std::size_t i = 0; i < into.size() && i < other.size(); ++i)
+    if (other[i] > into[i]) into[i] = other[i];
+}
 
 // A node's access to its copy of a page. The byte values are what the typed API's fast path and
 // the program's protections read (tmk::Protection extends them).
@@ -69,7 +76,7 @@ enum MessageKind : std::uint16_t {
   kBarrierRelease,    // the manager to each node: the intervals it lacks, whether to collect
   kMessageKindEnd,
 };
-// "page_request", ...; "other" for a value outside the protocol.
+// Its name (page_request for kPageRequest, ...); "other" for a value outside the protocol.
 std::string_view message_kind_name(std::uint16_t kind);
 
 // A program's misuse of the protocol (a lock released but not held, ids out of range, barrier

@@ -22,7 +22,7 @@ struct NodeAgent::Pending {
 };
 
 // One part of a wait's time.
-inline double& part(WaitRecord& w, carnival::WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
+inline double& part(MeasuredWait& w, carnival::WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
 
 // The protocol core's cost hooks: a real run's costs are measured, not modelled.
 inline lrc::NoCosts no_costs;

@@ -201,7 +201,7 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
     for (const auto& [bytes, count] : distributed_) w.bytes(bytes).u64(count);
     distributed_.clear();
   }
-  const bool program_call = id < lrc::kMaxBarriers && process_;
+  const bool program_call = lrc::is_program_barrier(id) && process_;
   report_blocked(2, id, program_call ? where() : std::string());
   const double start = now_ns();
   transport_.send(lrc::index(options_.protocol.barrier_manager), Tag::BarrierArrive, std::move(w).take());

@@ -48,7 +48,7 @@ void NodeAgent::close_pending(double resumed_ns) {
     const bool last = k + 1 == p.exchanges.size();
     const double start = first ? p.posted_ns : x.start_ns;
     const double end = last ? std::max(x.end_ns, resumed_ns) : x.end_ns;
-    WaitRecord w;
+    MeasuredWait w;
     w.scope = p.scope;
     w.operation = std::string(lrc::to_string(x.operation));
     w.object = x.object;

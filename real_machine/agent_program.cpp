@@ -33,7 +33,7 @@ NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock&
   options_.protocol.page_size = options_.page_bytes;
   options_.protocol.copy_at_close = true;  // the service thread must never read a page being written
   directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
-                        lrc::node_id(0));
+                        lrc::kAllocatingHome);
   if (lrc::index(options_.protocol.barrier_manager) >= nodes())
     throw std::runtime_error(fmt::format("the barrier manager, node {}, is not one of the {} nodes",
                                          lrc::index(options_.protocol.barrier_manager), nodes()));
@@ -225,16 +225,20 @@ void NodeAgent::replay_deferred_faults(tmk::RequestHandler& h) {
   const std::span<const tmk::DeferredFault> faults = server_->deferred_faults(c, h);
   for (std::size_t k = 0; k < faults.size(); ++k) {
     const lrc::PageId page{server_->page_of(faults[k].address, h, "a write fault taken at once")};
-    std::unique_lock guard(mutex_);
-    if (!lrc_->write_is_local(page)) {
-      guard.unlock();  // fail() takes the mutex
+    bool local = false;
+    {
+      const std::lock_guard guard(mutex_);
+      local = lrc_->write_is_local(page);
+      if (local) memory_->show_as(page, process_->snapshots() + k * options_.page_bytes);
+    }
+    if (!local)
       server_->fail(h, fmt::format("a write fault taken at once at {:#x} was not on a readable page",
                                    faults[k].address));
-    }
-    memory_->show_as(page, process_->snapshots() + k * options_.page_bytes);
-    lrc_->begin_write(page, no_costs);
+    driver_->access(page, lrc::Access::Write);  // the write fault, taken by the driver as every one
+    const std::lock_guard guard(mutex_);
     memory_->show_as(page, nullptr);
   }
+  pending_->operation = lrc::Operation::None;  // the request's own operation follows
 }
 
 void NodeAgent::startup() {
@@ -250,8 +254,7 @@ void NodeAgent::startup() {
 // (readable, and its write fault needs only this node). With mutex_ held.
 tmk::Protection NodeAgent::protection(std::uint32_t page) const {
   const lrc::PageId p{page};
-  if (lrc_->write_is_local(p)) return tmk::Protection::ReadLocalWrite;
-  return static_cast<tmk::Protection>(lrc_->access(p));
+  return tmk::protection_for(lrc_->access(p), lrc_->write_is_local(p));
 }
 
 void NodeAgent::reply_protections() {

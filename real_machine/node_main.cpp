@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "carnival/exit_codes.hpp"
 #include "carnival/store_error.hpp"
 #include "real_machine/agent.hpp"
 #include "real_machine/node_clocks.hpp"
@@ -43,23 +44,11 @@ int parse(int argc, char** argv, NodeOptions& o) {
   app.add_option("--program", o.agent.program, "the TreadMarks-API program")->required();
   app.add_option("--name", o.name, "the program as the user named it (the run's workload and root scope)");
   app.add_option("--heap-mb", heap_mb, "the shared heap, MiB")->check(CLI::Range(1, 1 << 20));
-  app.add_option("--page-bytes", o.agent.page_bytes, "the page size (a multiple of the host's)");
   app.add_option("--sample-instructions", o.agent.sample_instructions,
                  "instructions between samples (0: none)");
-  std::size_t gc_kb = 1024;
-  app.add_option("--gc-threshold-kb", gc_kb,
-                 "a node's diffs and write notices (KiB) that make the next barrier collect garbage");
-  app.add_option("--word-bytes", o.agent.protocol.word_size, "the unit of a diff's runs (memory.word_size)")
-      ->check(CLI::Range(1, 64));
-  int manager = 0;
-  app.add_option("--barrier-manager", manager, "the node that manages barriers (dsm.barrier_manager)")
-      ->check(CLI::Range(0, 65535));
-  std::string first_touch(lrc::to_string(o.agent.protocol.first_touch));
-  app.add_option("--first-touch", first_touch, "where a node gets a page it never held (dsm.first_touch)")
-      ->check(CLI::IsMember({"home", "zero"}));
-  std::string gc_copies(lrc::to_string(o.agent.protocol.gc_copies));
-  app.add_option("--gc-copies", gc_copies, "what a garbage collection does with stale copies (dsm.gc_copies)")
-      ->check(CLI::IsMember({"last-writer", "validate-all"}));
+  std::string protocol = lrc::protocol_argument(o.agent.protocol);
+  app.add_option("--protocol", protocol,
+                 "the protocol's sizes and policies, key=value,... (lrc::protocol_argument)");
   bool no_profile = false;
   app.add_flag("--no-profile", no_profile, "no profile and no waits (measures what profiling costs)");
   app.add_option("--node-output", o.agent.output_dir, "each node's output into DIR/node-N.stdout|stderr");
@@ -85,10 +74,13 @@ int parse(int argc, char** argv, NodeOptions& o) {
     return app.exit(e);
   }
   o.agent.heap_bytes = heap_mb << 20;
-  o.agent.protocol.gc_threshold_bytes = gc_kb << 10;
-  o.agent.protocol.barrier_manager = lrc::node_id(manager);
-  o.agent.protocol.first_touch = *lrc::first_touch_named(first_touch);
-  o.agent.protocol.gc_copies = *lrc::gc_copies_named(gc_copies);
+  try {
+    o.agent.protocol = lrc::parse_protocol_argument(protocol);
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "ncp2-node: {}\n", e.what());
+    return carnival::kExitUsage;
+  }
+  o.agent.page_bytes = o.agent.protocol.page_size;
   o.agent.profile = !no_profile;
   return -1;
 }
@@ -146,17 +138,13 @@ int finish_on_node0(std::vector<real::NodeRecord> records, const std::vector<rea
   meta.clock_source = clock_source;
   const std::uint64_t collections = records.empty() ? 0 : records.front().counters.gc_runs;
   const carnival::RunData d = real::assemble_run(records, clocks, meta);
-  // 5: stopped at --max-wall, the partial results kept (ncp2's kExitLimit).
-  int code = d.run.status == "deadlock"                     ? 3
-             : d.run.status == "incomplete"                 ? 5
-             : d.run.status == "complete" && d.run.verified ? 0
-                                                            : 1;
+  int code = carnival::exit_code_of(d.run.status, d.run.verified);
   if (!o.db.empty()) {
     try {
       real::write_real_run(o.db, o.force, d, clocks, clock_source, o.max_wait_rows, o.max_timeline);
     } catch (const carnival::StoreError& e) {
       fmt::print(stderr, "ncp2: {}\n", e.what());
-      code = 1;
+      code = carnival::kExitFailure;
     }
   }
   print_summary(d, clocks, o);
@@ -183,7 +171,7 @@ int main(int argc, char** argv) {
                  "ncp2-node: this MPI library does not support MPI_THREAD_MULTIPLE, which the node's "
                  "service thread needs\n");
     MPI_Finalize();
-    return 1;
+    return carnival::kExitFailure;
   }
   // Each node keeps its share of the timeline, for its program and for its service thread.
   o.agent.max_segments = o.max_timeline / static_cast<std::size_t>(2 * size);
@@ -216,7 +204,7 @@ int main(int argc, char** argv) {
     if (rank == 0) code = finish_on_node0(std::move(records), maps, o, wall_s, clocks.source());
   } catch (const std::exception& e) {
     fmt::print(stderr, "ncp2-node {}: {}\n", rank, e.what());
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Abort(MPI_COMM_WORLD, carnival::kExitFailure);
   }
   MPI_Finalize();
   if (o.status_line && rank == 0) {

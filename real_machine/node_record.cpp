@@ -55,7 +55,7 @@ std::vector<std::byte> NodeRecord::encode() const {
     w.u64(cell.second);
   }
   w.u64(waits.size());
-  for (const WaitRecord& x : waits) {
+  for (const MeasuredWait& x : waits) {
     w.u32(x.scope).text(x.operation);
     put(w, x.start_ns);
     put(w, x.duration_ns);
@@ -101,7 +101,7 @@ NodeRecord NodeRecord::decode(std::span<const std::byte> bytes) {
     n.profile[{scope, category, std::move(op)}] = {ns, times};
   }
   for (std::uint64_t i = 0, count = r.u64(); i < count; ++i) {
-    WaitRecord x;
+    MeasuredWait x;
     x.scope = r.u32();
     x.operation = r.text();
     x.start_ns = get(r);

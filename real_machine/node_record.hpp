@@ -24,8 +24,9 @@ struct SiteKey {
   int end_line = 0;
 };
 
-// One wait as the node measured it (ns of the node's clock).
-struct WaitRecord {
+// One wait as the node measured it (ns of the node's clock): the parts it could observe, where an
+// emulated run has its stamp chain (dsm::WaitRecord); both become carnival::WaitRow.
+struct MeasuredWait {
   std::uint32_t scope = 0;
   std::string operation;
   double start_ns = 0;  // the node's clock
@@ -59,7 +60,7 @@ class NodeRecord {
   std::map<std::uint32_t, SiteKey> sites;
   std::map<std::tuple<std::uint32_t, carnival::Category, std::string>, std::pair<double, std::uint64_t>>
       profile;
-  std::vector<WaitRecord> waits;
+  std::vector<MeasuredWait> waits;
   std::vector<SegmentRecord> segments;  // at most max_segments
   std::size_t max_segments = 0;
   std::uint64_t segments_dropped = 0;

@@ -46,7 +46,7 @@ std::map<std::uint32_t, std::uint32_t> renumber(const NodeRecord& rec) {
   return ids;
 }
 
-carnival::WaitRow wait_row(const WaitRecord& w, int node, std::uint32_t scope, double start_ns) {
+carnival::WaitRow wait_row(const MeasuredWait& w, int node, std::uint32_t scope, double start_ns) {
   carnival::WaitRow row;
   row.node = node;
   row.scope = scope;
@@ -109,7 +109,7 @@ carnival::RunData assemble_run(const std::vector<NodeRecord>& records, const std
     d.profile.push_back({r.node, 0, Category::CPIdle, std::string(lrc::to_string(lrc::Operation::None)),
                          std::max<std::int64_t>(0, ps(finish - r.start_ns - cp_busy)), 1});
     carnival::append_protocol_counts(d.protocol_counts, r.node, r.counters);
-    for (const WaitRecord& w : r.waits) {
+    for (const MeasuredWait& w : r.waits) {
       d.waits.push_back(wait_row(w, r.node, scope(w.scope), clock.to_master_ns(w.start_ns) - t0));
       used.insert(scope(w.scope));
     }

@@ -36,23 +36,15 @@ Transport::~Transport() {
 }
 
 std::string_view to_string(Tag tag) {
+  const auto kind = static_cast<int>(tag);
+  if (kind >= lrc::kPageRequest && kind < lrc::kMessageKindEnd)  // the protocol's: the core's names
+    return lrc::message_kind_name(static_cast<std::uint16_t>(kind));
   switch (tag) {
-    case Tag::DiffRequest:
-      return "diff request";
-    case Tag::LockRequest:
-    case Tag::LockForward:
-      return "lock request";
-    case Tag::BarrierArrive:
-      return "barrier";
     case Tag::MallocRequest:
     case Tag::FreeRequest:
-      return "shared heap";
-    case Tag::DiffReply:
-    case Tag::LockGrant:
-    case Tag::BarrierRelease:
     case Tag::MallocReply:
     case Tag::FreeReply:
-      return "reply";
+      return "shared_heap";
     default:
       return "control";
   }

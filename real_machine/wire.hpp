@@ -40,7 +40,8 @@ enum class Tag : int {
   PlaceReply,  // its scope and its last TreadMarks call
 };
 
-// "diff request", ...: a message kind as the timeline names the service thread's work.
+// A message kind as the timeline names the service thread's work (the
+// protocol's kinds by lrc::message_kind_name, as the emulated runs name them).
 std::string_view to_string(Tag tag);
 
 class WireWriter {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "lrc/types.hpp"
 #include "tmk/channel.hpp"
 
 namespace ncp2::tmk {
@@ -54,6 +55,17 @@ struct ChannelSizes {
   std::size_t page_bytes = 0;
   std::uint64_t sample_period = 0;  // instructions between samples (0: none)
 };
+
+// A page's protection for the program, on either machine: its access (the values agree, below),
+// and whether a write fault on it may be taken at once (readable, and the fault needs nothing but
+// the node itself: lrc::Node::write_is_local).
+constexpr Protection protection_for(lrc::Access access, bool write_is_local) {
+  if (access == lrc::Access::Read && write_is_local) return Protection::ReadLocalWrite;
+  return static_cast<Protection>(access);
+}
+static_assert(static_cast<std::uint32_t>(Protection::None) == static_cast<std::uint32_t>(lrc::Access::None) &&
+              static_cast<std::uint32_t>(Protection::Read) == static_cast<std::uint32_t>(lrc::Access::Read) &&
+              static_cast<std::uint32_t>(Protection::ReadWrite) == static_cast<std::uint32_t>(lrc::Access::Write));
 
 class ChannelServer {
  public:

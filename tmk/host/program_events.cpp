@@ -140,10 +140,9 @@ void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& f
 // A page's protection for the node's process: its access, and whether a write fault may be taken at once.
 Protection ProgramInstance::protection_of(dsm::Runtime& runtime, const Node& node, const std::uint8_t* access,
                                           std::uint32_t page) const {
-  const auto protection = static_cast<Protection>(access[page]);
-  if (protection == Protection::Read && runtime.write_fault_is_local(emu::node_id(node.id), region_, page))
-    return Protection::ReadLocalWrite;
-  return protection;
+  const auto a = static_cast<lrc::Access>(access[page]);
+  return protection_for(a, a == lrc::Access::Read &&
+                               runtime.write_fault_is_local(emu::node_id(node.id), region_, page));
 }
 
 void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m) {
