@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "dsm/wait_parts.hpp"
+#include "carnival/wait_parts.hpp"
 
 namespace ncp2::carnival {
 
@@ -52,13 +52,9 @@ constexpr std::string_view to_string(Category c) { return info(c).name; }
 std::optional<Category> category_from_string(std::string_view name);
 inline bool is_pp_category(Category c) { return info(c).resource == "PP"; }
 
-// The parts of one wait: the 8 categories of the paper's Table 1 plus synchronization delay,
-// defined once in dsm/wait_parts.hpp (kWaitPartTable: name, SQL column, colour, glyph, description).
-using dsm::info;
-using dsm::kWaitParts;
-using dsm::kWaitPartTable;
-using dsm::to_string;
-using dsm::WaitPart;
+// The parts of one wait: the 8 categories of the paper's Table 1 plus synchronization delay
+// (dsm/wait_parts.hpp), shown as carnival/wait_parts.hpp's kWaitPartTable says (name, SQL column,
+// colour, glyph, description).
 
 // One category for the `categories` table: colours are data, one colour-blind-safe palette.
 struct CategoryInfo {

@@ -1,6 +1,6 @@
 #pragma once
 // The store's schema (docs/schema.md), generated where it depends on the categories and the wait
-// parts (carnival/model.hpp kCategoryTable, dsm/wait_parts.hpp kWaitPartTable): their CHECK lists
+// parts (carnival/model.hpp kCategoryTable, carnival/wait_parts.hpp kWaitPartTable): their CHECK lists
 // and the part columns of `waits` and `wait_summary` come from those tables, and so do the column
 // lists of the writer's INSERTs and the readers' SELECTs.
 #include <array>

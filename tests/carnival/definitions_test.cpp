@@ -1,5 +1,5 @@
 // The categories and wait parts are defined once (carnival/model.hpp kCategoryTable,
-// dsm/wait_parts.hpp kWaitPartTable): everything that lists them follows the tables.
+// carnival/wait_parts.hpp kWaitPartTable): everything that lists them follows the tables.
 #include <set>
 #include <string>
 
