@@ -116,10 +116,13 @@ const Diff& Node::diff_for(PageId page, std::uint32_t interval, CostSink& costs)
   PageState& ps = pages_[raw(page)];
   // Asked for before the page's next write: made from the twin now (not counted yet).
   if (ps.has_twin() && ps.twin_interval == interval) encode_from_twin(page);
-  for (auto& own : ps.diffs) {
-    if (own.interval != interval) continue;
-    charge(page, own, costs);
-    return encode_deferred(own);
+  // The page's diffs are kept in interval order (each made when its interval closed): a page
+  // written in thousands of intervals (a poll under a lock) is asked for thousands at once.
+  const auto it = std::lower_bound(ps.diffs.begin(), ps.diffs.end(), interval,
+                                   [](const OwnDiff& own, std::uint32_t i) { return own.interval < i; });
+  if (it != ps.diffs.end() && it->interval == interval) {
+    charge(page, *it, costs);
+    return encode_deferred(*it);
   }
   throw std::logic_error(
       fmt::format("node {} has no diff of page {} for its interval {}", index(self_), raw(page), interval));
