@@ -108,6 +108,11 @@ build runs_forever "$src/tests/tmk/programs/runs_forever.c" &&
   [ "$(sqlite3 "$tmp/forever.db" 'select status from runs')" = incomplete ] ||
   fail "--max-wall on a real run: $(cat "$tmp/out")"
 
+# Polling under a lock (issue 41 item 4): the pipeline of tests/tmk/programs/polling_ring.c at 16
+# processes, the size its emulated ncp2 run completes at too (tests/tmk/programs_test.sh).
+build polling_ring "$src/tests/tmk/programs/polling_ring.c" &&
+  real 0 "complete, verified" "$tmp/polling_ring" --nodes 16 --max-wall 60s -- 24
+
 # A program process killed mid-run: the others stop, the message names the node, the database says failed.
 echo old >"$tmp/kept.txt"
 ("$bin/ncp2" run --machine real "$tmp/jacobi" --nodes 3 --db "$tmp/killed.db" -- 1026 1026 100000 >"$tmp/killed.out" 2>&1
