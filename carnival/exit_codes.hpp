@@ -6,11 +6,12 @@
 namespace ncp2::carnival {
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;   // the run failed (an error, verification, I/O)
-inline constexpr int kExitUsage = 2;     // bad command line or configuration
-inline constexpr int kExitDeadlock = 3;  // the run deadlocked: every node blocked (the diagnosis says on what)
-inline constexpr int kExitRaces = 4;     // the run completed with data races (--detect-races)
-inline constexpr int kExitLimit = 5;     // stopped by --max-virtual-time or --max-wall (results kept)
+inline constexpr int kExitFailure = 1;  // the run failed (an error, verification, I/O)
+inline constexpr int kExitUsage = 2;    // bad command line or configuration
+inline constexpr int kExitDeadlock =
+    3;                                // the run deadlocked: every node blocked (the diagnosis says on what)
+inline constexpr int kExitRaces = 4;  // the run completed with data races (--detect-races)
+inline constexpr int kExitLimit = 5;  // stopped by --max-virtual-time or --max-wall (results kept)
 
 // A stored run's code from its status (runs.status) and whether it verified.
 constexpr int exit_code_of(std::string_view status, bool verified) {

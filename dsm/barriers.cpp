@@ -1,6 +1,6 @@
 // Barriers on the emulated machine, in the driver's sequence (lrc/driver.hpp): every node sends its
-// arrival (with its new intervals) to the manager, whose handler (lrc::BarrierManager) answers each with the intervals it has not seen.
-// 2(n-1) messages.
+// arrival (with its new intervals) to the manager, whose handler (lrc::BarrierManager) answers each with the
+// intervals it has not seen. 2(n-1) messages.
 #include "dsm/runtime.hpp"
 
 #include <algorithm>

@@ -10,7 +10,9 @@ Operation Runtime::NodeTransport::operation() const {
   return static_cast<Operation>(ns_.pp->attribution().operation);
 }
 
-void Runtime::NodeTransport::set_operation(Operation op) { ns_.pp->set_operation(static_cast<std::uint8_t>(op)); }
+void Runtime::NodeTransport::set_operation(Operation op) {
+  ns_.pp->set_operation(static_cast<std::uint8_t>(op));
+}
 
 void Runtime::NodeTransport::charge(lrc::Entry entry) {
   switch (entry) {

@@ -28,9 +28,10 @@ std::optional<GcCopies> gc_copies_named(std::string_view name) {
 namespace ncp2::lrc {
 
 std::string protocol_argument(const ProtocolConfig& c) {
-  return fmt::format("page_size={},word_size={},gc_threshold_bytes={},barrier_manager={},first_touch={},gc_copies={}",
-                     c.page_size, c.word_size, c.gc_threshold_bytes, index(c.barrier_manager),
-                     to_string(c.first_touch), to_string(c.gc_copies));
+  return fmt::format(
+      "page_size={},word_size={},gc_threshold_bytes={},barrier_manager={},first_touch={},gc_copies={}",
+      c.page_size, c.word_size, c.gc_threshold_bytes, index(c.barrier_manager), to_string(c.first_touch),
+      to_string(c.gc_copies));
 }
 
 namespace {
@@ -77,8 +78,8 @@ ProtocolConfig parse_protocol_argument(std::string_view text) {
     }
   }
   if (c.word_size < 1 || c.page_size == 0 || c.page_size % static_cast<std::size_t>(c.word_size) != 0)
-    throw std::invalid_argument(fmt::format("protocol: a page of {} bytes is not made of {}-byte words",
-                                            c.page_size, c.word_size));
+    throw std::invalid_argument(
+        fmt::format("protocol: a page of {} bytes is not made of {}-byte words", c.page_size, c.word_size));
   return c;
 }
 

@@ -233,7 +233,7 @@ class NodeAgent {
     double last_ns = 0;
     std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed;  // node 0's, for the others
   } barrier_wait_;
-  std::map<std::uint32_t, double> queued_since_;  // when the lock requester queued here asked
+  std::map<std::uint32_t, double> queued_since_;     // when the lock requester queued here asked
   std::map<std::uint32_t, std::string> held_where_;  // where this node acquired each lock it holds
   std::condition_variable replies_cv_;
   std::deque<Message> replies_;

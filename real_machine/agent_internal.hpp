@@ -13,7 +13,7 @@ namespace ncp2::real {
 // The request being served: its time is known once the program resumes.
 struct NodeAgent::Pending {
   std::uint32_t scope = 0;
-  bool startup = false;  // joining the run: not the program's time
+  bool startup = false;                             // joining the run: not the program's time
   lrc::Operation operation = lrc::Operation::None;  // the first it entered: its time outside waits
   double posted_ns = 0;
   double picked_ns = 0;  // when the agent took the request

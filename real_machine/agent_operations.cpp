@@ -160,7 +160,8 @@ void NodeAgent::request_lock(lrc::LockId id, const lrc::AcquireStep& step) {
   }
   report_blocked(1, lock, where());
   const double start = now_ns();
-  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest, std::move(w).take());
+  transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest,
+                  std::move(w).take());
   const Message m = await_reply(Tag::LockGrant, [lock](const Message& r) {
     WireReader peek(r.body);
     return peek.u32() == lock;

@@ -20,7 +20,9 @@ constexpr std::uint32_t kPages = 2;
 
 class Memory final : public PageMemory {
  public:
-  std::span<std::byte> page(PageId page) override { return std::span(bytes).subspan(raw(page) * kPage, kPage); }
+  std::span<std::byte> page(PageId page) override {
+    return std::span(bytes).subspan(raw(page) * kPage, kPage);
+  }
   std::vector<std::byte> bytes = std::vector<std::byte>(kPage * kPages);
 };
 
@@ -87,7 +89,8 @@ LoopNode::LoopNode(Cluster& c, int id, const ProtocolConfig& config)
       driver(*node, *this) {}
 
 void LoopNode::fetch_page(PageId page, NodeId home) {
-  cluster.log.push_back(fmt::format("node {} fetches page {} from {}", index(node->id()), raw(page), index(home)));
+  cluster.log.push_back(
+      fmt::format("node {} fetches page {} from {}", index(node->id()), raw(page), index(home)));
   const auto bytes = cluster.at(home).node->serve_page(page);
   node->install_page(page, std::vector<std::byte>(bytes.begin(), bytes.end()));
 }
@@ -118,16 +121,18 @@ void LoopNode::request_lock(LockId lock, const AcquireStep& step) {
       continue;
     }
     ASSERT_EQ(a.kind, LockAnswer::Kind::Grant) << "a loopback acquire never waits: its holder released";
-    cluster.log.push_back(fmt::format("node {} granted lock {} by {}", index(node->id()), raw(lock), index(at)));
-    there.history.for_each_between(me.known, there.node->vt(), [&](const IntervalRecord& r) { history.add(r); });
+    cluster.log.push_back(
+        fmt::format("node {} granted lock {} by {}", index(node->id()), raw(lock), index(at)));
+    there.history.for_each_between(me.known, there.node->vt(),
+                                   [&](const IntervalRecord& r) { history.add(r); });
     node->granted(lock, there.node->vt(), no_costs);
     return;
   }
 }
 
 void LoopNode::grant_lock(LockId lock, const LockWaiter& next) {
-  cluster.log.push_back(
-      fmt::format("node {} hands lock {} to {} at its release", index(node->id()), raw(lock), index(next.node)));
+  cluster.log.push_back(fmt::format("node {} hands lock {} to {} at its release", index(node->id()),
+                                    raw(lock), index(next.node)));
 }
 
 TEST(LrcDriver, AFaultFetchesThePageThenItsDiffsThenWrites) {
@@ -183,7 +188,8 @@ TEST(LrcDriver, ARequestedLockGoesToTheRequesterAtTheNextRelease) {
   LoopNode& n1 = *c.nodes[1];
   n0.driver.lock_acquire(LockId{0}, 0);
   // Node 1's request reaches node 0 while it holds the lock: queued.
-  EXPECT_EQ(n0.node->lock_request(LockId{0}, {node_id(1), n1.node->vt()}, false).kind, LockAnswer::Kind::Queue);
+  EXPECT_EQ(n0.node->lock_request(LockId{0}, {node_id(1), n1.node->vt()}, false).kind,
+            LockAnswer::Kind::Queue);
   n0.driver.lock_release(LockId{0});
   ASSERT_EQ(c.log.size(), 1U);
   EXPECT_EQ(c.log[0], "node 0 hands lock 0 to 1 at its release");
@@ -233,7 +239,8 @@ TEST(LrcProtocolArgument, RoundTripsAndNamesWhatItRefuses) {
   EXPECT_EQ(refused("colour=blue"), "protocol: no key 'colour'");
   EXPECT_EQ(refused("page_size=12x"), "protocol: page_size=12x is not a number from 0 to 1073741824");
   EXPECT_EQ(refused("first_touch=nowhere"), "protocol: first_touch=nowhere is not home or zero");
-  EXPECT_EQ(refused("page_size=4096,word_size=3"), "protocol: a page of 4096 bytes is not made of 3-byte words");
+  EXPECT_EQ(refused("page_size=4096,word_size=3"),
+            "protocol: a page of 4096 bytes is not made of 3-byte words");
   EXPECT_EQ(refused("word_size"), "protocol: 'word_size' is not key=value");
 }
 

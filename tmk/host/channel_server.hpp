@@ -65,7 +65,8 @@ constexpr Protection protection_for(lrc::Access access, bool write_is_local) {
 }
 static_assert(static_cast<std::uint32_t>(Protection::None) == static_cast<std::uint32_t>(lrc::Access::None) &&
               static_cast<std::uint32_t>(Protection::Read) == static_cast<std::uint32_t>(lrc::Access::Read) &&
-              static_cast<std::uint32_t>(Protection::ReadWrite) == static_cast<std::uint32_t>(lrc::Access::Write));
+              static_cast<std::uint32_t>(Protection::ReadWrite) ==
+                  static_cast<std::uint32_t>(lrc::Access::Write));
 
 class ChannelServer {
  public:

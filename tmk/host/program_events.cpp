@@ -141,8 +141,8 @@ void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& f
 Protection ProgramInstance::protection_of(dsm::Runtime& runtime, const Node& node, const std::uint8_t* access,
                                           std::uint32_t page) const {
   const auto a = static_cast<lrc::Access>(access[page]);
-  return protection_for(a, a == lrc::Access::Read &&
-                               runtime.write_fault_is_local(emu::node_id(node.id), region_, page));
+  return protection_for(
+      a, a == lrc::Access::Read && runtime.write_fault_is_local(emu::node_id(node.id), region_, page));
 }
 
 void ProgramInstance::apply_mark(Node& node, dsm::Process& p, const ScopeMark& m) {
