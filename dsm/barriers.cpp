@@ -34,7 +34,7 @@ lrc::BarrierOutcome Runtime::exchange_at_barrier(NodeState& ns, BarrierId barrie
     record_arrival(nullptr, ns.id, barrier, vt, usage, nullptr);
   } else {
     Message* m = new_message(ns.id, manager, kBarrierArrival,
-                             16 + 4 * vt.size() + history_.bytes_between(ns.lrc.vt_at_release(), vt));
+                             16 + 4 * vt.size() + ns.lrc.bytes_lacking(ns.lrc.vt_at_release()));
     m->words[0] = raw(barrier);
     m->words[1] = usage;
     encode_vt(m->data, vt);

@@ -67,7 +67,7 @@ void Runtime::grant_lock(WorkContext* ctx, NodeState& holder, NodeId to, const V
   request->source = holder.id;
   request->destination = to;
   request->purpose = kLockGrant;
-  request->payload_bytes = static_cast<std::uint32_t>(8 + 4 * vt.size() + history_.bytes_between(known, vt));
+  request->payload_bytes = static_cast<std::uint32_t>(8 + 4 * vt.size() + holder.lrc.bytes_lacking(known));
   encode_vt(request->data, vt);
   if (ctx)
     send_from_handler(*ctx, request);

@@ -95,6 +95,21 @@ class Node {
   // Learns every interval up to `learned` (their records already in the history): each page they
   // wrote gets a write notice and loses access (a twin of it is first made into a diff).
   void incorporate(const VectorTime& learned, CostSink& costs);
+  // The records of intervals another node sent (a grant's, a release's), before the vector time
+  // that covers them is taken in (granted, released). The emulator's nodes share one history and
+  // send none.
+  void learn(std::vector<IntervalRecord> records) {
+    for (IntervalRecord& r : records) history_.add(std::move(r));
+  }
+  // What a node that has seen `known` lacks of what this node has seen: the records a grant
+  // carries (in the history's order), and their size on the wire.
+  template <class F>
+  void for_each_lacking(const VectorTime& known, F&& f) const {
+    history_.for_each_between(known, vt_, std::forward<F>(f));
+  }
+  [[nodiscard]] std::size_t bytes_lacking(const VectorTime& known) const {
+    return history_.bytes_between(known, vt_);
+  }
   // Diffs and write notices this node holds (what makes a barrier collect garbage).
   [[nodiscard]] std::size_t usage() const { return diff_bytes_ + notice_count_ * 8; }
   // The node's vector time when the last barrier released it: what the barrier manager knows it

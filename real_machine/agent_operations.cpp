@@ -15,7 +15,6 @@
 
 namespace ncp2::real {
 
-using carnival::WaitPart;
 using lrc::Operation;
 using lrc::PageId;
 
@@ -175,7 +174,7 @@ void NodeAgent::request_lock(lrc::LockId id, const lrc::AcquireStep& step) {
   const auto delay = static_cast<double>(r.i64());
   {
     const std::lock_guard guard(mutex_);
-    for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+    lrc_->learn(std::move(records));
     lrc_->granted(id, learned, no_costs);
   }
   Exchange& x = note_exchange(Operation::LockAcquire, lock);
@@ -195,8 +194,8 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
     const std::lock_guard guard(mutex_);
     w.u32s(lrc_->vt()).u64(usage);
     std::vector<const lrc::IntervalRecord*> records;
-    history_.for_each_between(lrc_->vt_at_release(), lrc_->vt(),
-                              [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
+    lrc_->for_each_lacking(lrc_->vt_at_release(),
+                           [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
     write_records(w, records);
     w.u64(distributed_.size());
     for (const auto& [bytes, count] : distributed_) w.bytes(bytes).u64(count);
@@ -225,7 +224,7 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
   const lrc::BarrierOutcome outcome{r.u32() != 0};
   {
     const std::lock_guard guard(mutex_);
-    for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
+    lrc_->learn(std::move(records));
     lrc_->released(merged, no_costs);
   }
   Exchange& x = note_exchange(Operation::Barrier, id);

@@ -181,7 +181,7 @@ void NodeAgent::grant(std::uint32_t lock, int to, const lrc::VectorTime& known, 
   if (known.size() != lrc_->vt().size())
     throw std::runtime_error("malformed message: a vector time of another size");
   std::vector<const lrc::IntervalRecord*> records;
-  history_.for_each_between(known, lrc_->vt(), [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
+  lrc_->for_each_lacking(known, [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
   WireWriter w;
   w.u32(lock).u32s(lrc_->vt());
   write_records(w, records);
