@@ -12,19 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/lrc/test_memory.hpp"
+
 namespace ncp2::lrc {
 namespace {
 
-constexpr std::size_t kPage = 4096;
+using testing::kPage;
 constexpr std::uint32_t kPages = 2;
-
-class Memory final : public PageMemory {
- public:
-  std::span<std::byte> page(PageId page) override {
-    return std::span(bytes).subspan(raw(page) * kPage, kPage);
-  }
-  std::vector<std::byte> bytes = std::vector<std::byte>(kPage * kPages);
-};
+using Memory = testing::Memory<kPages>;
 
 struct Cluster;
 

@@ -11,20 +11,14 @@
 #include <vector>
 
 #include "lrc/barrier_manager.hpp"
+#include "tests/lrc/test_memory.hpp"
 
 namespace ncp2::lrc {
 namespace {
 
-constexpr std::size_t kPage = 4096;
+using testing::kPage;
 constexpr std::uint32_t kPages = 4;
-
-class Memory final : public PageMemory {
- public:
-  std::span<std::byte> page(PageId page) override {
-    return std::span(bytes).subspan(raw(page) * kPage, kPage);
-  }
-  std::vector<std::byte> bytes = std::vector<std::byte>(kPage * kPages);
-};
+using Memory = testing::Memory<kPages>;
 
 // One node of a "real run": its own history, directory and memory.
 struct TestNode {
