@@ -108,6 +108,13 @@ build runs_forever "$src/tests/tmk/programs/runs_forever.c" &&
   [ "$(sqlite3 "$tmp/forever.db" 'select status from runs')" = incomplete ] ||
   fail "--max-wall on a real run: $(cat "$tmp/out")"
 
+# The protocol reaches each node as one argument (issue 41: lrc::protocol_argument); a node given
+# a bad one says which key or value, exit 2, before MPI starts.
+out=$("$bin/ncp2-node" --program /bin/true --protocol "page_size=4096,colour=blue" 2>&1)
+[ $? -eq 2 ] && grep -qF "ncp2-node: protocol: no key 'colour'" <<<"$out" || fail "ncp2-node --protocol with a bad key: $out"
+out=$("$bin/ncp2-node" --program /bin/true --protocol "first_touch=nowhere" 2>&1)
+[ $? -eq 2 ] && grep -qF "first_touch=nowhere is not home or zero" <<<"$out" || fail "ncp2-node --protocol with a bad value: $out"
+
 # Polling under a lock (issue 41 item 4): the pipeline of tests/tmk/programs/polling_ring.c at 16
 # processes, the size its emulated ncp2 run completes at too (tests/tmk/programs_test.sh).
 build polling_ring "$src/tests/tmk/programs/polling_ring.c" &&
