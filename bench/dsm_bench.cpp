@@ -270,11 +270,11 @@ void BM_Workload(benchmark::State& state, bool profile, std::size_t timeline) {
   auto config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);
   config.machine.nodes = 8;
   const auto params = w.resolve("paper", {});
-  ncp2::workloads::RunOptions options;
+  ncp2::run::RunOptions options;
   options.profile = profile;
   options.profiler.max_timeline = timeline;
   for (auto _ : state) {
-    const auto out = ncp2::workloads::run_workload(config, w, params, 1, options);
+    const auto out = ncp2::run::run_workload(config, w, params, 1, options);
     if (!out.ok()) state.SkipWithError("run failed");
     benchmark::DoNotOptimize(out.timed_end);
   }
@@ -286,11 +286,11 @@ void BM_Emulation(benchmark::State& state, bool profile) {
   auto config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);
   config.machine.nodes = 8;
   const auto params = w.resolve("paper", {});
-  ncp2::workloads::RunOptions options;
+  ncp2::run::RunOptions options;
   options.profile = profile;
   options.profiler.max_timeline = 0;
   for (auto _ : state) {
-    const auto out = ncp2::workloads::run_workload(config, w, params, 1, options);
+    const auto out = ncp2::run::run_workload(config, w, params, 1, options);
     if (!out.ok()) state.SkipWithError("run failed");
     state.SetIterationTime(out.wall_seconds);
   }
@@ -303,15 +303,15 @@ void BM_EmulationRatio(benchmark::State& state) {
   auto config = ncp2::dsm::default_config(ncp2::emu::MachineKind::Ncp2);
   config.machine.nodes = 8;
   const auto params = w.resolve("paper", {});
-  ncp2::workloads::RunOptions off;
-  ncp2::workloads::RunOptions on;
+  ncp2::run::RunOptions off;
+  ncp2::run::RunOptions on;
   on.profile = true;
   on.profiler.max_timeline = 0;
   double best_off = 1e9;
   double best_on = 1e9;
   for (auto _ : state) {
-    const auto a = ncp2::workloads::run_workload(config, w, params, 1, off);
-    const auto b = ncp2::workloads::run_workload(config, w, params, 1, on);
+    const auto a = ncp2::run::run_workload(config, w, params, 1, off);
+    const auto b = ncp2::run::run_workload(config, w, params, 1, on);
     if (!a.ok() || !b.ok()) state.SkipWithError("run failed");
     best_off = std::min(best_off, a.wall_seconds);
     best_on = std::min(best_on, b.wall_seconds);

@@ -58,31 +58,31 @@ std::vector<int> parse_nodes(const std::string& list) {
   return out;
 }
 
-std::string value_text(const workloads::PublishedRow& row, double v) {
+std::string value_text(const run::PublishedRow& row, double v) {
   switch (row.quantity) {
-    case workloads::Quantity::Gain:
+    case run::Quantity::Gain:
       return fmt::format("{:+.0f} %", v * 100);
-    case workloads::Quantity::Microseconds:
+    case run::Quantity::Microseconds:
       return fmt::format("{:.0f} us", v);
-    case workloads::Quantity::Speedup:
+    case run::Quantity::Speedup:
       break;
   }
   return fmt::format("{:.2f}", v);
 }
 
-const char* quantity_name(workloads::Quantity q) {
+const char* quantity_name(run::Quantity q) {
   switch (q) {
-    case workloads::Quantity::Gain:
+    case run::Quantity::Gain:
       return "gain";
-    case workloads::Quantity::Microseconds:
+    case run::Quantity::Microseconds:
       return "microseconds";
-    case workloads::Quantity::Speedup:
+    case run::Quantity::Speedup:
       break;
   }
   return "speedup";
 }
 
-std::string workload_text(const workloads::ReproducedRow& r) {
+std::string workload_text(const run::ReproducedRow& r) {
   std::string name = r.row.workload;
   for (const auto& p : r.row.params) name += " " + p;
   return name;
@@ -90,7 +90,7 @@ std::string workload_text(const workloads::ReproducedRow& r) {
 
 // The published sequential times beside the emulated one-node times (the testbed's computation
 // model, independent of any speedup).
-void print_sequential(const std::vector<workloads::ReproducedRow>& rows) {
+void print_sequential(const std::vector<run::ReproducedRow>& rows) {
   bool header = false;
   std::size_t width = 26;
   for (const auto& r : rows) width = std::max(width, workload_text(r).size());
@@ -106,7 +106,7 @@ void print_sequential(const std::vector<workloads::ReproducedRow>& rows) {
   }
 }
 
-void print_text(const std::vector<workloads::ReproducedRow>& rows) {
+void print_text(const std::vector<run::ReproducedRow>& rows) {
   std::size_t width = 28;  // the workload column fits its longest name (parameters included)
   for (const auto& r : rows) width = std::max(width, workload_text(r).size());
   fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  {:<10}  source\n", "paper", "network",
@@ -115,19 +115,18 @@ void print_text(const std::vector<workloads::ReproducedRow>& rows) {
   int with_value = 0;
   for (const auto& r : rows) {
     const std::string name = workload_text(r);
-    const std::string machine = r.row.quantity == workloads::Quantity::Gain ? "ncp2/tm" : r.row.machine;
+    const std::string machine = r.row.quantity == run::Quantity::Gain ? "ncp2/tm" : r.row.machine;
     fmt::print("{:<10} {:<9} {:<{}} {:<11} {:>5} {:>10} {:>10} {:>6}  {:<10}  {}\n", r.row.paper,
                r.row.network, name, width, machine, r.nodes, value_text(r.row, r.row.published),
                r.emulated ? value_text(r.row, *r.emulated) : "-",
-               r.ratio() ? fmt::format("{:.2f}", *r.ratio()) : "-",
-               workloads::provenance_name(r.row.provenance), r.problem.empty() ? r.row.cite : r.problem);
+               r.ratio() ? fmt::format("{:.2f}", *r.ratio()) : "-", run::provenance_name(r.row.provenance),
+               r.problem.empty() ? r.row.cite : r.problem);
     if (r.ratio()) {
       ++with_value;
-      if (std::abs(*r.ratio() - 1) <= (r.row.quantity == workloads::Quantity::Microseconds ? 0.10 : 0.15))
-        ++within;
+      if (std::abs(*r.ratio() - 1) <= (r.row.quantity == run::Quantity::Microseconds ? 0.10 : 0.15)) ++within;
     }
   }
-  const bool costs = !rows.empty() && rows.front().row.quantity == workloads::Quantity::Microseconds;
+  const bool costs = !rows.empty() && rows.front().row.quantity == run::Quantity::Microseconds;
   const double tolerance = costs ? 0.10 : 0.15;
   fmt::print("\nwithin ±{:.0f} % of the published value: {} of {}\n", tolerance * 100, within, with_value);
   print_sequential(rows);
@@ -135,7 +134,7 @@ void print_text(const std::vector<workloads::ReproducedRow>& rows) {
   std::map<std::string, std::string> rows_read_at;  // where -> "label: workloads"
   for (const auto& r : rows) {
     std::string& line = rows_read_at[r.row.read_at];
-    line += line.empty() ? fmt::format("{}: {}", workloads::provenance_name(r.row.provenance), r.row.workload)
+    line += line.empty() ? fmt::format("{}: {}", run::provenance_name(r.row.provenance), r.row.workload)
                          : fmt::format(", {}", r.row.workload);
   }
   fmt::print(
@@ -144,7 +143,7 @@ void print_text(const std::vector<workloads::ReproducedRow>& rows) {
   for (const auto& [where, line] : rows_read_at) fmt::print("  {}\n    {}\n", line, where);
 }
 
-void print_json(const std::vector<workloads::ReproducedRow>& rows) {
+void print_json(const std::vector<run::ReproducedRow>& rows) {
   nlohmann::json out{{"rows", nlohmann::json::array()}};
   for (const auto& r : rows) {
     out["rows"].push_back(
@@ -159,7 +158,7 @@ void print_json(const std::vector<workloads::ReproducedRow>& rows) {
          {"emulated", r.emulated ? nlohmann::json(*r.emulated) : nlohmann::json()},
          {"ratio", r.ratio() ? nlohmann::json(*r.ratio()) : nlohmann::json()},
          {"source", r.row.source},
-         {"provenance", workloads::provenance_name(r.row.provenance)},
+         {"provenance", run::provenance_name(r.row.provenance)},
          {"sequential_s", r.sequential_s ? nlohmann::json(*r.sequential_s) : nlohmann::json()},
          {"published_sequential_s",
           r.row.published_sequential_s > 0 ? nlohmann::json(r.row.published_sequential_s) : nlohmann::json()},
@@ -170,7 +169,7 @@ void print_json(const std::vector<workloads::ReproducedRow>& rows) {
 }
 
 int reproduce(const ReproduceCommand& o) {
-  workloads::ReproduceOptions options;
+  run::ReproduceOptions options;
   options.configs_dir = o.configs.empty() ? default_configs() : o.configs;
   try {
     if (!o.nodes.empty()) options.nodes = parse_nodes(o.nodes);
@@ -182,9 +181,9 @@ int reproduce(const ReproduceCommand& o) {
   options.progress = [terminal](std::string_view what) {
     if (terminal) fmt::print(stderr, "\r\033[Krunning {}", what);
   };
-  std::vector<workloads::ReproducedRow> rows;
+  std::vector<run::ReproducedRow> rows;
   try {
-    rows = workloads::reproduce(o.table, options);
+    rows = run::reproduce(o.table, options);
   } catch (const workloads::WorkloadError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
@@ -209,7 +208,7 @@ Subcommand add_reproduce_command(CLI::App& app) {
                   "usenix94, sc95, sbacpad96, or basic-costs (USENIX'94's lock, barrier, page, twin and diff "
                   "costs against the same operations on the ATM preset)")
       ->required()
-      ->check(CLI::IsMember(workloads::reproducible_tables()));
+      ->check(CLI::IsMember(run::reproducible_tables()));
   cmd->add_flag(
       "--json", o->json,
       R"(one JSON object: {"rows": [{"paper", "network", "workload", "machine", "nodes", "published", )"

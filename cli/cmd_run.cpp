@@ -76,10 +76,10 @@ struct RunOptions {
 // virtual time, otherwise the counters alone. Rewritten in place on a terminal.
 class ProgressLine {
  public:
-  ProgressLine(bool on, bool terminal, std::optional<workloads::HistoryEntry> previous)
+  ProgressLine(bool on, bool terminal, std::optional<run::HistoryEntry> previous)
       : on_(on), terminal_(terminal), previous_(std::move(previous)) {}
 
-  void update(const workloads::RunProgress& p) {
+  void update(const run::RunProgress& p) {
     if (!on_) return;
     std::string line;
     if (previous_ && previous_->virtual_ps > 0) {
@@ -113,7 +113,7 @@ class ProgressLine {
  private:
   bool on_;
   bool terminal_;
-  std::optional<workloads::HistoryEntry> previous_;
+  std::optional<run::HistoryEntry> previous_;
   bool shown_ = false;
 };
 
@@ -144,7 +144,7 @@ struct SignalGuard {
 };
 
 // The database line of the summary.
-void print_database(const workloads::StoredDatabase& d) {
+void print_database(const run::StoredDatabase& d) {
   const std::string& db = d.path;
   if (!d.note.empty()) fmt::print(stderr, "ncp2: {}\n", d.note);
   fmt::print(
@@ -153,11 +153,11 @@ void print_database(const workloads::StoredDatabase& d) {
       d.waits_dropped ? fmt::format(", {} more summarized only", d.waits_dropped) : std::string(), db, db);
 }
 
-void print_summary(const workloads::RunOutcome& o) {
+void print_summary(const run::RunOutcome& o) {
   const dsm::NodeStats t = o.totals();
   fmt::print("workload  {} ({}), seed {}\n", o.workload, o.params.describe(), o.seed);
   fmt::print("machine   {}, {} node{}\n", emu::to_string(o.machine), o.nodes, o.nodes == 1 ? "" : "s");
-  fmt::print("status    {}\n", workloads::to_string(o.status));
+  fmt::print("status    {}\n", run::to_string(o.status));
   fmt::print("time      {} virtual in the timed region; {} with the verification ({} events)\n",
              emu::format_time(o.timed_end), emu::format_time(o.end_time), o.events);
   fmt::print(
@@ -166,10 +166,10 @@ void print_summary(const workloads::RunOutcome& o) {
       t.messages, t.bytes, t.page_faults, t.page_requests, t.diff_requests, t.lock_acquires, t.barriers,
       o.total_interrupts());
   fmt::print("verified  {}: {}\n", o.verified ? "yes" : "NO", o.verification);
-  fmt::print("host      {}\n", workloads::host_usage(o.wall_seconds, o.peak_rss_kib, o.nodes));
+  fmt::print("host      {}\n", run::host_usage(o.wall_seconds, o.peak_rss_kib, o.nodes));
 }
 
-void print_speedup(const workloads::RunOutcome& o, const std::optional<workloads::HistoryEntry>& one_node,
+void print_speedup(const run::RunOutcome& o, const std::optional<run::HistoryEntry>& one_node,
                    bool deterministic, bool history_enabled) {
   if (!o.ok() || o.nodes == 1) return;
   if (one_node && o.timed_end > emu::kTimeZero) {
@@ -187,8 +187,8 @@ void print_speedup(const workloads::RunOutcome& o, const std::optional<workloads
   }
 }
 
-workloads::SessionOptions session_options(const RunOptions& o) {
-  workloads::SessionOptions s;
+run::SessionOptions session_options(const RunOptions& o) {
+  run::SessionOptions s;
   s.workload = o.workload;
   s.preset = o.preset;
   s.params = o.params;
@@ -212,29 +212,28 @@ workloads::SessionOptions session_options(const RunOptions& o) {
 }
 
 // The session's progress and baseline messages on the terminal.
-workloads::SessionObserver display(const RunOptions& o, std::optional<ProgressLine>& line,
-                                   const std::string& name) {
+run::SessionObserver display(const RunOptions& o, std::optional<ProgressLine>& line,
+                             const std::string& name) {
   const bool terminal = ::isatty(STDERR_FILENO) != 0;
   const bool show = o.progress == "always" || (o.progress == "auto" && terminal);
-  workloads::SessionObserver observer;
-  observer.phase_started = [&line, show, terminal, name](
-                               workloads::SessionPhase phase,
-                               const std::optional<workloads::HistoryEntry>& previous) {
-    if (phase == workloads::SessionPhase::Baseline)
+  run::SessionObserver observer;
+  observer.phase_started = [&line, show, terminal, name](run::SessionPhase phase,
+                                                         const std::optional<run::HistoryEntry>& previous) {
+    if (phase == run::SessionPhase::Baseline)
       fmt::print("baseline  measuring {} on 1 node first (--baseline)\n", name);
     line.emplace(show, terminal, previous);  // no 1-node run known for the baseline: no total
   };
-  observer.progress = [&line](const workloads::RunProgress& p) {
+  observer.progress = [&line](const run::RunProgress& p) {
     if (line) line->update(p);
   };
-  observer.phase_finished = [&line](workloads::SessionPhase phase, const workloads::RunOutcome& outcome) {
+  observer.phase_finished = [&line](run::SessionPhase phase, const run::RunOutcome& outcome) {
     if (line) line->finish();
-    if (phase != workloads::SessionPhase::Baseline || outcome.ok()) return;
-    if (outcome.status == workloads::RunStatus::Stopped)
+    if (phase != run::SessionPhase::Baseline || outcome.ok()) return;
+    if (outcome.status == run::RunStatus::Stopped)
       fmt::print(stderr, "ncp2: interrupted while measuring the baseline; nothing was run or stored\n");
     else
       fmt::print(stderr, "ncp2: the 1-node baseline did not complete ({}): {}\n",
-                 workloads::to_string(outcome.status),
+                 run::to_string(outcome.status),
                  outcome.diagnosis.empty() ? outcome.verification : outcome.diagnosis);
   };
   return observer;
@@ -282,7 +281,7 @@ bool store_scope_counters(const std::string& db, const counters::ScopeCounterMet
 }
 
 // After the summary: the statistics JSON, the database, the per-scope counters. The exit code.
-int publish(const RunOptions& o, const workloads::RunSession& session, workloads::RunOutcome& outcome,
+int publish(const RunOptions& o, const run::RunSession& session, run::RunOutcome& outcome,
             const counters::ScopeCounterMeter* scope_meter) {
   try {
     session.write_stats(outcome);
@@ -294,7 +293,7 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
   std::string stored_at = o.db;
   if (!o.db.empty()) {
     try {
-      const workloads::StoredDatabase d = session.write_database(outcome);
+      const run::StoredDatabase d = session.write_database(outcome);
       print_database(d);
       stored_at = d.path;
     } catch (const std::exception& e) {
@@ -303,22 +302,22 @@ int publish(const RunOptions& o, const workloads::RunSession& session, workloads
     }
   }
   if (scope_meter && stored) stored = store_scope_counters(stored_at, *scope_meter);
-  const bool racy = outcome.status == workloads::RunStatus::Completed && !outcome.races.empty();
+  const bool racy = outcome.status == run::RunStatus::Completed && !outcome.races.empty();
   if (racy) {
     fmt::print(stderr, "ncp2: {}\n", outcome.verification);
     return stored ? kExitRaces : kExitFailure;
   }
-  if (outcome.status == workloads::RunStatus::Completed && !outcome.verified)
+  if (outcome.status == run::RunStatus::Completed && !outcome.verified)
     fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
-  if (outcome.status == workloads::RunStatus::Stopped)
+  if (outcome.status == run::RunStatus::Stopped)
     fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
-  if (outcome.status == workloads::RunStatus::Deadlock) return kExitDeadlock;
-  if (outcome.status == workloads::RunStatus::TimeLimit) return kExitLimit;
+  if (outcome.status == run::RunStatus::Deadlock) return kExitDeadlock;
+  if (outcome.status == run::RunStatus::TimeLimit) return kExitLimit;
   return outcome.ok() && stored ? kExitOk : kExitFailure;
 }
 
 // A program built with ncp2-cc instead of a built-in workload: its workload in the options.
-std::optional<int> add_program(const RunOptions& o, workloads::SessionOptions& s) {
+std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
   if (!tmk::looks_like_program(o.workload)) {
     if (!o.program_args.empty() || !o.node_output.empty()) {
       fmt::print(stderr,
@@ -394,12 +393,12 @@ int run(const RunOptions& o) {
     return kExitUsage;
   }
   const dsm::SystemConfig config = load_machine_config(o.machine);  // emu::ConfigError: exit 2 (main)
-  std::optional<workloads::RunSession> session;
-  workloads::SessionOptions options = session_options(o);
+  std::optional<run::RunSession> session;
+  run::SessionOptions options = session_options(o);
   if (const auto code = add_program(o, options)) return *code;
   try {
     session.emplace(config, std::move(options));
-  } catch (const workloads::SessionError& e) {
+  } catch (const run::SessionError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
   }
@@ -422,9 +421,9 @@ int run(const RunOptions& o) {
 
   const SignalGuard signals;
   std::optional<ProgressLine> line;
-  workloads::RunOutcome outcome = session->run(display(o, line, session->workload().name));
+  run::RunOutcome outcome = session->run(display(o, line, session->workload().name));
   if (session->baseline_interrupted()) return kExitFailure;
-  if (outcome.status == workloads::RunStatus::Invalid) {
+  if (outcome.status == run::RunStatus::Invalid) {
     fmt::print(stderr, "ncp2: {}\n", outcome.diagnosis);
     return kExitUsage;
   }
@@ -432,7 +431,7 @@ int run(const RunOptions& o) {
   print_speedup(outcome, session->one_node(), session->deterministic(), session->history_enabled());
   if (time_model.meter) print_measured_summary(*time_model.meter);
   if (!outcome.diagnosis.empty())
-    fmt::print(stderr, "ncp2: run {}: {}\n", workloads::to_string(outcome.status), outcome.diagnosis);
+    fmt::print(stderr, "ncp2: run {}: {}\n", run::to_string(outcome.status), outcome.diagnosis);
   if (outcome.races_checked) print_races(outcome, o.db);
   if (!session->history_problem().empty())
     fmt::print(stderr, "ncp2: note: the run history was not recorded: {}\n", session->history_problem());

@@ -57,7 +57,7 @@ Subcommand add_workloads_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "print a JSON list of {name, description, parameters, presets}");
   return {cmd, [json] {
             if (*json)
-              fmt::print("{}\n", workloads::workloads_json().dump(2));
+              fmt::print("{}\n", run::workloads_json().dump(2));
             else
               print_text();
             return kExitOk;

@@ -23,7 +23,7 @@ std::string scope_name(std::uint32_t id) {
 
 }  // namespace
 
-void print_races(const workloads::RunOutcome& o, const std::string& db) {
+void print_races(const run::RunOutcome& o, const std::string& db) {
   if (o.races.empty()) {
     fmt::print("races     none found (--detect-races)\n");
     return;

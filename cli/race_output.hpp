@@ -7,6 +7,6 @@
 namespace ncp2::cli {
 
 // Prints the count and the first races on stderr (`db`: where the rest are, or "").
-void print_races(const workloads::RunOutcome& outcome, const std::string& db);
+void print_races(const run::RunOutcome& outcome, const std::string& db);
 
 }  // namespace ncp2::cli

@@ -12,9 +12,10 @@
 #include "dsm/runtime.hpp"
 #include "emulator/cluster.hpp"
 #include "emulator/kernel.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/workload.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 namespace {
 
@@ -215,4 +216,4 @@ std::vector<BasicCost> measure_basic_costs(const dsm::SystemConfig& config) {
   };
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

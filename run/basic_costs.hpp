@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "dsm/config.hpp"
+#include "run/workload_names.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 struct BasicCost {
   std::string operation;  // "lock-from-manager", "barrier", "page-miss", ...
@@ -34,4 +35,4 @@ struct BasicCost {
 // The names measure_basic_costs() returns, in its order.
 [[nodiscard]] const std::vector<std::string>& basic_cost_operations();
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

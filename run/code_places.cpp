@@ -5,7 +5,7 @@
 #include "carnival/run_scopes.hpp"
 #include "debug_info/own_code.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 dsm::Runtime::CodePlaces code_places() {
   dsm::Runtime::CodePlaces places;
@@ -18,4 +18,4 @@ dsm::Runtime::CodePlaces code_places() {
   return places;
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

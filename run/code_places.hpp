@@ -4,8 +4,8 @@
 // debug information (debug_info/own_code.hpp), paths relative to the source tree.
 #include "dsm/runtime.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 [[nodiscard]] dsm::Runtime::CodePlaces code_places();
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -1,8 +1,9 @@
 #include "run/race_report.hpp"
+#include "run/workload_names.hpp"
 
 #include <algorithm>
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 namespace {
 
@@ -52,4 +53,4 @@ std::vector<carnival::RaceRow> collect_races(dsm::Runtime& runtime, const Instan
   return rows;
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

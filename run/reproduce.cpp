@@ -11,9 +11,10 @@
 #include "emulator/time.hpp"
 #include "run/basic_costs.hpp"
 #include "run/runner.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/registry.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 namespace {
 
@@ -297,4 +298,4 @@ std::vector<ReproducedRow> reproduce(std::string_view table, const ReproduceOpti
   return out;
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 enum class Quantity { Speedup, Gain, Microseconds };
 
@@ -68,4 +68,4 @@ struct ReproduceOptions {
 // preset, or a row the registry cannot run.
 [[nodiscard]] std::vector<ReproducedRow> reproduce(std::string_view table, const ReproduceOptions& options);
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -1,4 +1,5 @@
 #include "run/run_history.hpp"
+#include "run/workload_names.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 namespace {
 
@@ -112,4 +113,4 @@ bool RunHistory::record(const HistoryEntry& entry, std::string* why_not) const {
   return static_cast<bool>(out);
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "emulator/config.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/workload.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 struct HistoryEntry {
   std::string key;  // history_key(): the run without its node count
@@ -60,4 +61,4 @@ class RunHistory {
   bool create_directory_ = true;
 };
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

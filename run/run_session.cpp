@@ -16,9 +16,10 @@
 #include "carnival/store_counts.hpp"
 #include "carnival/utc_time.hpp"
 #include "run/stats_json.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/registry.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 namespace {
 
@@ -210,4 +211,4 @@ StoredDatabase RunSession::write_database(RunOutcome& outcome) const {
   return stored;
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

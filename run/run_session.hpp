@@ -17,8 +17,9 @@
 #include "emulator/config.hpp"
 #include "run/run_history.hpp"
 #include "run/runner.hpp"
+#include "run/workload_names.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 // A run that cannot start as asked (unknown workload, bad parameters, an output that would be
 // lost): the message is for the user; `ncp2 run` exits 2.
@@ -128,4 +129,4 @@ class RunSession {
   std::string history_problem_;
 };
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -17,8 +17,9 @@
 #include "emulator/kernel.hpp"
 #include "run/code_places.hpp"
 #include "run/race_report.hpp"
+#include "run/workload_names.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 std::string_view to_string(RunStatus s) {
   switch (s) {
@@ -355,4 +356,4 @@ std::string host_usage(double wall_seconds, std::uint64_t peak_rss_kib, int node
                      static_cast<double>(peak_rss_kib) / 1024.0, per_node);
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -15,9 +15,10 @@
 #include "dsm/runtime.hpp"
 #include "emulator/config.hpp"
 #include "emulator/time.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/workload.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 enum class RunStatus {
   Completed,  // every node left the exit barrier and the verification ran
@@ -117,4 +118,4 @@ std::uint64_t peak_rss_kib();
 // process's peak over the emulated nodes, so for few nodes it is mostly the program itself).
 std::string host_usage(double wall_seconds, std::uint64_t peak_rss_kib, int nodes);
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

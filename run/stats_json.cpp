@@ -12,9 +12,10 @@
 
 #include "dsm/types.hpp"
 #include "lrc/counters.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/registry.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 using nlohmann::json;
 
@@ -113,4 +114,4 @@ void write_file_atomically(const std::string& path, const std::string& text) {
   carnival::write_file_atomically(path, [&text](std::ostream& out) { out << text; });
 }
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

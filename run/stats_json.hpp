@@ -6,9 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "run/runner.hpp"
+#include "run/workload_names.hpp"
 #include "workloads/workload.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 
 nlohmann::json to_json(const ParamValue& value);
 nlohmann::json params_json(const Params& params);  // {"n": 4096, ...}
@@ -29,4 +30,4 @@ nlohmann::json stats_json(const RunOutcome& outcome);
 // std::runtime_error naming the file when it cannot.
 void write_file_atomically(const std::string& path, const std::string& text);
 
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

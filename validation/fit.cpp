@@ -132,8 +132,7 @@ std::vector<FitParameter> period_preset_parameters() {
 CostModel raw_costs(int nodes) {
   return [nodes](const dsm::SystemConfig& c) {
     std::map<std::string, double> out;
-    for (const auto& cost : workloads::measure_raw_basic_costs(c, nodes))
-      out[cost.operation] = cost.microseconds;
+    for (const auto& cost : run::measure_raw_basic_costs(c, nodes)) out[cost.operation] = cost.microseconds;
     return out;
   };
 }
@@ -141,7 +140,7 @@ CostModel raw_costs(int nodes) {
 CostModel published_costs() {
   return [](const dsm::SystemConfig& c) {
     std::map<std::string, double> out;
-    for (const auto& cost : workloads::measure_basic_costs(c)) out[cost.operation] = cost.microseconds;
+    for (const auto& cost : run::measure_basic_costs(c)) out[cost.operation] = cost.microseconds;
     return out;
   };
 }

@@ -37,9 +37,9 @@ struct FitParameter {
 
 // What a configuration's basic costs are, by operation name (µs).
 using CostModel = std::function<std::map<std::string, double>(const dsm::SystemConfig&)>;
-// The raw timings on `nodes` nodes (workloads::measure_raw_basic_costs): what a program observes.
+// The raw timings on `nodes` nodes (run::measure_raw_basic_costs): what a program observes.
 [[nodiscard]] CostModel raw_costs(int nodes);
-// The papers' basic costs on 8 nodes (workloads::measure_basic_costs: twin and diffs less the trap).
+// The papers' basic costs on 8 nodes (run::measure_basic_costs: twin and diffs less the trap).
 [[nodiscard]] CostModel published_costs();
 
 // A parameter's value in a configuration (µs, or ns per byte), and a configuration with it set.

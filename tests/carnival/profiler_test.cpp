@@ -87,10 +87,10 @@ TEST(Profiler, InvariantsHoldOnEveryWorkloadAndBothMachines) {
       for (int nodes : {1, 3, 8}) {
         dsm::SystemConfig config = dsm::default_config(kind);
         config.machine.nodes = nodes;
-        workloads::RunOptions options;
+        run::RunOptions options;
         options.profile = true;
         const auto params = w.resolve("small", {});
-        const auto out = workloads::run_workload(config, w, params, 1, options);
+        const auto out = run::run_workload(config, w, params, 1, options);
         ASSERT_TRUE(out.ok()) << w.name << " " << out.diagnosis << out.verification;
         ASSERT_TRUE(out.profile.has_value());
         check_invariants(*out.profile, kind == emu::MachineKind::Ncp2,
@@ -107,10 +107,10 @@ TEST(Profiler, ProfilingDoesNotChangeTheRun) {
     dsm::SystemConfig config = dsm::default_config(kind);
     config.machine.nodes = 4;
     const auto params = w.resolve("small", {});
-    workloads::RunOptions on;
+    run::RunOptions on;
     on.profile = true;
-    const auto a = workloads::run_workload(config, w, params, 3, on);
-    const auto b = workloads::run_workload(config, w, params, 3, {});
+    const auto a = run::run_workload(config, w, params, 3, on);
+    const auto b = run::run_workload(config, w, params, 3, {});
     EXPECT_EQ(a.timed_end, b.timed_end);
     EXPECT_EQ(a.events, b.events);
     EXPECT_EQ(a.totals().messages, b.totals().messages);
@@ -127,12 +127,12 @@ TEST(Profiler, BackgroundAccountingGivesTheSameDataAsInline) {
       dsm::SystemConfig config = dsm::default_config(kind);
       config.machine.nodes = 4;
       const auto params = w.resolve("small", {});
-      workloads::RunOptions background, inline_;
+      run::RunOptions background, inline_;
       background.profile = inline_.profile = true;
       background.profiler.background = true;
       inline_.profiler.background = false;
-      const auto a = workloads::run_workload(config, w, params, 1, background);
-      const auto b = workloads::run_workload(config, w, params, 1, inline_);
+      const auto a = run::run_workload(config, w, params, 1, background);
+      const auto b = run::run_workload(config, w, params, 1, inline_);
       ASSERT_TRUE(a.profile && b.profile);
       const RunData& x = *a.profile;
       const RunData& y = *b.profile;
@@ -343,9 +343,9 @@ TEST(Profiler, StoppedRunsKeepTheirDocumentedInvariants) {
       SCOPED_TRACE(fmt::format("{} on {}", w->name, emu::to_string(kind)));
       dsm::SystemConfig config = dsm::default_config(kind);
       config.machine.nodes = 3;
-      workloads::RunOptions options;
+      run::RunOptions options;
       options.profile = true;
-      const auto out = workloads::run_workload(config, *w, {}, 1, options);
+      const auto out = run::run_workload(config, *w, {}, 1, options);
       ASSERT_FALSE(out.ok());
       ASSERT_TRUE(out.profile.has_value());
       EXPECT_FALSE(out.profile->timeline.empty());
@@ -361,11 +361,11 @@ TEST(Profiler, InterruptedRunsKeepTheirDocumentedInvariants) {
     dsm::SystemConfig config = dsm::default_config(kind);
     config.machine.nodes = 4;
     const std::atomic<bool> stop{true};  // as if Ctrl-C came at once: the run stops at its first check
-    workloads::RunOptions options;
+    run::RunOptions options;
     options.profile = true;
     options.stop_flag = &stop;
-    const auto out = workloads::run_workload(config, w, w.resolve("small", {}), 1, options);
-    ASSERT_EQ(out.status, workloads::RunStatus::Stopped);
+    const auto out = run::run_workload(config, w, w.resolve("small", {}), 1, options);
+    ASSERT_EQ(out.status, run::RunStatus::Stopped);
     ASSERT_TRUE(out.profile.has_value());
     check_stopped_run(*out.profile, kind == emu::MachineKind::Ncp2);
   }

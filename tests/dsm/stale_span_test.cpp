@@ -26,7 +26,7 @@ struct Checked : Harness {
   explicit Checked(int nodes, emu::MachineKind kind = emu::MachineKind::Ncp2)
       : Harness(machine(kind, nodes)) {
     dsm.check_spans();
-    dsm.set_code_places(workloads::code_places());
+    dsm.set_code_places(run::code_places());
   }
   // The DsmError the run ends with ("" if none).
   std::string error(const std::function<void(Process&)>& body) {

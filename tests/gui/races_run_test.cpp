@@ -68,11 +68,11 @@ void histogram(ncp2::dsm::Process& p, wl::testing::Lambdas& self) {
 QString write_racy_run(const QTemporaryDir& dir) {
   const wl::Workload w = wl::testing::custom(
       histogram, [](ncp2::dsm::Process&, wl::testing::Lambdas& self) { self.set(true, "not checked"); });
-  wl::RunOptions options;
+  ncp2::run::RunOptions options;
   options.profile = true;
   options.detect_races = true;
-  wl::RunOutcome o =
-      wl::run_workload(wl::testing::machine(ncp2::emu::MachineKind::Ncp2, 3), w, w.defaults(), 1, options);
+  ncp2::run::RunOutcome o = ncp2::run::run_workload(wl::testing::machine(ncp2::emu::MachineKind::Ncp2, 3), w,
+                                                    w.defaults(), 1, options);
   if (!o.profile) return {};
   ncp2::carnival::RunData data = std::move(*o.profile);
   data.run.verified = o.verified;

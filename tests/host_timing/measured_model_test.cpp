@@ -88,7 +88,7 @@ dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
   return c;
 }
 
-void expect_identical(const workloads::RunOutcome& a, const workloads::RunOutcome& b) {
+void expect_identical(const run::RunOutcome& a, const run::RunOutcome& b) {
   EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.timed_end, b.timed_end);
   EXPECT_EQ(a.end_time, b.end_time);
@@ -113,13 +113,13 @@ TEST(MeasuredModel, DefaultModelIsUnchangedByAMeasuredRunBesideIt) {
     const auto& w = workloads::find_workload("phases");
     const auto params = w.resolve("small", {});
     const auto config = machine(kind, 4);
-    const auto before = workloads::run_workload(config, w, params, 3);
+    const auto before = run::run_workload(config, w, params, 3);
     SteppingCounter counter;
     MeasuredTimeModel model(counter.clock(1e9), 4, 1.0, 0);
-    workloads::RunOptions measured;
+    run::RunOptions measured;
     measured.compute_meter = &model;
-    const auto with_meter = workloads::run_workload(config, w, params, 3, measured);
-    const auto after = workloads::run_workload(config, w, params, 3);
+    const auto with_meter = run::run_workload(config, w, params, 3, measured);
+    const auto after = run::run_workload(config, w, params, 3);
     ASSERT_TRUE(before.ok()) << before.diagnosis << before.verification;
     expect_identical(before, after);
     // The measured run computes the same result on different virtual times.
@@ -161,9 +161,9 @@ TEST(MeasuredModel, AnnotationsIgnoredAndEveryStretchChargedAtTheNextEntry) {
   for (const auto kind : {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks}) {
     SteppingCounter counter;  // every stretch: 1000 ticks at 1 GHz = 1 us, scale 1, no probe cost
     MeasuredTimeModel model(counter.clock(1e9), 3, 1.0, 0);
-    workloads::RunOptions options;
+    run::RunOptions options;
     options.compute_meter = &model;
-    const auto out = workloads::run_workload(machine(kind, 3), w, w.defaults(), 1, options);
+    const auto out = run::run_workload(machine(kind, 3), w, w.defaults(), 1, options);
     ASSERT_TRUE(out.ok()) << out.diagnosis << out.verification;
     // Nowhere near the annotated 2 s: only the measured microseconds were charged.
     EXPECT_LT(out.timed_end, emu::kTimeZero + emu::milliseconds(10));
@@ -184,10 +184,10 @@ TEST(MeasuredModel, RealClockRunCompletesWithPlausibleTimes) {
   const TickClock clock = choice.use_tsc ? TickClock::tsc(2e9) : TickClock::monotonic_raw();
   const std::uint64_t probe = MeasuredTimeModel::measure_probe_ticks(clock);
   MeasuredTimeModel model(clock, 4, 10.0, probe);
-  workloads::RunOptions options;
+  run::RunOptions options;
   options.compute_meter = &model;
   const auto& w = workloads::find_workload("counter");
-  const auto out = workloads::run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.defaults(), 1, options);
+  const auto out = run::run_workload(machine(emu::MachineKind::Ncp2, 4), w, w.defaults(), 1, options);
   ASSERT_TRUE(out.ok()) << out.diagnosis << out.verification;
   const MeasuredNodeStats t = model.totals();
   EXPECT_GT(t.stretches, 4u);

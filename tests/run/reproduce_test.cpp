@@ -11,7 +11,7 @@
 #include "run/basic_costs.hpp"
 #include "workloads/workload.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 namespace {
 
 const std::string kConfigs = std::string(NCP2_SOURCE_DIR) + "/configs";
@@ -159,4 +159,4 @@ TEST(Reproduce, BasicCostsFollowTheMachinesCosts) {
 }
 
 }  // namespace
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -12,7 +12,7 @@
 #include "carnival/run_reader.hpp"
 #include "run/run_session.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 namespace {
 
 namespace fs = std::filesystem;
@@ -106,4 +106,4 @@ TEST_F(RunSessionTest, TheBaselineGivesTheOneNodeTimeAndIsRecorded) {
 }
 
 }  // namespace
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

@@ -19,12 +19,12 @@
 #include "tests/workloads/custom_workload.hpp"
 #include "workloads/registry.hpp"
 
-namespace ncp2::workloads {
+namespace ncp2::run {
 namespace {
 
-using testing::custom;
-using testing::Lambdas;
-using testing::machine;
+using workloads::testing::custom;
+using workloads::testing::Lambdas;
+using workloads::testing::machine;
 
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 
@@ -293,4 +293,4 @@ TEST(StatsJson, WorkloadListHasEveryWorkloadWithItsParametersAndPresets) {
 }
 
 }  // namespace
-}  // namespace ncp2::workloads
+}  // namespace ncp2::run

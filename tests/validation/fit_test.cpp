@@ -14,8 +14,7 @@ namespace {
 
 std::map<std::string, double> costs_of(const dsm::SystemConfig& c, int nodes) {
   std::map<std::string, double> out;
-  for (const auto& cost : workloads::measure_raw_basic_costs(c, nodes))
-    out[cost.operation] = cost.microseconds;
+  for (const auto& cost : run::measure_raw_basic_costs(c, nodes)) out[cost.operation] = cost.microseconds;
   return out;
 }
 
@@ -68,7 +67,7 @@ TEST(Fit, ThePeriodPresetIsReachedByTheSameFit) {
   dsm::SystemConfig preset = dsm::default_config(emu::MachineKind::TreadMarks);
   dsm::apply_toml_file(preset, std::string(NCP2_SOURCE_DIR) + "/configs/decstation-atm-1994.toml");
   std::map<std::string, double> published;
-  for (const auto& row : workloads::published_rows("basic-costs")) published[row.workload] = row.published;
+  for (const auto& row : run::published_rows("basic-costs")) published[row.workload] = row.published;
   ASSERT_EQ(published.size(), 8U);
   const std::vector<FitParameter> params = period_preset_parameters();
   dsm::SystemConfig start = preset;

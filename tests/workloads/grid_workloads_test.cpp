@@ -14,6 +14,8 @@
 namespace ncp2::workloads {
 namespace {
 
+using namespace ncp2::run;  // the workloads run through the run pipeline (run/)
+
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 constexpr std::array kMine = {"sor", "jacobi", "matmul", "gauss", "lu", "fft3d"};
 

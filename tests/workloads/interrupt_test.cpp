@@ -13,6 +13,8 @@
 namespace ncp2::workloads {
 namespace {
 
+using namespace ncp2::run;  // the workloads run through the run pipeline (run/)
+
 using testing::machine;
 
 // Runs `w` and raises the stop flag at the kernel's `polls`-th poll (every 1024 events): a

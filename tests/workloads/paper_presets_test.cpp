@@ -10,6 +10,8 @@
 namespace ncp2::workloads {
 namespace {
 
+using namespace ncp2::run;  // the workloads run through the run pipeline (run/)
+
 class PaperPreset : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PaperPreset, VerifiesOnEightNodesAndBeatsOneNode) {

@@ -12,6 +12,8 @@
 namespace ncp2::workloads {
 namespace {
 
+using namespace ncp2::run;  // the workloads run through the run pipeline (run/)
+
 using testing::custom;
 using testing::Lambdas;
 using testing::machine;

@@ -20,6 +20,8 @@
 namespace ncp2::workloads {
 namespace {
 
+using namespace ncp2::run;  // the workloads run through the run pipeline (run/)
+
 using Strings = std::vector<std::string>;
 constexpr std::array kBoth = {emu::MachineKind::Ncp2, emu::MachineKind::TreadMarks};
 

@@ -14,6 +14,8 @@
 namespace ncp2::workloads {
 namespace {
 
+using namespace ncp2::run;  // the workloads run through the run pipeline (run/)
+
 dsm::SystemConfig machine(emu::MachineKind kind, int nodes) {
   dsm::SystemConfig c = dsm::default_config(kind);
   c.machine.nodes = nodes;
