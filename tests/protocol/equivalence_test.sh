@@ -52,6 +52,13 @@ build random_drf "$src/tests/tmk/programs/random_drf.c" || exit 1
 build linked "$src/tests/protocol/linked_records.c" || exit 1
 build radix "$src/tests/protocol/radix_scatter.c" || exit 1
 
+# same WHAT A B: $tmp/A.txt and $tmp/B.txt are equal, else a failure naming WHAT, with the diff.
+same() {
+  diff -u "$tmp/$2.txt" "$tmp/$3.txt" >"$tmp/diff" && return 0
+  fail "$1 differ"
+  cat "$tmp/diff"
+  return 1
+}
 # equal LABEL OPTIONS -- PROGRAM ARGS: the same counts on ncp2, treadmarks and real, node by node.
 equal() {
   local label="$1" n="$2"
@@ -67,20 +74,11 @@ equal() {
   waits_of "$tmp/r.db" >"$tmp/wr.txt"
   if [ ! -s "$tmp/e.txt" ] || [ ! -s "$tmp/we.txt" ]; then
     fail "$label on $n nodes: no protocol counts or no waits in the emulated run's database"
-  elif ! diff -u "$tmp/wt.txt" "$tmp/wr.txt" >"$tmp/diff"; then
-    fail "$label on $n nodes: the emulated (treadmarks) and the real run's waits differ"
-    cat "$tmp/diff"
-  elif ! diff -u "$tmp/we.txt" "$tmp/wt.txt" >"$tmp/diff"; then
-    fail "$label on $n nodes: the two emulated machines' waits differ"
-    cat "$tmp/diff"
-  elif [ ! -s "$tmp/e.txt" ]; then
-    fail "$label on $n nodes: no protocol counts in the emulated run's database"
-  elif ! diff -u "$tmp/e.txt" "$tmp/r.txt" >"$tmp/diff"; then
-    fail "$label on $n nodes: the emulated (ncp2) and the real run's protocol counts differ"
-    cat "$tmp/diff"
-  elif ! diff -u "$tmp/e.txt" "$tmp/t.txt" >"$tmp/diff"; then
-    fail "$label on $n nodes: the two emulated machines' protocol counts differ"
-    cat "$tmp/diff"
+  elif ! same "$label on $n nodes: the emulated (treadmarks) and the real run's waits" wt wr ||
+    ! same "$label on $n nodes: the two emulated machines' waits" we wt ||
+    ! same "$label on $n nodes: the emulated (ncp2) and the real run's protocol counts" e r ||
+    ! same "$label on $n nodes: the two emulated machines' protocol counts" e t; then
+    :  # same() said which
   else
     echo "ok: $label on $n nodes: $(wc -l <"$tmp/e.txt") counts and $(wc -l <"$tmp/we.txt") wait groups equal (intervals $(total "$tmp/r.db" intervals), diff requests $(total "$tmp/r.db" diff_requests), page requests $(total "$tmp/r.db" page_requests), collections $(total "$tmp/r.db" gc_runs))"
   fi
