@@ -22,7 +22,13 @@ void Runtime::Costs::charge(emu::Duration d) {
   if (ctx_)
     ctx_->spend(d);
   else
-    ns_.pp->compute(d);
+    unspent_ += d;
+}
+
+void Runtime::Costs::settle() {
+  const emu::Duration d = unspent_;
+  unspent_ = emu::Duration{0};
+  ns_.pp->compute(d);
 }
 
 void Runtime::Costs::write_notices(std::size_t count) {
@@ -63,7 +69,7 @@ void Runtime::Costs::twin_made(PageId page) {
   const emu::TimePoint now = rt_.kernel_.now();
   const emu::TimePoint copied =
       ns_.pp->bus().transfer(now, static_cast<std::int64_t>(rt_.page_size_), rt_.config_.pp.copy_bandwidth);
-  ns_.pp->compute(copied - now);
+  charge(copied - now);  // on the PP, or in the handler that closed an interval (a lock request)
 }
 
 void Runtime::Costs::diffs_applied(std::size_t words) {

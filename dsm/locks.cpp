@@ -37,7 +37,8 @@ void Runtime::on_lock_request(WorkContext& ctx, Message* m) {
   NodeState& here = self(ctx.node());
   lrc::LockWaiter requester{emu::node_id(static_cast<int>(m->words[1])),
                             decode_vt(m->data, here.lrc.vt().size())};
-  const lrc::LockAnswer answer = here.lrc.lock_request(lock, requester, m->purpose == kLockForward);
+  Costs costs(*this, here, &ctx);
+  const lrc::LockAnswer answer = here.lrc.lock_request(lock, requester, m->purpose == kLockForward, costs);
   switch (answer.kind) {
     case lrc::LockAnswer::Kind::Forward:
       m->source = here.id;

@@ -86,7 +86,8 @@ struct LazyDiffState {
 };
 
 // Where the core's modelled costs go: the handler or CP command `ctx` that does the work, or the
-// node's PP (its fiber) when there is none (costs.cpp).
+// node's PP (its fiber) when there is none (costs.cpp). The PP spends them when the core call is
+// over (settle): computing lets handlers run, which must not find the core's state half changed.
 class Runtime::Costs final : public lrc::CostSink {
  public:
   Costs(Runtime& runtime, NodeState& ns, emu::WorkContext* ctx) : rt_(runtime), ns_(ns), ctx_(ctx) {}
@@ -96,12 +97,14 @@ class Runtime::Costs final : public lrc::CostSink {
   void twin_made(PageId page) override;
   void diffs_applied(std::size_t words) override;
   void history_discarded() override;
+  void settle();
 
  private:
   void charge(emu::Duration d);
   Runtime& rt_;
   NodeState& ns_;
   emu::WorkContext* ctx_;
+  emu::Duration unspent_{0};
 };
 
 // One node's emulated machine under the operations' driver (lrc/driver.hpp): the PP's
@@ -115,6 +118,7 @@ class Runtime::NodeTransport final : public lrc::Transport {
   void charge(lrc::Entry entry) override;
   void synchronizing(Operation op, std::uint64_t object, bool after) override;
   lrc::CostSink& costs() override { return costs_; }
+  void settle_costs() override { costs_.settle(); }
   void fetch_page(PageId page, NodeId home) override { rt_.fetch_page(ns_, page, home); }
   void fetch_diffs(PageId page, std::span<const lrc::DiffRequest> requests) override {
     rt_.fetch_diffs(ns_, page, requests);

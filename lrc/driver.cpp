@@ -10,7 +10,7 @@ namespace ncp2::lrc {
 // Holds the node's state for the scope (when the driver was given a mutex).
 class Driver::Hold {
  public:
-  explicit Hold(std::mutex* m) : m_(m) {
+  explicit Hold(const Driver& d) : m_(d.guard_) {
     if (m_) m_->lock();
   }
   ~Hold() {
@@ -43,7 +43,7 @@ void Driver::access(PageId page, Access wanted) {
   Operation op{};
   bool held = false;
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     now = node_.access(page);
     if (now == Access::None) {
       op = node_.begin_fault(page);
@@ -56,29 +56,32 @@ void Driver::access(PageId page, Access wanted) {
     if (!held) {
       NodeId home{};
       {
-        const Hold hold(guard_);
+        const Hold hold(*this);
         home = node_.request_page(page);
       }
       transport_.fetch_page(page, home);
     }
     bool notices = false;
     {
-      const Hold hold(guard_);
+      const Hold hold(*this);
       notices = node_.has_notices(page);
     }
     if (notices) {
       transport_.set_operation(Operation::DiffFetch);
       fetch_diffs(page);
     }
-    const Hold hold(guard_);
+    const Hold hold(*this);
     node_.grant_read(page);
     now = node_.access(page);
   }
   if (wanted == Access::Write && now != Access::Write) {
     const InOperation in(transport_, Operation::WriteFault);
     transport_.charge(Entry::WriteTrap);
-    const Hold hold(guard_);
-    node_.begin_write(page, transport_.costs());
+    {
+      const Hold hold(*this);
+      node_.begin_write(page, transport_.costs());
+    }
+    transport_.settle_costs();
   }
 }
 
@@ -86,7 +89,7 @@ void Driver::fetch_diffs(PageId page) {
   requests_.clear();
   intervals_.clear();
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     const std::span<const Notice> notices = node_.plan_diff_fetch(page);
     intervals_.reserve(notices.size());  // no reallocation below: the spans stay valid
     for (std::size_t i = 0; i < notices.size();) {
@@ -104,7 +107,7 @@ void Driver::fetch_diffs(PageId page) {
 void Driver::lock_acquire(LockId lock, std::uint64_t site) {
   AcquireStep step;
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     node_.check_acquire(lock);
   }
   transport_.synchronizing(Operation::LockAcquire, raw(lock), false);
@@ -112,9 +115,10 @@ void Driver::lock_acquire(LockId lock, std::uint64_t site) {
     const InOperation in(transport_, Operation::LockAcquire);
     transport_.charge(Entry::Handler);
     {
-      const Hold hold(guard_);
+      const Hold hold(*this);
       step = node_.acquire(lock, site, transport_.costs());
     }
+    transport_.settle_costs();
     if (!step.local) transport_.request_lock(lock, step);
   }
   transport_.synchronizing(Operation::LockAcquire, raw(lock), true);
@@ -122,7 +126,7 @@ void Driver::lock_acquire(LockId lock, std::uint64_t site) {
 
 void Driver::lock_release(LockId lock) {
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     node_.check_release(lock);
   }
   transport_.synchronizing(Operation::LockRelease, raw(lock), false);
@@ -130,9 +134,10 @@ void Driver::lock_release(LockId lock) {
   transport_.charge(Entry::Handler);
   std::optional<LockWaiter> next;
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     next = node_.release(lock, transport_.costs());
   }
+  transport_.settle_costs();
   if (next) transport_.grant_lock(lock, *next);
 }
 
@@ -142,13 +147,14 @@ void Driver::barrier(BarrierId barrier) {
   transport_.charge(Entry::Handler);
   std::size_t usage = 0;
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     usage = node_.arrive_at_barrier(transport_.costs());
   }
+  transport_.settle_costs();
   const BarrierOutcome outcome = transport_.exchange_at_barrier(barrier, usage);
   transport_.synchronizing(Operation::Barrier, raw(barrier), true);
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     node_.count_barrier();
   }
   if (outcome.collect) collect_garbage();
@@ -160,23 +166,26 @@ void Driver::collect_garbage() {
   const InOperation in(transport_, Operation::GarbageCollection);
   std::uint32_t pages = 0;
   {
-    const Hold hold(guard_);
+    const Hold hold(*this);
     node_.begin_gc();
     pages = node_.directory().pages();
   }
   for (std::uint32_t p = 0; p < pages; ++p) {
     const PageId page{p};
     {
-      const Hold hold(guard_);
+      const Hold hold(*this);
       if (node_.gc_step(page) != GcStep::Validate) continue;
     }
     fetch_diffs(page);
-    const Hold hold(guard_);
+    const Hold hold(*this);
     node_.gc_validated(page);
   }
   barrier(BarrierId{kGcBarrier});
-  const Hold hold(guard_);
-  node_.discard_history(transport_.costs());
+  {
+    const Hold hold(*this);
+    node_.discard_history(transport_.costs());
+  }
+  transport_.settle_costs();
 }
 
 std::size_t encode_diff_reply(Node& node, PageId page, std::span<const std::byte> intervals, CostSink& costs,

@@ -49,6 +49,11 @@ class Transport {
   virtual void synchronizing(Operation op, std::uint64_t object, bool after) = 0;
   // The modelled costs of what the node's processor does itself (NoCosts where time is measured).
   virtual CostSink& costs() = 0;
+  // A core call given costs() is over: the costs it told are spent now (the driver calls it after
+  // each). A core call is never interrupted halfway: another node's request served meanwhile (an
+  // emulated processor runs its handlers while it computes) could find the node's state half
+  // changed.
+  virtual void settle_costs() {}
 
   // A page fault's fetch from `home`; the reply goes through page_arrived.
   virtual void fetch_page(PageId page, NodeId home) = 0;

@@ -37,18 +37,24 @@ void Node::take_access_changes(std::vector<PageId>& out) {
   out.swap(access_changes_);
 }
 
-bool Node::close_interval(CostSink& costs) {
-  if (dirty_.empty()) return false;
-  costs.write_notices(dirty_.size());
+// The current interval's record (a write notice per page written) joins the history.
+void Node::record_interval(std::span<const PageId> written, CostSink& costs) {
+  costs.write_notices(written.size());
   const auto me = static_cast<std::size_t>(index(self_));
   ++vt_[me];
   IntervalRecord rec;
   rec.creator = self_;
   rec.seq = vt_[me];
   rec.vt = vt_;
-  rec.pages = dirty_;
+  rec.pages.assign(written.begin(), written.end());
   history_.add(std::move(rec));
   ++counters_.intervals;
+}
+
+bool Node::close_interval(CostSink& costs) {
+  drop_unchanged_carried();
+  if (dirty_.empty()) return false;
+  record_interval(dirty_, costs);
   for (PageId page : dirty_) {
     if (access(page) == Access::Write) set_access(page, Access::Read);
     ++counters_.diffs_created;  // one diff per page written, whenever the host makes it
@@ -56,6 +62,61 @@ bool Node::close_interval(CostSink& costs) {
   }
   dirty_.clear();
   return true;
+}
+
+bool Node::close_interval_running(CostSink& costs) {
+  // Every page stays written into the next interval; those carried here and not changed since
+  // their snapshot have nothing to tell.
+  std::vector<PageId> written;
+  for (PageId page : dirty_)
+    if (!unchanged_since_snapshot(page)) written.push_back(page);
+  if (written.empty()) return false;
+  record_interval(written, costs);
+  for (PageId page : written) {
+    PageState& ps = pages_[raw(page)];
+    ++counters_.diffs_created;
+    // The snapshot: the closed interval's diff ends there, the next interval's twin starts there.
+    drop_clean(ps);
+    const std::uint32_t snapshot = defer_diff(page);
+    OwnDiff& own = ps.diffs.back();
+    account(own);  // made now, not at the page's next write (which will not fault)
+    charge(page, own, costs);
+    ps.twin = snapshot;
+    ++counters_.twins;
+    costs.twin_made(page);
+  }
+  const std::uint32_t next = vt_[static_cast<std::size_t>(index(self_))] + 1;
+  for (PageId page : dirty_) {
+    pages_[raw(page)].twin_interval = next;
+    pages_[raw(page)].carried = true;
+  }
+  return true;
+}
+
+bool Node::unchanged_since_snapshot(PageId page) {
+  const PageState& ps = pages_[raw(page)];
+  if (!ps.carried) return false;
+  const std::span<const std::byte> twin = twins_.bytes(ps.twin);
+  const std::span<const std::byte> now = memory_.page(page);
+  return std::equal(twin.begin(), twin.end(), now.begin(), now.end());
+}
+
+// Pages carried into this interval by close_interval_running that the program left as the snapshot
+// found them: not written in this interval after all. Their snapshot is the page as its last diff
+// left it (the next write's twin), and they lose write access as a closed interval's pages do.
+void Node::drop_unchanged_carried() {
+  std::erase_if(dirty_, [this](PageId page) {
+    PageState& ps = pages_[raw(page)];
+    const bool unchanged = unchanged_since_snapshot(page);
+    ps.carried = false;
+    if (!unchanged) return false;
+    drop_clean(ps);
+    ps.clean = ps.twin;
+    ps.twin = PageBuffers::kNone;
+    ps.twin_interval = 0;
+    if (access(page) == Access::Write) set_access(page, Access::Read);
+    return true;
+  });
 }
 
 void Node::incorporate(const VectorTime& learned, CostSink& costs) {

@@ -91,7 +91,15 @@ class Node {
   // ---- intervals and write notices
   // Ends the current interval if it wrote anything: its record (with a write notice per page
   // written) joins the history; the written pages lose write access (their diffs: node_diffs.cpp).
+  // For the node's own operations (a non-local acquire, a release to a waiter, a barrier): the
+  // program waits for them, so nothing writes the pages meanwhile.
   bool close_interval(CostSink& costs);
+  // Ends the current interval while the program may be writing on (a lock request served as it
+  // arrives): each written page's diff is made against a snapshot of the page, and the snapshot is
+  // the page's twin in the next interval, which keeps it written and writable; a program's write
+  // lands in one interval or the next, never in none. A page that its next interval then leaves
+  // unchanged gets no write notice.
+  bool close_interval_running(CostSink& costs);
   // Learns every interval up to `learned` (their records already in the history): each page they
   // wrote gets a write notice and loses access (a twin of it is first made into a diff).
   void incorporate(const VectorTime& learned, CostSink& costs);
@@ -156,14 +164,15 @@ class Node {
   AcquireStep acquire(LockId lock, std::uint64_t site, CostSink& costs);
   // A request from `requester` reaching this node as the lock's manager
   // (`forwarded` false) or forwarded by the manager: forwarded on to the last requester, granted
-  // now (the token moves) or queued until this node's release. Throws ProtocolError for ids out
-  // of range (a malformed message).
-  LockAnswer lock_request(LockId lock, const LockWaiter& requester, bool forwarded);
+  // now (the token moves; the open interval ends, close_interval_running) or queued until this
+  // node's release. Throws ProtocolError for ids out of range (a malformed message).
+  LockAnswer lock_request(LockId lock, const LockWaiter& requester, bool forwarded, CostSink& costs);
   // The grant arrived, with the intervals up to `learned`: the lock is held.
   void granted(LockId lock, const VectorTime& learned, CostSink& costs);
   // Throws ProtocolError for a lock this node does not hold.
   void check_release(LockId lock) const;
-  // After check_release: the interval closes; the queued requester, if any, is to be granted.
+  // After check_release: the queued requester, if any, is to be granted (the interval closes);
+  // with nobody waiting, the interval stays open.
   std::optional<LockWaiter> release(LockId lock, CostSink& costs);
   [[nodiscard]] bool lock_held(LockId lock) const;
   [[nodiscard]] std::uint64_t lock_site(LockId lock) const;  // the site given to acquire
@@ -203,6 +212,9 @@ class Node {
     bool held = false;  // this node has a copy (possibly stale)
     std::uint32_t twin = PageBuffers::kNone;
     std::uint32_t twin_interval = 0;  // own interval whose writes the twin separates; 0: none
+    // Kept written into the next interval by close_interval_running (the twin is a snapshot): whether
+    // the program wrote it again is known at the next close.
+    bool carried = false;
     [[nodiscard]] bool has_twin() const { return twin != PageBuffers::kNone; }
     // A copy of the page as its last own diff left it, while the page is unchanged since: the next
     // write's twin, without a copy.
@@ -245,6 +257,9 @@ class Node {
   const Diff& encode_deferred(OwnDiff& own);
   void release_deferred(OwnDiff& own);
   void drop_twin(PageState& ps);
+  void drop_unchanged_carried();
+  void record_interval(std::span<const PageId> written, CostSink& costs);
+  [[nodiscard]] bool unchanged_since_snapshot(PageId page);
   std::vector<std::byte> spare_diff_buffer();
 
   NodeId self_;

@@ -2,6 +2,11 @@
 // n) remembers the last requester and forwards each request to it; the holder grants at its
 // release with the intervals the acquirer has not seen; the last holder keeps a token and
 // re-acquires without messages. An acquire costs 0, 2 or 3 messages.
+//
+// An interval ends when a lock changes hands, not at every release: a release with nobody waiting
+// leaves the interval open, and the holder's local re-acquires and releases add to it. A node that
+// polls under a lock (and writes on each poll) so makes one interval per hand-over, not one per
+// poll, and a hand-over costs the same however often the lock was polled (docs/protocol.md).
 #include <algorithm>
 #include <utility>
 
@@ -56,7 +61,7 @@ AcquireStep Node::acquire(LockId lock, std::uint64_t site, CostSink& costs) {
   return {.local = false, .to = previous, .forward = true};
 }
 
-LockAnswer Node::lock_request(LockId lock, const LockWaiter& requester, bool forwarded) {
+LockAnswer Node::lock_request(LockId lock, const LockWaiter& requester, bool forwarded, CostSink& costs) {
   if (raw(lock) >= kMaxLocks || index(requester.node) < 0 || index(requester.node) >= config_.nodes ||
       requester.known.size() != vt_.size())
     throw ProtocolError(fmt::format("node {}: a malformed request for lock {} from node {}", index(self_),
@@ -74,6 +79,8 @@ LockAnswer Node::lock_request(LockId lock, const LockWaiter& requester, bool for
   // At the node that holds the lock, or will: granted now if it is free, else at the release.
   LockState& ls = lock_state(lock);
   if (!ls.held && ls.token) {
+    // The lock leaves while the program may be running on: the interval it left open ends now.
+    close_interval_running(costs);
     ls.token = false;
     ++counters_.lock_grants;
     return {.kind = LockAnswer::Kind::Grant, .to = requester.node};
@@ -100,10 +107,10 @@ void Node::check_release(LockId lock) const {
 }
 
 std::optional<LockWaiter> Node::release(LockId lock, CostSink& costs) {
-  close_interval(costs);
   LockState& ls = locks_.at(raw(lock));
   ls.held = false;
-  if (!ls.has_next) return std::nullopt;
+  if (!ls.has_next) return std::nullopt;  // the interval stays open until the lock leaves
+  close_interval(costs);
   ls.has_next = false;
   ls.token = false;
   ++counters_.lock_grants;

@@ -154,7 +154,7 @@ void NodeAgent::on_lock_request(const Message& m) {
   const std::lock_guard guard(mutex_);
   lrc::LockAnswer answer;
   try {
-    answer = lrc_->lock_request(lrc::LockId{lock}, waiter, m.tag == Tag::LockForward);
+    answer = lrc_->lock_request(lrc::LockId{lock}, waiter, m.tag == Tag::LockForward, no_costs);
   } catch (const lrc::ProtocolError& e) {
     throw std::runtime_error(fmt::format("malformed message: {}", e.what()));
   }

@@ -109,7 +109,7 @@ void LoopNode::request_lock(LockId lock, const AcquireStep& step) {
   bool forwarded = step.forward;
   for (;;) {
     LoopNode& there = cluster.at(at);
-    const LockAnswer a = there.node->lock_request(lock, me, forwarded);
+    const LockAnswer a = there.node->lock_request(lock, me, forwarded, there.no_costs);
     if (a.kind == LockAnswer::Kind::Forward) {
       at = a.to;
       forwarded = true;
@@ -157,13 +157,15 @@ TEST(LrcDriver, ADiffFetchAsksEachWriterOnceInNodeOrder) {
   LoopNode& n0 = *c.nodes[0];
   LoopNode& n1 = *c.nodes[1];
   LoopNode& n2 = *c.nodes[2];
-  // Node 1 writes the page in two intervals (lock 1, whose manager it is, taken twice), node 0
-  // once (lock 0); node 2 then acquires both locks and reads.
-  for (const std::uint8_t v : {1, 2}) {
-    n1.driver.lock_acquire(LockId{1}, 0);
-    n1.write(100 + v, v);
-    n1.driver.lock_release(LockId{1});
-  }
+  // Node 1 writes the page in two intervals: under lock 1 (its own), and under lock 2, whose
+  // acquire from node 2 ends the first; node 0 writes it once (lock 0). Node 2 then acquires
+  // locks 0 and 1 (the request for lock 1 ends node 1's second interval) and reads.
+  n1.driver.lock_acquire(LockId{1}, 0);
+  n1.write(101, 1);
+  n1.driver.lock_release(LockId{1});
+  n1.driver.lock_acquire(LockId{2}, 0);
+  n1.write(102, 2);
+  n1.driver.lock_release(LockId{2});
   n0.driver.lock_acquire(LockId{0}, 0);
   n0.write(10, 3);
   n0.driver.lock_release(LockId{0});
@@ -177,13 +179,80 @@ TEST(LrcDriver, ADiffFetchAsksEachWriterOnceInNodeOrder) {
   EXPECT_EQ(c.log[2], "node 2 fetches diffs of page 0: 0[1] 1[1,2]");
 }
 
+TEST(LrcDriver, AnIntervalEndsWhenTheLockChangesHandsNotAtEachRelease) {
+  Cluster c(2);
+  LoopNode& n0 = *c.nodes[0];
+  LoopNode& n1 = *c.nodes[1];
+  // Node 0 polls lock 0 (its own) a hundred times and writes a count each time: all local, one
+  // interval still open.
+  for (int k = 1; k <= 100; ++k) {
+    n0.driver.lock_acquire(LockId{0}, 0);
+    n0.write(5, static_cast<std::uint8_t>(k));
+    n0.driver.lock_release(LockId{0});
+  }
+  EXPECT_EQ(n0.node->counters().intervals, 0U);
+  EXPECT_EQ(n0.node->counters().local_lock_acquires, 100U);
+  EXPECT_EQ(n0.node->counters().twins, 1U);  // one write fault, however many polls
+  // Node 1 asks: the open interval ends as the lock leaves, and the grant brings one write notice.
+  n1.driver.lock_acquire(LockId{0}, 0);
+  EXPECT_EQ(n0.node->counters().intervals, 1U);
+  EXPECT_EQ(n1.node->counters().write_notices, 1U);
+  EXPECT_EQ(n1.read(5), 100);
+}
+
+TEST(LrcDriver, AWriteAfterTheLockLeftLandsInTheNextInterval) {
+  Cluster c(3, FirstTouch::ZeroEverywhere);  // node 1 holds a copy: it fetches diffs only
+  LoopNode& n0 = *c.nodes[0];
+  LoopNode& n1 = *c.nodes[1];
+  n0.driver.lock_acquire(LockId{0}, 0);
+  n0.write(5, 1);
+  n0.driver.lock_release(LockId{0});
+  // The lock leaves while node 0 runs on: its page stays writable, the diff is of a snapshot.
+  n1.driver.lock_acquire(LockId{0}, 0);
+  EXPECT_EQ(n0.node->access(PageId{0}), Access::Write);
+  n0.write(6, 2);  // no fault: the snapshot is the next interval's twin
+  EXPECT_EQ(n0.node->counters().twins, 2U);
+  EXPECT_EQ(n1.read(5), 1);
+  EXPECT_EQ(n1.read(6), 0);  // written after the snapshot
+  n1.driver.lock_release(LockId{0});
+  // Node 0's own acquire ends the next interval (synchronously): the write goes with it.
+  n0.driver.lock_acquire(LockId{0}, 0);
+  EXPECT_EQ(n0.node->counters().intervals, 2U);
+  EXPECT_EQ(n0.node->access(PageId{0}), Access::Read);
+  n0.driver.lock_release(LockId{0});
+  n1.driver.lock_acquire(LockId{0}, 0);
+  EXPECT_EQ(n1.read(6), 2);
+}
+
+TEST(LrcDriver, APageLeftUnchangedAfterTheSnapshotGetsNoWriteNotice) {
+  Cluster c(3);
+  LoopNode& n0 = *c.nodes[0];
+  LoopNode& n1 = *c.nodes[1];
+  n0.driver.lock_acquire(LockId{0}, 0);
+  n0.write(5, 1);
+  n0.driver.lock_release(LockId{0});
+  n1.driver.lock_acquire(LockId{0}, 0);
+  EXPECT_EQ(n0.node->counters().intervals, 1U);
+  // Node 0 does not write the page again; its next close has nothing to tell.
+  n0.driver.lock_acquire(LockId{1}, 0);  // lock 1's manager is node 1: not local
+  EXPECT_EQ(n0.node->counters().intervals, 1U);
+  EXPECT_EQ(n0.node->access(PageId{0}), Access::Read);
+  // A write now takes the page as its last diff left it for a twin, and is not lost.
+  n0.write(7, 9);
+  n0.driver.lock_release(LockId{1});
+  n1.driver.lock_release(LockId{0});
+  n1.driver.lock_acquire(LockId{1}, 0);
+  EXPECT_EQ(n1.read(7), 9);
+  EXPECT_EQ(n1.read(5), 1);
+}
+
 TEST(LrcDriver, ARequestedLockGoesToTheRequesterAtTheNextRelease) {
   Cluster c(2);
   LoopNode& n0 = *c.nodes[0];
   LoopNode& n1 = *c.nodes[1];
   n0.driver.lock_acquire(LockId{0}, 0);
   // Node 1's request reaches node 0 while it holds the lock: queued.
-  EXPECT_EQ(n0.node->lock_request(LockId{0}, {node_id(1), n1.node->vt()}, false).kind,
+  EXPECT_EQ(n0.node->lock_request(LockId{0}, {node_id(1), n1.node->vt()}, false, n0.no_costs).kind,
             LockAnswer::Kind::Queue);
   n0.driver.lock_release(LockId{0});
   ASSERT_EQ(c.log.size(), 1U);

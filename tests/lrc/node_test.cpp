@@ -290,7 +290,7 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   EXPECT_EQ(s1.to, node_id(0));
   EXPECT_FALSE(s1.forward);
   // The manager is the last requester: it answers as holder, and grants at once.
-  const LockAnswer a1 = n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false);
+  const LockAnswer a1 = n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false, n0.costs);
   EXPECT_EQ(a1.kind, LockAnswer::Kind::Grant);
   EXPECT_EQ(a1.to, node_id(1));
   n1.node->granted(lock, n0.node->vt(), n1.costs);
@@ -300,11 +300,11 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   // Node 2 asks: forwarded to node 1, which queues it until its release.
   const AcquireStep s2 = n2.node->acquire(lock, 0, n2.costs);
   EXPECT_EQ(s2.to, node_id(0));
-  const LockAnswer a2 = n0.node->lock_request(lock, {node_id(2), n2.node->vt()}, false);
+  const LockAnswer a2 = n0.node->lock_request(lock, {node_id(2), n2.node->vt()}, false, n0.costs);
   EXPECT_EQ(a2.kind, LockAnswer::Kind::Forward);
   EXPECT_EQ(a2.to, node_id(1));
   const VectorTime asked_with = n2.node->vt();
-  EXPECT_EQ(n1.node->lock_request(lock, {node_id(2), asked_with}, true).kind, LockAnswer::Kind::Queue);
+  EXPECT_EQ(n1.node->lock_request(lock, {node_id(2), asked_with}, true, n1.costs).kind, LockAnswer::Kind::Queue);
   const std::optional<LockWaiter> next = n1.node->release(lock, n1.costs);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->node, node_id(2));
@@ -324,7 +324,7 @@ TEST(LrcNode, TheManagerAsksItsLastRequesterItself) {
   TestNode n0(0, c);
   TestNode n1(1, c);
   const LockId lock{0};
-  EXPECT_EQ(n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false).kind, LockAnswer::Kind::Grant);
+  EXPECT_EQ(n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false, n0.costs).kind, LockAnswer::Kind::Grant);
   const AcquireStep step = n0.node->acquire(lock, 0, n0.costs);
   EXPECT_TRUE(step.forward);
   EXPECT_EQ(step.to, node_id(1));

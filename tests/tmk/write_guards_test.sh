@@ -80,6 +80,11 @@ stats=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/plain" --nodes 3 --progress neve
 grep -q "write guards off, 0 guarded write faults" <<<"$stats" || fail "no guards expected: $stats"
 
 # The examples: the same virtual times with and without the guards; the guards take the writes.
+# qsort (a task queue under a lock) is checked for results only: a lock that leaves while its last
+# holder computes ends that node's interval then (docs/protocol.md), and a program process runs
+# ahead of virtual time between its requests, so what the interval holds depends on where the
+# emulator last stopped the process — at every write fault without guards, at the next request
+# with them. Both runs are correct; they need not be the same.
 for ex in "jacobi 130 130 6 1" "sor 130 130 6 1.25 1" "qsort 20000 512"; do
   set -- $ex
   name=$1
@@ -88,13 +93,15 @@ for ex in "jacobi 130 130 6 1" "sor 130 130 6 1.25 1" "qsort 20000 512"; do
   "$bin/ncp2-cc" --ncp2-no-write-guards -O2 -o "$tmp/${name}_plain" "$src/examples/$name.c" -lm || continue
   with=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/$name" --nodes 4 --progress never -- "$@" 2>&1)
   without=$("$bin/ncp2" run "$tmp/${name}_plain" --nodes 4 --progress never -- "$@" 2>&1)
-  if [ "$(grep -E '^time|^messages|^verified' <<<"$with")" != "$(grep -E '^time|^messages|^verified' <<<"$without")" ] ||
+  compared='^time|^messages|^verified'
+  [ "$name" = qsort ] && compared='^verified'
+  if [ "$(grep -E "$compared" <<<"$with")" != "$(grep -E "$compared" <<<"$without")" ] ||
     ! grep -q "verified  yes" <<<"$with"; then
     fail "$name: guards change the run"; grep -E '^time|^messages|^verified' <<<"$with"; grep -E '^time|^messages|^verified' <<<"$without"
   elif ! grep "node 1\] ncp2 tmk host" <<<"$with" | grep -qv " 0 guarded write faults, [0-9]* signalled faults, 0 taken"; then
     fail "$name: no write fault went through the guards"
   else
-    echo "ok: $name, same run with and without guards"
+    echo "ok: $name, $([ "$name" = qsort ] && echo "verified" || echo "same run") with and without guards"
   fi
 done
 
