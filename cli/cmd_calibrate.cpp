@@ -15,10 +15,10 @@
 #include "carnival/file_publish.hpp"
 #include "carnival/output_paths.hpp"
 #include "carnival/utc_time.hpp"
-#include "cli/cmd_run_real.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
+#include "run/real_run.hpp"
 #include "validation/calibrate.hpp"
 
 namespace ncp2::cli {
@@ -58,7 +58,7 @@ int check_output(const CalibrateCommand& c) {
     fmt::print(stderr, "ncp2: -o {}: the file exists; give --force to replace it\n", c.output);
     return kExitUsage;
   }
-  if (const auto problem = real_launch_problem(c.run.nodes, c.run.hostfile, c.run.mpirun_args)) {
+  if (const auto problem = run::real_launch_problem(c.run.nodes, c.run.hostfile, c.run.mpirun_args)) {
     fmt::print(stderr, "ncp2: cannot measure on real processes: {}\n", *problem);
     return kExitUsage;
   }

@@ -20,7 +20,6 @@
 #include <fmt/format.h>
 
 #include "carnival/store.hpp"
-#include "cli/cmd_run_real.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
@@ -31,6 +30,8 @@
 #include "emulator/units.hpp"
 #include "perf_counters/events.hpp"
 #include "perf_counters/scope_counters.hpp"
+#include "run/publish.hpp"
+#include "run/real_run.hpp"
 #include "run/run_history.hpp"
 #include "run/run_session.hpp"
 #include "run/runner.hpp"
@@ -143,16 +144,6 @@ struct SignalGuard {
   struct sigaction old_hup {};
 };
 
-// The database line of the summary.
-void print_database(const run::StoredDatabase& d) {
-  const std::string& db = d.path;
-  if (!d.note.empty()) fmt::print(stderr, "ncp2: {}\n", d.note);
-  fmt::print(
-      "database  {} ({} profile cells, {} wait instances{}); open it with: carnival {}  or: ncp2 report {}\n",
-      db, d.profile_cells, d.wait_instances,
-      d.waits_dropped ? fmt::format(", {} more summarized only", d.waits_dropped) : std::string(), db, db);
-}
-
 void print_summary(const run::RunOutcome& o) {
   const dsm::NodeStats t = o.totals();
   fmt::print("workload  {} ({}), seed {}\n", o.workload, o.params.describe(), o.seed);
@@ -262,60 +253,6 @@ std::optional<int> setup_scope_counters(const RunOptions& o, const TimeModelSetu
   return std::nullopt;
 }
 
-// Appends the per-scope counters to the stored database; false (after saying why) on failure.
-bool store_scope_counters(const std::string& db, const counters::ScopeCounterMeter& meter) {
-  try {
-    counters::append_scope_counters(db, meter.events(), meter.rows());
-    std::string counted;
-    for (const auto& e : meter.events())
-      if (e.available) counted += (counted.empty() ? "" : ", ") + e.name;
-    fmt::print("counters  per scope in {} (table scope_counters): {}\n", db,
-               counted.empty() ? "none" : counted);
-    for (const auto& e : meter.events())
-      if (!e.available) fmt::print(stderr, "ncp2: --scope-counters: {} not counted: {}\n", e.name, e.reason);
-    return true;
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ncp2: {}\n", e.what());
-    return false;
-  }
-}
-
-// After the summary: the statistics JSON, the database, the per-scope counters. The exit code.
-int publish(const RunOptions& o, const run::RunSession& session, run::RunOutcome& outcome,
-            const counters::ScopeCounterMeter* scope_meter) {
-  try {
-    session.write_stats(outcome);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "ncp2: {}\n", e.what());
-    return kExitFailure;
-  }
-  bool stored = true;
-  std::string stored_at = o.db;
-  if (!o.db.empty()) {
-    try {
-      const run::StoredDatabase d = session.write_database(outcome);
-      print_database(d);
-      stored_at = d.path;
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "ncp2: {}\n", e.what());
-      stored = false;
-    }
-  }
-  if (scope_meter && stored) stored = store_scope_counters(stored_at, *scope_meter);
-  const bool racy = outcome.status == run::RunStatus::Completed && !outcome.races.empty();
-  if (racy) {
-    fmt::print(stderr, "ncp2: {}\n", outcome.verification);
-    return stored ? kExitRaces : kExitFailure;
-  }
-  if (outcome.status == run::RunStatus::Completed && !outcome.verified)
-    fmt::print(stderr, "ncp2: verification failed: {}\n", outcome.verification);
-  if (outcome.status == run::RunStatus::Stopped)
-    fmt::print(stderr, "ncp2: interrupted; the partial results are marked incomplete\n");
-  if (outcome.status == run::RunStatus::Deadlock) return kExitDeadlock;
-  if (outcome.status == run::RunStatus::TimeLimit) return kExitLimit;
-  return outcome.ok() && stored ? kExitOk : kExitFailure;
-}
-
 // A program built with ncp2-cc instead of a built-in workload: its workload in the options.
 std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
   if (!tmk::looks_like_program(o.workload)) {
@@ -337,7 +274,7 @@ std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
   return std::nullopt;
 }
 
-// --machine real: the program on real processes (cmd_run_real.cpp); the emulator's options refused.
+// --machine real: the program on real processes (run/real_run.cpp); the emulator's options refused.
 int run_real(const RunOptions& o) {
   const std::array<std::pair<bool, const char*>, 8> emulator_only{
       {{o.time_model.model != "deterministic" || o.time_model.target_mhz || o.time_model.scale,
@@ -357,7 +294,7 @@ int run_real(const RunOptions& o) {
     }
   MachineOptions emulated = o.machine;
   emulated.machine.clear();
-  RealRun r;
+  run::RealRun r;
   r.config = load_machine_config(emulated);  // emu::ConfigError: exit 2 (main)
   r.program = o.workload;
   r.args = o.program_args;
@@ -377,7 +314,7 @@ int run_real(const RunOptions& o) {
   r.max_wait_rows = o.max_wait_rows;
   r.max_timeline = o.max_timeline;
   r.node_output = o.node_output;
-  const int code = run_real_machine(r);
+  const int code = run::run_real_machine(r);
   if (code == kExitFailure && !o.max_wall.empty())
     fmt::print(stderr,
                "ncp2: with --max-wall {}: agents that did not stop {} s after the limit were ended by "
@@ -435,7 +372,7 @@ int run(const RunOptions& o) {
   if (outcome.races_checked) print_races(outcome, o.db);
   if (!session->history_problem().empty())
     fmt::print(stderr, "ncp2: note: the run history was not recorded: {}\n", session->history_problem());
-  return publish(o, *session, outcome, scope_meter.get());
+  return run::publish(*session, outcome, o.db, scope_meter.get());
 }
 
 }  // namespace

@@ -6,12 +6,12 @@
 
 #include <fmt/format.h>
 
-#include "cli/cmd_run_real.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
 #include "dsm/config.hpp"
 #include "emulator/config_error.hpp"
+#include "run/real_run.hpp"
 #include "tmk/host/program.hpp"
 #include "validation/validate.hpp"
 #include "workloads/workload.hpp"
@@ -81,7 +81,7 @@ int check(ValidateCommand& c) {
                o.out_dir);
     return kExitUsage;
   }
-  if (const auto problem = real_launch_problem(o.nodes, o.hostfile, o.mpirun_args)) {
+  if (const auto problem = run::real_launch_problem(o.nodes, o.hostfile, o.mpirun_args)) {
     fmt::print(stderr, "ncp2: cannot run on real processes: {}\n", *problem);
     return kExitUsage;
   }

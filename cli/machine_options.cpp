@@ -52,4 +52,16 @@ dsm::SystemConfig load_machine_config(const MachineOptions& options) {
   return config;
 }
 
+void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
+                             const std::string& prefix) {
+  cmd.add_option("--hostfile", hostfile,
+                 prefix + "the hosts to run the nodes on (Open MPI's hostfile: `host slots=N` per line)")
+      ->type_name("FILE");
+  cmd.add_option(
+         "--mpirun-args", mpirun_args,
+         prefix + "one more option for mpirun (repeatable), e.g. --mpirun-args=--mca=btl_tcp_if_include=eth0")
+      ->type_name("ARG")
+      ->allow_extra_args(false);
+}
+
 }  // namespace ncp2::cli

@@ -1,5 +1,6 @@
 #pragma once
-// Options every machine-using subcommand shares: --machine, --config, --set, --nodes.
+// Options every machine-using subcommand shares: --machine, --config, --set, --nodes; and those of
+// every command that starts real runs: --hostfile, --mpirun-args.
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,5 +32,11 @@ void add_machine_options(CLI::App& app, MachineOptions& options, bool allow_real
 // Builds the effective configuration: defaults, then --config, then --set, then --nodes and
 // --machine. Throws emu::ConfigError with a message naming the file or option and the key.
 dsm::SystemConfig load_machine_config(const MachineOptions& options);
+
+// --hostfile and --mpirun-args, for every command that starts real runs (run, calibrate,
+// validate; run/real_run.hpp); `prefix` begins their help ("--machine real: " where the command
+// also runs emulated).
+void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
+                             const std::string& prefix);
 
 }  // namespace ncp2::cli

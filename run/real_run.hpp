@@ -1,15 +1,14 @@
 #pragma once
-// `ncp2 run ./prog --machine real` (cmd_run_real.cpp): the program on real processes over Open MPI.
+// A real run (real_run.cpp): a program built with ncp2-cc on real processes, one per node, started
+// by Open MPI's mpirun — the real machine's pipeline, beside the emulated one (run_session.hpp).
+// `ncp2 run ./prog --machine real` takes it; calibrate and validate check with it first.
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
-#include "cli/machine_options.hpp"
 #include "dsm/config.hpp"
 
-namespace ncp2::cli {
+namespace ncp2::run {
 
 struct RealRun {
   std::string program;
@@ -33,13 +32,8 @@ struct RealRun {
 std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
                                                const std::vector<std::string>& mpirun_args);
 
-// --hostfile and --mpirun-args, for every command that starts real runs (run, calibrate,
-// validate); `prefix` begins their help ("--machine real: " where the command also runs emulated).
-void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
-                             const std::string& prefix);
-
 // Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock,
 // 5 stopped at --max-wall.
 int run_real_machine(const RealRun& run);
 
-}  // namespace ncp2::cli
+}  // namespace ncp2::run

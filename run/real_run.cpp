@@ -1,8 +1,8 @@
-// `ncp2 run ./prog --machine real`: the program on real processes, one per node, started by Open
+// A real run (run/real_run.hpp): the program on real processes, one per node, started by Open
 // MPI's mpirun (docs/real-machine.md). Everything that can be checked is checked before mpirun
 // starts; node 0's ncp2-node writes the database and prints the summary; when the run dies
 // before it could (a node's agent killed, mpirun failing), this side records the failure.
-#include "cli/cmd_run_real.hpp"
+#include "run/real_run.hpp"
 
 #include <unistd.h>
 
@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "carnival/exit_codes.hpp"
 #include "carnival/output_paths.hpp"
 #include "carnival/store.hpp"
 #include "carnival/store_error.hpp"
@@ -27,11 +28,14 @@
 #include "tmk/host/program.hpp"
 #include "workloads/workload.hpp"
 
-namespace ncp2::cli {
+namespace ncp2::run {
 
 namespace {
 
 namespace fs = std::filesystem;
+using carnival::kExitFailure;
+using carnival::kExitOk;
+using carnival::kExitUsage;
 
 // ncp2-node is installed next to ncp2.
 std::string node_executable() { return real::executable_next_to_us("ncp2-node"); }
@@ -123,18 +127,6 @@ int checked_before_launch(const RealRun& r) {
 
 }  // namespace
 
-void add_real_launch_options(CLI::App& cmd, std::string& hostfile, std::vector<std::string>& mpirun_args,
-                             const std::string& prefix) {
-  cmd.add_option("--hostfile", hostfile,
-                 prefix + "the hosts to run the nodes on (Open MPI's hostfile: `host slots=N` per line)")
-      ->type_name("FILE");
-  cmd.add_option(
-         "--mpirun-args", mpirun_args,
-         prefix + "one more option for mpirun (repeatable), e.g. --mpirun-args=--mca=btl_tcp_if_include=eth0")
-      ->type_name("ARG")
-      ->allow_extra_args(false);
-}
-
 std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
                                                const std::vector<std::string>& mpirun_args) {
   try {
@@ -209,4 +201,4 @@ int run_real_machine(const RealRun& r) {
   return kExitFailure;
 }
 
-}  // namespace ncp2::cli
+}  // namespace ncp2::run
