@@ -29,17 +29,7 @@ void Runtime::NodeTransport::charge(lrc::Entry entry) {
 }
 
 void Runtime::NodeTransport::synchronizing(Operation op, std::uint64_t object, bool after) {
-  RaceDetector* races = rt_.races_.get();
-  const auto id = static_cast<std::uint32_t>(object);
-  if (!after) {
-    if (races && op == Operation::LockRelease) races->release(ns_.id, LockId{id});  // before it can move on
-    if (races && op == Operation::Barrier) races->barrier_arrive(ns_.id);
-    if (rt_.spans_) [[unlikely]]
-      rt_.close_spans(ns_.id, op, id);
-    return;
-  }
-  if (races && op == Operation::LockAcquire) races->acquired(ns_.id, LockId{id});
-  if (races && op == Operation::Barrier) races->barrier_depart(ns_.id);
+  rt_.checks_.synchronizing(ns_.id, op, static_cast<std::uint32_t>(object), after);
 }
 
 }  // namespace ncp2::dsm

@@ -13,8 +13,7 @@ using emu::WorkContext;
 
 void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Access wanted) {
   const MeasuredEntry measured(*this, n);
-  if (spans_) [[unlikely]]
-    check_stale(n);
+  checks_.at_entry(n);
   self(n).driver.access(page_of(region, local_page), wanted);
 }
 

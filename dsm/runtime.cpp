@@ -1,7 +1,7 @@
 // The emulated transport's core: construction, allocation, messages, and the bookkeeping of a
 // PP's wait (from t0 to its resumption, handed to the wait observers). The protocol's operations
-// live in page_faults.cpp, locks.cpp, barriers.cpp and garbage_collection.cpp (over the core's
-// lrc::Node), their modelled costs in costs.cpp.
+// live in page_faults.cpp, locks.cpp and barriers.cpp (under the core's lrc::Driver), their modelled costs in
+// costs.cpp.
 #include "dsm/runtime.hpp"
 
 #include <fmt/format.h>
@@ -10,7 +10,6 @@
 #include <stdexcept>
 #include <system_error>
 #include "dsm/runtime_internal.hpp"
-#include "dsm/span_checker.hpp"
 
 namespace ncp2::dsm {
 
@@ -43,6 +42,7 @@ Runtime::Runtime(emu::Kernel& kernel, emu::Cluster& cluster, const SystemConfig&
       protocol_(protocol_for(config, cluster.size())),
       page_size_(static_cast<std::size_t>(config.memory.page_size)),
       history_(static_cast<std::size_t>(cluster.size())),
+      checks_(cluster.size(), page_size_, regions_),
       barrier_(protocol_),
       barrier_waiting_(static_cast<std::size_t>(cluster.size()), nullptr) {
   while ((std::size_t{1} << page_shift_) < page_size_) ++page_shift_;
@@ -124,8 +124,7 @@ const std::uint8_t* Runtime::region_access(NodeId n, std::uint32_t region) {
 std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t count,
                                 std::size_t element_size) {
   NodeState& ns = self(n);
-  if (spans_) [[unlikely]]
-    check_stale(n);
+  checks_.at_entry(n);
   if (count == 0)
     throw DsmError(fmt::format("node {}: shared array '{}' of zero elements", emu::index(n), name));
   if (element_size == 0 || page_size_ % element_size != 0)
@@ -150,13 +149,13 @@ std::uint32_t Runtime::allocate(NodeId n, std::string_view name, std::size_t cou
   const std::uint32_t region = directory_.add_region(pages, lrc::kAllocatingHome);
   static_cast<lrc::Region&>(r) = directory_.regions().back();  // its pages, first page and home
   const std::size_t bytes = static_cast<std::size_t>(r.pages) * page_size_;
-  if (spans_ && !region_memory_) map_checked_region(k, bytes);
+  if (checks_.checking_spans() && !region_memory_) checks_.add_checked_region(k, bytes);
   for (auto& node : nodes_) {
     NodeMemory::RegionBytes memory;
     if (region_memory_) {
       memory.data = region_memory_(node->id, bytes);
-    } else if (spans_) {
-      memory.data = spans_->primary(k, emu::index(node->id));
+    } else if (checks_.checking_spans()) {
+      memory.data = checks_.checked_copy(k, node->id);
     } else {
       memory.owned = zeroed(bytes);
       memory.data = memory.owned.get();
@@ -175,39 +174,21 @@ void Runtime::out_of_range(NodeId n, std::uint32_t region, std::size_t index, st
                              emu::index(n), index, regions_.at(region).name, count));
 }
 
-// Checking spans: every node's copy of the region is mapped for views (span_checker.hpp).
-void Runtime::map_checked_region(std::uint32_t region, std::size_t bytes) {
-  try {
-    spans_->add_region(region, bytes);
-  } catch (const std::system_error& e) {
-    throw DsmError(fmt::format("shared array #{} ({} bytes per node): {}", region, bytes, e.what()));
-  }
-}
-
-void Runtime::enable_race_detection() {
-  if (!races_) races_ = std::make_unique<RaceDetector>(nodes(), page_size_);
-}
-
 std::uint32_t Runtime::scope_of(NodeId n) const {
   return nodes_[static_cast<std::size_t>(emu::index(n))]->pp->attribution().scope;
 }
 
 void Runtime::record_access(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes, bool write,
                             AccessSite site) {
-  if (!races_ || bytes == 0 || self(n).exited) return;  // after Tmk_exit: the verification, not the program
+  if (!checks_.races() || bytes == 0 || self(n).exited) return;  // after Tmk_exit: the verification
   site.scope = scope_of(n);
-  const std::uint32_t first_page = regions_.at(region).first_page;
-  while (bytes > 0) {  // page by page
-    const std::size_t in_page = offset % page_size_;
-    const std::size_t piece = std::min(bytes, page_size_ - in_page);
-    const PageId page{first_page + static_cast<std::uint32_t>(offset / page_size_)};
-    if (write)
-      races_->write(n, page, in_page, piece, site);
-    else
-      races_->read(n, page, in_page, piece, site);
-    offset += piece;
-    bytes -= piece;
-  }
+  checks_.record_access(n, PageId{regions_.at(region).first_page}, offset, bytes, write, site);
+}
+
+std::byte* Runtime::take_span(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes,
+                              const char* file, int line) {
+  std::byte* at = checks_.take_span(n, region, offset, bytes, file, line);
+  return at != nullptr ? at : region_data(n, region);
 }
 
 void Runtime::track_access_changes(NodeId n) { self(n).lrc.track_access_changes(); }
@@ -222,15 +203,13 @@ void Runtime::compute(NodeId n, emu::Duration d) {
     const MeasuredEntry entry(*this, n);
     return;
   }
-  if (spans_) [[unlikely]]
-    check_stale(n);
+  checks_.at_entry(n);
   self(n).pp->compute(d);
 }
 
 void Runtime::compute_external(NodeId n, emu::Duration d) {
   check_limits();
-  if (spans_) [[unlikely]]
-    check_stale(n);
+  checks_.at_entry(n);
   self(n).pp->compute(d);
 }
 

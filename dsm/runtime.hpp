@@ -22,6 +22,7 @@
 
 #include "dsm/compute_meter.hpp"
 #include "dsm/config.hpp"
+#include "dsm/program_checks.hpp"
 #include "dsm/race_detector.hpp"
 #include "dsm/source_position.hpp"
 #include "dsm/types.hpp"
@@ -37,7 +38,6 @@
 namespace ncp2::dsm {
 
 class Process;
-class SpanChecker;
 
 using lrc::Access;
 
@@ -84,17 +84,6 @@ class WaitSink {
   WaitSink(const WaitSink&) = default;
   WaitSink& operator=(const WaitSink&) = default;
 };
-
-// A shared array: the core's region (its pages and first home, lrc/page_directory.hpp) with what
-// the typed API adds.
-struct RegionInfo : lrc::Region {
-  std::string name;
-  std::size_t count = 0;         // elements
-  std::size_t element_size = 0;  // bytes
-};
-
-// A program-level error (misuse of the DSM API): named node, object and reason. The core's.
-using DsmError = lrc::ProtocolError;
 
 class Runtime {
  public:
@@ -157,30 +146,25 @@ class Runtime {
   // Data-race detection (issue 16, dsm/race_detector.hpp): call before start(). The typed API
   // records its accesses (ArrayView, spans); a program run from outside merges its own into
   // race_detector() before each of its synchronizations. Null when detection is off.
-  void enable_race_detection();
-  [[nodiscard]] RaceDetector* race_detector() { return races_.get(); }
+  void enable_race_detection() { checks_.enable_races(); }
+  [[nodiscard]] RaceDetector* race_detector() { return checks_.races(); }
   // Stale-span checking (issue 16, dsm/span_checker.hpp): a span (ArrayView::read_span /
   // write_span) used after its node's next lock acquire, lock release or barrier is a DsmError at
   // the node's next DSM entry, naming the line of the use and the line where the span was taken.
   // Call before the first allocation. On from the start when the environment has
   // NCP2_CHECK_SPANS set to anything but 0 or empty (the test suite sets it). Regions whose memory
   // comes from set_region_memory (programs run from outside) are not checked: they have no spans.
-  void check_spans();
-  [[nodiscard]] bool checking_spans() const { return spans_ != nullptr; }
+  void check_spans() { checks_.enable_spans(!regions_.empty()); }
+  [[nodiscard]] bool checking_spans() const { return checks_.checking_spans(); }
   // Line attribution (the profiler's, issue 18): the scope of a source line, for the PP's time in
   // a call the typed API makes at that line (charged computation, page faults, synchronization;
   // dsm::LineScope). Null: lines are not attributed (no profiler).
   using LineScopeOf = std::uint32_t (*)(const SourcePosition& at);
   void attribute_lines(LineScopeOf line_scope) { line_scope_of_ = line_scope; }
   [[nodiscard]] LineScopeOf line_scope_of() const { return line_scope_of_; }
-  // How a stale span's report names places: `line_of` a code address ("workloads/sor.cpp:123";
-  // "" when unknown), `path_of` a source file as the compiler named it (std::source_location).
-  // Unset: the address, and the path as compiled.
-  struct CodePlaces {
-    std::function<std::string(std::uint64_t address)> line_of;
-    std::function<std::string(const char* file)> path_of;
-  };
-  void set_code_places(CodePlaces places) { places_ = std::move(places); }
+  // How a stale span's report names places (dsm/program_checks.hpp).
+  using CodePlaces = ProgramChecks::CodePlaces;
+  void set_code_places(CodePlaces places) { checks_.set_code_places(std::move(places)); }
   // Node n's program touched `bytes` bytes at byte `offset` of region `region` (split by page).
   void record_access(NodeId n, std::uint32_t region, std::size_t offset, std::size_t bytes, bool write,
                      AccessSite site);
@@ -293,18 +277,7 @@ class Runtime {
   class MeasuredEntry;  // measured time model: charges a stretch at a DSM entry, resumes at its exit
   ComputeMeter* meter_ = nullptr;
   std::function<void()> limit_check_;
-  std::unique_ptr<RaceDetector> races_;
-  // Stale spans (spans.cpp): at each DSM entry of node n, `if (spans_) check_stale(n)` throws the
-  // DsmError of a stale use the node made since; each synchronization closes the node's spans.
-  std::unique_ptr<SpanChecker> spans_;
   LineScopeOf line_scope_of_ = nullptr;
-  CodePlaces places_;
-  void check_stale(NodeId n);
-  [[noreturn]] void report_stale(NodeId n);
-  void close_spans(NodeId n, Operation op, std::uint32_t id);
-  void map_checked_region(std::uint32_t region, std::size_t bytes);
-  [[nodiscard]] std::string code_place(std::uint64_t pc, std::uint64_t stack_top) const;
-
   emu::Kernel& kernel_;
   emu::Cluster& cluster_;
   const SystemConfig config_;
@@ -317,6 +290,8 @@ class Runtime {
   lrc::PageDirectory directory_;
   std::vector<std::unique_ptr<NodeState>> nodes_;
   std::vector<RegionInfo> regions_;
+  // What the emulator checks of the program itself (races, stale spans), over regions_.
+  ProgramChecks checks_;
   lrc::BarrierManager barrier_;                 // at protocol_.barrier_manager
   std::vector<emu::Message*> barrier_waiting_;  // arrival messages, reused for the releases
   std::vector<std::pair<int, WaitObserver>> wait_observers_;

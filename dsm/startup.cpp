@@ -24,7 +24,7 @@ void Runtime::start(const std::function<void(Process&)>& body,
       ns->exit_time = kernel_.now();
       for (const auto& [id, observer] : exit_observers_) observer(ns->id, ns->exit_time);
       if (after_exit) after_exit(p);
-      if (spans_) check_stale(ns->id);  // a stale span used in the verification
+      checks_.at_entry(ns->id);  // a stale span used in the verification
     });
   }
 }

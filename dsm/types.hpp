@@ -30,4 +30,7 @@ using lrc::kPageRequest;
 inline constexpr std::uint16_t kPurposeEnd = lrc::kMessageKindEnd;
 inline std::string_view purpose_name(std::uint16_t purpose) { return lrc::message_kind_name(purpose); }
 
+// A program-level error (misuse of the DSM API): named node, object and reason. The core's.
+using DsmError = lrc::ProtocolError;
+
 }  // namespace ncp2::dsm
