@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -31,6 +32,7 @@ struct CalibrateCommand {
   std::string machine;
   validation::CalibrateOptions run;
   std::string output;
+  std::string json;  // --json: the measurements and the fit for scripts (empty: none)
   bool force = false;
 };
 
@@ -47,15 +49,23 @@ int check_output(const CalibrateCommand& c) {
                "have nothing to measure)\n");
     return kExitUsage;
   }
-  try {  // the directory takes files, the path is none (carnival/output_paths.hpp)
-    carnival::check_output_file(c.output, "-o");
-  } catch (const carnival::OutputError& e) {
-    fmt::print(stderr, "ncp2: {}\n", e.what());
-    return kExitUsage;
+  for (const auto& [path, option] : {std::pair{c.output, "-o"}, std::pair{c.json, "--json"}}) {
+    if (path.empty()) continue;
+    try {  // the directory takes files, the path is none (carnival/output_paths.hpp)
+      carnival::check_output_file(path, option);
+    } catch (const carnival::OutputError& e) {
+      fmt::print(stderr, "ncp2: {}\n", e.what());
+      return kExitUsage;
+    }
+    std::error_code ec;
+    if (fs::exists(path, ec) && !c.force) {
+      fmt::print(stderr, "ncp2: {} {}: the file exists; give --force to replace it\n", option, path);
+      return kExitUsage;
+    }
   }
-  std::error_code ec;
-  if (fs::exists(c.output, ec) && !c.force) {
-    fmt::print(stderr, "ncp2: -o {}: the file exists; give --force to replace it\n", c.output);
+  if (!c.json.empty() &&
+      fs::absolute(c.json).lexically_normal() == fs::absolute(c.output).lexically_normal()) {
+    fmt::print(stderr, "ncp2: --json and -o name the same file, {}\n", c.output);
     return kExitUsage;
   }
   if (const auto problem = run::real_launch_problem(c.run.nodes, c.run.hostfile, c.run.mpirun_args)) {
@@ -66,17 +76,18 @@ int check_output(const CalibrateCommand& c) {
 }
 
 void print_table(const validation::Calibration& cal) {
-  fmt::print("{:<28} {:>12} {:>24} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
-             "preset us", "error");
+  fmt::print("{:<28} {:>12} {:>24} {:>8} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
+             "p90 us", "preset us", "error");
   for (const auto& m : cal.measured) {
     const auto it = cal.fit.reproduced.find(m.operation);
     const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
     if (it == cal.fit.reproduced.end()) {
-      fmt::print("{:<28} {:>12.1f} {:>24} {:>12} {:>8}\n", m.operation, m.median_us, range, "-", "-");
+      fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12} {:>8}\n", m.operation, m.median_us, range, m.p90_us,
+                 "-", "-");
       continue;
     }
-    fmt::print("{:<28} {:>12.1f} {:>24} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range, it->second,
-               100 * (it->second / m.median_us - 1));
+    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range,
+               m.p90_us, it->second, 100 * (it->second / m.median_us - 1));
   }
   fmt::print("\nfitted (treadmarks machine):\n");
   for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
@@ -105,6 +116,11 @@ int run(CalibrateCommand& c, const std::string& command_line) {
     const std::string text = validation::calibration_toml(cal, command_line);
     carnival::write_file_atomically(c.output, [&](std::ostream& out) { out << text; });
     fmt::print("\npreset    {} (use it with --config {})\n", c.output, c.output);
+    if (!c.json.empty()) {
+      const std::string json = validation::calibration_json(cal, command_line);
+      carnival::write_file_atomically(c.json, [&](std::ostream& out) { out << json; });
+      fmt::print("json      {} (every basic cost: median, min, max, p90, rounds; the fit)\n", c.json);
+    }
     fmt::print("the preset reproduces the measured costs within {:.1f} %{}\n", 100 * cal.fit.worst_error,
                cal.fit.worst_error > 0.10 ? " (over 10 %: the costs vary more than the model can follow; "
                                             "see the ranges, and docs/validation.md)"
@@ -136,7 +152,12 @@ Subcommand add_calibrate_command(CLI::App& app) {
       ->default_val(9);
   add_real_launch_options(*cmd, o->run.hostfile, o->run.mpirun_args, "");
   cmd->add_option("-o,--output", o->output, "the preset to write (TOML)")->required()->type_name("FILE.toml");
-  cmd->add_flag("--force", o->force, "replace FILE.toml if it exists");
+  cmd->add_option(
+         "--json", o->json,
+         "also write the measurements (median, min, max, 90th percentile, rounds of every basic cost) "
+         "and the fit as JSON")
+      ->type_name("FILE.json");
+  cmd->add_flag("--force", o->force, "replace FILE.toml (and FILE.json) if it exists");
   cmd->footer(
       "Example: ncp2 calibrate --machine real -o calibrated.toml, then\n"
       "         ncp2 validate ./prog --preset calibrated.toml -- ARGS\n"

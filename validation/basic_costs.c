@@ -1,7 +1,7 @@
 /* The basic operation costs of TreadMarks on real processes: the experiments of
  * run/basic_costs.cpp (USENIX'94's "Basic Operation Costs"), timed by the node that waits for
- * each, after 200 us of quiet (the previous operation's messages are over), ROUNDS times. `ncp2 calibrate` builds it
- * with ncp2-cc and runs it with `ncp2 run --machine real` (docs/validation.md).
+ * each, after 200 us of quiet (the previous operation's messages are over), ROUNDS times. `ncp2 calibrate`
+ * builds it with ncp2-cc and runs it with `ncp2 run --machine real` (docs/validation.md).
  *  - lock-from-manager: lock 1 + k*N (its manager node 1, which holds it) taken by node 2 (node 0
  *    on 2 nodes): 2 messages;
  *  - lock-forwarded: the same lock taken next by node 3 (node 0 on 3 nodes): the manager forwards
@@ -14,7 +14,8 @@
  *  - diff-miss: node 0 reads a page it held before, of which node 1 changed one word: one small
  *    diff from node 1 (2 messages of a few bytes; beside page-miss, it tells message costs from
  *    byte costs).
- * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US ROUNDS".
+ * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US P90_US ROUNDS" (the 90th
+ * percentile by nearest rank: the smallest time at least 90 % of the rounds do not exceed).
  * Argument: rounds (default 9). */
 #include <stdint.h>
 #include <stdio.h>
@@ -23,15 +24,32 @@
 #include <time.h>
 #include <tmk.h>
 
-enum { LOCK_MANAGER, LOCK_FORWARDED, BARRIER, PAGE_MISS, WRITE_FAULT, AFTER_UNCHANGED, AFTER_CHANGED, AFTER_HALF, DIFF_MISS, OPS };
-static const char *const names[OPS] = {"lock-from-manager", "lock-forwarded", "barrier", "page-miss", "write-fault",
-                                       "write-fault-after-unchanged", "write-fault-after-changed",
-                                       "write-fault-after-half", "diff-miss"};
+enum {
+  LOCK_MANAGER,
+  LOCK_FORWARDED,
+  BARRIER,
+  PAGE_MISS,
+  WRITE_FAULT,
+  AFTER_UNCHANGED,
+  AFTER_CHANGED,
+  AFTER_HALF,
+  DIFF_MISS,
+  OPS
+};
+static const char* const names[OPS] = {"lock-from-manager",
+                                       "lock-forwarded",
+                                       "barrier",
+                                       "page-miss",
+                                       "write-fault",
+                                       "write-fault-after-unchanged",
+                                       "write-fault-after-changed",
+                                       "write-fault-after-half",
+                                       "diff-miss"};
 enum { kPageWords = 1024, kBarriers = 16 }; /* 4 KB pages of 32-bit words */
 
 struct shared {
-  double *times; /* [op * rounds + round], microseconds */
-  int32_t *pages; /* two pages per round: pages() uses the first rounds, diff_miss() the next */
+  double* times;  /* [op * rounds + round], microseconds */
+  int32_t* pages; /* two pages per round: pages() uses the first rounds, diff_miss() the next */
 };
 static struct shared s;
 
@@ -49,8 +67,8 @@ static void settle(void) {
   nanosleep(&pause, 0);
 }
 
-static int compare(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
+static int compare(const void* a, const void* b) {
+  const double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
 }
 
@@ -89,7 +107,7 @@ static void barriers(int rounds) {
 }
 
 /* Node 1's first write of an interval: the same value, so that the write itself changes nothing. */
-static void first_write(volatile int32_t *page, int op, int rounds, int r) {
+static void first_write(volatile int32_t* page, int op, int rounds, int r) {
   settle();
   const double t = now_us();
   page[0] = page[0];
@@ -99,7 +117,7 @@ static void first_write(volatile int32_t *page, int op, int rounds, int r) {
 static void pages(int rounds) {
   const int writer = Tmk_proc_id == 1;
   for (int r = 0; r < rounds; ++r) {
-    volatile int32_t *page = s.pages + (size_t)r * kPageWords;
+    volatile int32_t* page = s.pages + (size_t)r * kPageWords;
     Tmk_barrier(4);
     if (writer) {
       settle();
@@ -126,7 +144,7 @@ static void pages(int rounds) {
 
 static void diff_miss(int rounds) {
   for (int r = 0; r < rounds; ++r) {
-    volatile int32_t *page = s.pages + (size_t)(rounds + r) * kPageWords;
+    volatile int32_t* page = s.pages + (size_t)(rounds + r) * kPageWords;
     if (Tmk_proc_id == 0) (void)page[0]; /* a valid copy at node 0 */
     Tmk_barrier(10);
     if (Tmk_proc_id == 1) page[1] = r + 1;
@@ -140,7 +158,7 @@ static void diff_miss(int rounds) {
   }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   Tmk_startup(argc, argv);
   const int rounds = argc > 1 ? atoi(argv[1]) : 9;
   if (Tmk_nprocs < 2 || rounds < 1) {
@@ -151,8 +169,8 @@ int main(int argc, char **argv) {
     s.times = Tmk_malloc((size_t)OPS * (size_t)rounds * sizeof *s.times);
     /* One page of its own per round, aligned: nothing else shares it (node 1 never held it). */
     const size_t page_bytes = kPageWords * sizeof *s.pages;
-    char *block = Tmk_malloc((size_t)(2 * rounds + 1) * page_bytes);
-    s.pages = block ? (int32_t *)(block + (page_bytes - (uintptr_t)block % page_bytes) % page_bytes) : 0;
+    char* block = Tmk_malloc((size_t)(2 * rounds + 1) * page_bytes);
+    s.pages = block ? (int32_t*)(block + (page_bytes - (uintptr_t)block % page_bytes) % page_bytes) : 0;
     if (!s.times || !s.pages) {
       fprintf(stderr, "basic_costs: the shared heap is too small for %d rounds\n", rounds);
       Tmk_exit(2);
@@ -167,13 +185,14 @@ int main(int argc, char **argv) {
   diff_miss(rounds);
   Tmk_barrier(9);
   if (Tmk_proc_id == 0) {
-    double *sorted = malloc((size_t)rounds * sizeof *sorted);
+    double* sorted = malloc((size_t)rounds * sizeof *sorted);
     for (int op = 0; op < OPS; ++op) {
       memcpy(sorted, s.times + op * rounds, (size_t)rounds * sizeof *sorted);
       if (sorted[0] < 0) continue; /* not measured on this many nodes */
       qsort(sorted, (size_t)rounds, sizeof *sorted, compare);
-      printf("basic-cost %s %.3f %.3f %.3f %d\n", names[op], sorted[rounds / 2], sorted[0], sorted[rounds - 1],
-             rounds);
+      const int p90 = (9 * rounds + 9) / 10 - 1; /* nearest rank: ceil(0.9 * rounds), from 1 */
+      printf("basic-cost %s %.3f %.3f %.3f %.3f %d\n", names[op], sorted[rounds / 2], sorted[0],
+             sorted[rounds - 1], sorted[p90], rounds);
     }
     free(sorted);
   }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "real_machine/subprocess.hpp"
 #include "validation/programs.hpp"
@@ -43,8 +44,8 @@ std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
     if (at == std::string::npos) continue;
     std::istringstream fields(line.substr(at + 11));
     MeasuredCost m;
-    if (fields >> m.operation >> m.median_us >> m.min_us >> m.max_us >> m.rounds && m.rounds > 0 &&
-        m.min_us <= m.median_us && m.median_us <= m.max_us)
+    if (fields >> m.operation >> m.median_us >> m.min_us >> m.max_us >> m.p90_us >> m.rounds &&
+        m.rounds > 0 && m.min_us <= m.median_us && m.median_us <= m.p90_us && m.p90_us <= m.max_us)
       out.push_back(std::move(m));
   }
   return out;
@@ -140,6 +141,33 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
     for (const std::string& key : p.keys) annotate(toml, key, comment);
   }
   return head + toml;
+}
+
+std::string calibration_json(const Calibration& c, const std::string& command_line) {
+  nlohmann::json costs = nlohmann::json::array();
+  for (const MeasuredCost& m : c.measured) {
+    nlohmann::json row{{"operation", m.operation}, {"median_us", m.median_us}, {"min_us", m.min_us},
+                       {"max_us", m.max_us},       {"p90_us", m.p90_us},       {"rounds", m.rounds}};
+    const auto it = c.fit.reproduced.find(m.operation);
+    row["preset_us"] = it == c.fit.reproduced.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
+    row["error"] =
+        it == c.fit.reproduced.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second / m.median_us - 1);
+    costs.push_back(std::move(row));
+  }
+  nlohmann::json fitted = nlohmann::json::array();
+  for (std::size_t j = 0; j < c.parameters.size(); ++j)
+    fitted.push_back({{"name", c.parameters[j].name},
+                      {"value", c.fit.values[j]},
+                      {"unit", c.parameters[j].per_byte ? "ns/B" : "us"},
+                      {"keys", c.parameters[j].keys}});
+  const nlohmann::json j{{"command", command_line},
+                         {"host", c.host},
+                         {"date", c.date},
+                         {"nodes", c.nodes},
+                         {"costs", costs},
+                         {"fitted", fitted},
+                         {"worst_error", c.fit.worst_error}};
+  return j.dump(2) + "\n";
 }
 
 }  // namespace ncp2::validation

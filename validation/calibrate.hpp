@@ -26,13 +26,14 @@ struct MeasuredCost {
   double median_us = 0;
   double min_us = 0;
   double max_us = 0;
+  double p90_us = 0;  // 90th percentile, by nearest rank
   int rounds = 0;
 };
 
 // Builds the program and runs it on real processes. Throws std::runtime_error with what went
 // wrong (no ncp2-cc, the build, mpirun, a failed run: its last lines).
 [[nodiscard]] std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& options);
-// Parses the program's "basic-cost NAME MEDIAN MIN MAX ROUNDS" lines (prefixed "[node 0] ").
+// Parses the program's "basic-cost NAME MEDIAN MIN MAX P90 ROUNDS" lines (prefixed "[node 0] ").
 [[nodiscard]] std::vector<MeasuredCost> parse_basic_costs(const std::string& output);
 
 struct Calibration {
@@ -52,5 +53,9 @@ struct Calibration {
 // The preset: the whole configuration, the fitted keys marked MEASURED (host, date, spread), a
 // header with the measured costs beside what the preset reproduces. apply_toml_text reads it.
 [[nodiscard]] std::string calibration_toml(const Calibration& c, const std::string& command_line);
+// The same calibration for scripts (`ncp2 calibrate --json`, docs/validation.md): the command, host,
+// date and nodes; every basic cost measured with its median, minimum, maximum, 90th percentile and
+// rounds, what the preset reproduces of it and the error; the fitted parameters.
+[[nodiscard]] std::string calibration_json(const Calibration& c, const std::string& command_line);
 
 }  // namespace ncp2::validation

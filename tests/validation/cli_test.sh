@@ -48,17 +48,33 @@ expect 2 "--force" calibrate --machine real -o "$tmp/earlier.toml"
 grep -qx "keep me" "$tmp/earlier.toml" || fail "calibrate changed an existing preset without --force"
 mkdir "$tmp/dir.toml"
 expect 2 "directory" calibrate --machine real -o "$tmp/dir.toml"
+expect 2 "same file" calibrate --machine real -o "$tmp/c.toml" --json "$tmp/c.toml"
+expect 2 "--force" calibrate --machine real -o "$tmp/c.toml" --json "$tmp/earlier.toml"
+expect 2 "directory" calibrate --machine real -o "$tmp/c.toml" --json "$tmp/dir.toml"
 NCP2_MPIRUN="$tmp/no-such-mpirun" expect 2 "mpirun" calibrate --machine real -o "$tmp/c.toml"
 echo "localhost slots=two" >"$tmp/bad-hosts"
 expect 2 "hostfile" calibrate --machine real --hostfile "$tmp/bad-hosts" -o "$tmp/c.toml"
 expect 2 "no-such-hosts" calibrate --machine real --hostfile "$tmp/no-such-hosts" -o "$tmp/c.toml"
 [ -e "$tmp/c.toml" ] && fail "a failed calibration left $tmp/c.toml"
 
-# calibrate: one round on 2 processes; every fitted value marked MEASURED; usable as a preset.
-if expect 0 "fitted (treadmarks machine)" calibrate --machine real --rounds 1 -o "$tmp/c.toml"; then
+# calibrate: three rounds on 2 processes; every fitted value marked MEASURED; usable as a preset;
+# --json: every basic cost with its median, min, max, 90th percentile (nearest rank: with 3 rounds
+# the largest) and rounds, in order.
+if expect 0 "fitted (treadmarks machine)" calibrate --machine real --rounds 3 -o "$tmp/c.toml" --json "$tmp/c.json"; then
   grep -q "^# Calibrated by" "$tmp/c.toml" || fail "the preset does not say how it was made"
   [ "$(grep -c "MEASURED" "$tmp/c.toml")" -ge 5 ] || fail "fewer than 5 values marked MEASURED"
   expect 0 "status" run sor --nodes 2 --config "$tmp/c.toml" --preset small --no-history
+  python3 - "$tmp/c.json" <<'PY' || fail "calibrate --json: $(cat "$tmp/c.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["nodes"] == 2 and j["command"].startswith("ncp2 calibrate") and j["fitted"], j
+names = [c["operation"] for c in j["costs"]]
+assert len(names) >= 5 and len(set(names)) == len(names), names
+for c in j["costs"]:
+    assert c["rounds"] == 3, c
+    assert 0 < c["min_us"] <= c["median_us"] <= c["p90_us"] <= c["max_us"], c
+    assert c["p90_us"] == c["max_us"], c  # ceil(0.9 * 3) = 3: the largest of three
+PY
 fi
 
 # validate: its errors, before anything runs.
