@@ -8,9 +8,13 @@
 // barriers, node 0's heap) and hands replies to the local thread. Like NCP2's protocol
 // controller, the agent answers the other nodes without interrupting the program, which keeps
 // running on its own core. The core's state is shared by both threads under one mutex.
+// The agent owns the parts that each do one job and hands every message to the one it concerns:
+// the barriers (BarrierService), node 0's heap (HeapService), the deadlock watch (DeadlockWatch),
+// the host-time limit (WallLimitWatch) and the program's profile (ProgramProfile). It keeps what
+// works on the core itself: the program's process and requests, the driver's MPI exchanges
+// (Exchanges), and serving pages, diffs and locks.
 #include <sys/types.h>
 
-#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -19,33 +23,32 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <span>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "lrc/barrier_manager.hpp"
 #include "lrc/config.hpp"
 #include "lrc/driver.hpp"
 #include "lrc/history.hpp"
 #include "lrc/node.hpp"
 #include "lrc/page_directory.hpp"
+#include "real_machine/barrier_service.hpp"
 #include "real_machine/clock_sync_mpi.hpp"
+#include "real_machine/deadlock_watch.hpp"
+#include "real_machine/heap_service.hpp"
 #include "real_machine/node_record.hpp"
+#include "real_machine/program_profile.hpp"
 #include "real_machine/transport.hpp"
+#include "real_machine/wall_limit_watch.hpp"
 #include "tmk/channel.hpp"
 #include "tmk/host/channel_server.hpp"
 #include "tmk/host/program_sites.hpp"
 
 namespace ncp2::tmk {
 class NodeProcess;
-class SharedHeap;
 class OutputRelay;
 }  // namespace ncp2::tmk
-namespace ncp2::carnival {
-struct ScopeSite;
-}
 
 namespace ncp2::real {
 
@@ -86,7 +89,6 @@ class NodeAgent {
   [[nodiscard]] const std::string& failure() const { return abort_text_; }
 
  private:
-  struct Pending;  // the request being served, until the program resumes (its time)
   class Requests;  // the program's requests, as the channel server hands them (agent_program.cpp)
   // The node's copy of the shared pages (the program's heap, mapped here too), for the core.
   class HeapMemory final : public lrc::PageMemory {
@@ -110,7 +112,7 @@ class NodeAgent {
     std::byte* shown_ = nullptr;
   };
 
-  // Local thread (agent_program.cpp).
+  // Local thread (agent_program.cpp, agent_operations.cpp).
   void serve_program();
   bool handle_request();  // false once the program has exited
   void startup();
@@ -138,19 +140,6 @@ class NodeAgent {
     lrc::Operation op_ = lrc::Operation::None;
     lrc::NoCosts no_costs_;
   };
-  // One exchange of a request (a wait, as the emulator records one per exchange): what it could
-  // observe of it, in the node's clock.
-  struct Exchange {
-    lrc::Operation operation = lrc::Operation::None;
-    std::uint64_t object = 0;
-    double start_ns = 0;    // the request sent
-    double end_ns = 0;      // its reply (the last of them) taken in
-    double service_ns = 0;  // the replier's own time (the slowest's, of several)
-    double sync_ns = 0;     // waiting for another processor (a lock's holder, the barrier's last)
-    int remote_node = -1;
-    int cause_node = -1;
-  };
-  Exchange& note_exchange(lrc::Operation op, std::uint64_t object);
   void fetch_page(lrc::PageId page, lrc::NodeId home);
   void fetch_diffs(lrc::PageId page, std::span<const lrc::DiffRequest> requests);
   void request_lock(lrc::LockId lock, const lrc::AcquireStep& step);
@@ -164,11 +153,11 @@ class NodeAgent {
   [[noreturn]] void fail(const std::string& text);  // this node failed: tell everyone, stop
   // The same, without unwinding (either thread), for any kind of stop.
   void broadcast_failure(const std::string& text, StopKind kind = StopKind::Failure);
-  void account_computation(double resumed_ns, double posted_ns);
-  void apply_mark(const tmk::ScopeMark& m);
-  void close_pending(double resumed_ns);
-  std::uint32_t site_of(std::uint64_t pc, bool return_address, bool function);
   [[nodiscard]] std::string where() const;  // " at prog.c:12 (in f)": the program's current request
+  // Where the program is, when node 0 asked (--max-wall: wall_limit_watch.hpp): between two
+  // requests, or while the program runs its own code.
+  void answer_place_query();
+  [[nodiscard]] std::string place() const;  // "in f (prog.c:12), last seen by its agent at ..."
 
   // Service thread (agent_service.cpp).
   void service_loop();
@@ -178,28 +167,10 @@ class NodeAgent {
   void on_lock_request(const Message& m);
   void on_lock_forward(const Message& m);
   void on_barrier_arrive(const Message& m);
-  void on_malloc(const Message& m);
-  void on_free(const Message& m);
-  void on_abort(const Message& m);
-  void release_barrier(std::uint32_t id);  // with mutex_ held
-  void stop_program(const std::string& text, StopKind kind = StopKind::Failure);
-  // Deadlock detection (agent_deadlock.cpp): every node tells node 0 what it waits for; when all
-  // wait and nothing changed for a while, node 0 asks who holds which lock and stops the run.
-  void report_blocked(std::uint32_t kind, std::uint32_t object, const std::string& where);
-  // "waits for lock 2 at prog.c:27", "has exited and waits for the others" ("" while running).
-  static std::string describe_wait(std::uint32_t kind, std::uint32_t object, const std::string& where);
-  void on_blocked(const Message& m);
-  void on_held_query(const Message& m);
-  void on_held_reply(const Message& m);
-  void look_for_deadlock();  // node 0's service thread, when idle
-  // The host-time limit (agent_limit.cpp): at --max-wall node 0 asks every node where its program
-  // is (the local thread answers, between two requests or while the program runs its own code),
-  // then stops the run naming each node's place.
-  void look_for_wall_limit();  // node 0's service thread, when idle
+  void on_heap_request(const Message& m);
   void on_place_query(const Message& m);
-  void on_place_reply(const Message& m);
-  void answer_place_query();                // local thread, when asked
-  [[nodiscard]] std::string place() const;  // local thread: "in f (prog.c:12), its last call at ..."
+  void on_abort(const Message& m);
+  void stop_program(const std::string& text, StopKind kind = StopKind::Failure);
   void grant(std::uint32_t lock, int to, const lrc::VectorTime& known, double delay_ns);  // with mutex_ held
 
   [[nodiscard]] double now_ns() const { return static_cast<double>(clock_.now_ns()); }
@@ -226,54 +197,34 @@ class NodeAgent {
   std::unique_ptr<HeapMemory> memory_;
   std::unique_ptr<lrc::Node> lrc_;
   Exchanges exchanges_{*this};
-  std::unique_ptr<lrc::Driver> driver_;  // the local thread's; it holds mutex_ around the core
-  std::unique_ptr<lrc::BarrierManager> barrier_manager_;  // on the barrier manager
-  struct BarrierWait {                                    // the manager: the current episode's arrivals
-    std::vector<double> arrived_ns;
-    double last_ns = 0;
-    std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed;  // node 0's, for the others
-  } barrier_wait_;
-  std::map<std::uint32_t, double> queued_since_;     // when the lock requester queued here asked
-  std::map<std::uint32_t, std::string> held_where_;  // where this node acquired each lock it holds
+  std::unique_ptr<lrc::Driver> driver_;           // the local thread's; it holds mutex_ around the core
+  BarrierService barriers_;                       // its state under mutex_ too
+  std::map<std::uint32_t, double> queued_since_;  // when the lock requester queued here asked
   std::condition_variable replies_cv_;
   std::deque<Message> replies_;
-  std::unique_ptr<tmk::SharedHeap> heap_;                                      // node 0
-  std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed_;  // node 0: records, count
+
+  // The services with locks of their own.
+  DeadlockWatch deadlock_;
+  WallLimitWatch limit_;
+  std::unique_ptr<HeapService> heap_;  // node 0
+
   std::atomic<bool> aborted_{false};
   std::string abort_text_;
   std::atomic<StopKind> stop_kind_{StopKind::Failure};
-  std::atomic<bool> place_wanted_{false};           // node 0 asked where the program is
-  std::string my_wait_;                             // under mutex_: what the local thread waits for ("" none)
-  std::atomic<std::uint32_t> current_scope_{0};     // the scope the program's latest computation ended in
-  double service_started_ns_ = 0;                   // service thread: when it started (the limit's origin)
-  std::vector<std::optional<std::string>> places_;  // node 0, under mutex_: the replies
-  double places_asked_ns_ = 0;                      // node 0: when it asked (0: not yet)
   std::atomic<bool> stop_{false};
-  struct Waiting {
-    std::uint32_t kind = 0;  // 0: running, 1: a lock, 2: a barrier
-    std::uint32_t object = 0;
-    std::string where;
-  };
-  std::vector<Waiting> waiting_;  // node 0: what each node waits for
-  std::uint64_t waiting_epoch_ = 0;
-  double all_waiting_since_ = 0;
-  std::vector<std::optional<std::vector<std::pair<std::uint32_t, std::string>>>> held_;  // node 0: replies
-  std::atomic<std::uint64_t> cp_busy_ns_{0};
-  std::atomic<int> awaiting_{0};
-  std::vector<SegmentRecord> cp_segments_;  // the service thread's own (merged after it ended)
-  std::uint64_t cp_segments_dropped_ = 0;  // the local thread waits for a reply: the service thread spins  //
-                                           // the service thread's time serving messages
+  std::atomic<std::uint64_t> cp_busy_ns_{0};  // the service thread's time serving messages
+  std::atomic<int> awaiting_{0};              // the local thread waits for a reply: the service thread spins
+  std::vector<SegmentRecord> cp_segments_;    // the service thread's own (merged after it ended)
+  std::uint64_t cp_segments_dropped_ = 0;
   std::thread service_;
 
   // Local thread only.
-  std::unique_ptr<tmk::ChannelServer> server_;     // the program's channel
-  std::vector<carnival::ScopeSite*> annotations_;  // open TMK_SCOPE blocks
-  std::uint64_t last_icount_ = 0;
-  std::unique_ptr<Pending> pending_;
-  std::vector<std::uint32_t> faulted_;  // the fault's page: its protection is sent again
-  std::vector<lrc::PageId> changed_;    // pages whose access changed (buffer reused)
+  std::unique_ptr<tmk::ChannelServer> server_;  // the program's channel
+  std::vector<std::uint32_t> faulted_;          // the fault's page: its protection is sent again
+  std::vector<lrc::PageId> changed_;            // pages whose access changed (buffer reused)
   bool exited_ = false;
   NodeRecord record_;
+  ProgramProfile profile_{record_, sites_, options_.profile};
 };
 
 }  // namespace ncp2::real

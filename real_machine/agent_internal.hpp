@@ -10,20 +10,6 @@
 
 namespace ncp2::real {
 
-// The request being served: its time is known once the program resumes.
-struct NodeAgent::Pending {
-  std::uint32_t scope = 0;
-  bool startup = false;                             // joining the run: not the program's time
-  lrc::Operation operation = lrc::Operation::None;  // the first it entered: its time outside waits
-  double posted_ns = 0;
-  double picked_ns = 0;  // when the agent took the request
-  double replied_ns = 0;
-  std::vector<Exchange> exchanges;  // its waits for other nodes, in order
-};
-
-// One part of a wait's time.
-inline double& part(MeasuredWait& w, carnival::WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
-
 // The protocol core's cost hooks: a real run's costs are measured, not modelled.
 inline lrc::NoCosts no_costs;
 

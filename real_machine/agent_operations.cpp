@@ -1,6 +1,6 @@
 // The agent's local thread: the program's requests run by the operations' driver (lrc/driver.hpp,
 // the same sequences the emulator runs), MPI as its transport. Each exchange here sends, waits
-// for its replies and notes what it could observe of its wait (agent_profile.cpp makes the wait
+// for its replies and notes what it could observe of its wait (program_profile.cpp makes the wait
 // rows of them, one per exchange, as the emulator records one per wait).
 #include <algorithm>
 #include <array>
@@ -11,7 +11,6 @@
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
-#include "tmk/host/shared_heap.hpp"
 
 namespace ncp2::real {
 
@@ -24,7 +23,7 @@ lrc::Operation NodeAgent::Exchanges::operation() const { return op_; }
 void NodeAgent::Exchanges::set_operation(lrc::Operation op) {
   op_ = op;
   // A request's time outside its waits is the first operation it entered (Extra).
-  if (a_.pending_ && a_.pending_->operation == Operation::None) a_.pending_->operation = op;
+  a_.profile_.entered(op);
 }
 
 void NodeAgent::Exchanges::fetch_page(PageId page, lrc::NodeId home) { a_.fetch_page(page, home); }
@@ -58,8 +57,7 @@ void NodeAgent::lock_acquire(std::uint32_t lock) {
   } catch (const lrc::ProtocolError& e) {
     fail(e.what() + here);
   }
-  const std::lock_guard guard(mutex_);
-  held_where_[lock] = here;
+  deadlock_.acquired(lock, here);
 }
 
 void NodeAgent::lock_release(std::uint32_t lock) {
@@ -68,8 +66,7 @@ void NodeAgent::lock_release(std::uint32_t lock) {
   } catch (const lrc::ProtocolError& e) {
     fail(e.what() + where());
   }
-  const std::lock_guard guard(mutex_);
-  held_where_.erase(lock);
+  deadlock_.released(lock);
 }
 
 void NodeAgent::barrier(std::uint32_t id) {
@@ -78,15 +75,6 @@ void NodeAgent::barrier(std::uint32_t id) {
 }
 
 // ---- the exchanges
-// An exchange that completed, noted with the request it belongs to (its times set by the caller).
-NodeAgent::Exchange& NodeAgent::note_exchange(Operation op, std::uint64_t object) {
-  Exchange x;
-  x.operation = op;
-  x.object = object;
-  pending_->exchanges.push_back(x);
-  return pending_->exchanges.back();
-}
-
 // A page this node does not hold, from its home.
 void NodeAgent::fetch_page(PageId page, lrc::NodeId home) {
   WireWriter w;
@@ -105,7 +93,7 @@ void NodeAgent::fetch_page(PageId page, lrc::NodeId home) {
     const std::lock_guard guard(mutex_);
     lrc_->install_page(page, bytes);
   }
-  Exchange& x = note_exchange(Operation::PageFault, lrc::raw(page));
+  ProgramProfile::Exchange& x = profile_.exchange(Operation::PageFault, lrc::raw(page));
   x.start_ns = start;
   x.end_ns = now_ns();
   x.service_ns = service;
@@ -143,7 +131,7 @@ void NodeAgent::fetch_diffs(PageId page, std::span<const lrc::DiffRequest> reque
     const std::lock_guard guard(mutex_);
     lrc_->apply_received(page);
   }
-  Exchange& x = note_exchange(Operation::DiffFetch, lrc::raw(page));
+  ProgramProfile::Exchange& x = profile_.exchange(Operation::DiffFetch, lrc::raw(page));
   x.start_ns = start;
   x.end_ns = now_ns();
   x.service_ns = longest;
@@ -157,7 +145,7 @@ void NodeAgent::request_lock(lrc::LockId id, const lrc::AcquireStep& step) {
     const std::lock_guard guard(mutex_);
     w.u32(lock).u32(static_cast<std::uint32_t>(self())).u32s(lrc_->vt());
   }
-  report_blocked(1, lock, where());
+  deadlock_.report_waiting(WaitKind::Lock, lock, where());
   const double start = now_ns();
   transport_.send(lrc::index(step.to), step.forward ? Tag::LockForward : Tag::LockRequest,
                   std::move(w).take());
@@ -166,7 +154,7 @@ void NodeAgent::request_lock(lrc::LockId id, const lrc::AcquireStep& step) {
     return peek.u32() == lock;
   });
   const double end = now_ns();
-  report_blocked(0, 0, {});
+  deadlock_.report_running();
   WireReader r(m.body);
   r.u32();
   const lrc::VectorTime learned = r.u32s();
@@ -177,7 +165,7 @@ void NodeAgent::request_lock(lrc::LockId id, const lrc::AcquireStep& step) {
     lrc_->learn(std::move(records));
     lrc_->granted(id, learned, no_costs);
   }
-  Exchange& x = note_exchange(Operation::LockAcquire, lock);
+  ProgramProfile::Exchange& x = profile_.exchange(Operation::LockAcquire, lock);
   x.start_ns = start;
   x.end_ns = end;
   x.sync_ns = delay;
@@ -197,12 +185,10 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
     lrc_->for_each_lacking(lrc_->vt_at_release(),
                            [&](const lrc::IntervalRecord& r) { records.push_back(&r); });
     write_records(w, records);
-    w.u64(distributed_.size());
-    for (const auto& [bytes, count] : distributed_) w.bytes(bytes).u64(count);
-    distributed_.clear();
+    barriers_.write_distributed(w);
   }
   const bool program_call = lrc::is_program_barrier(id) && process_;
-  report_blocked(2, id, program_call ? where() : std::string());
+  deadlock_.report_waiting(WaitKind::Barrier, id, program_call ? where() : std::string());
   const double start = now_ns();
   transport_.send(lrc::index(options_.protocol.barrier_manager), Tag::BarrierArrive, std::move(w).take());
   const Message m = await_reply(Tag::BarrierRelease, [id](const Message& r) {
@@ -210,7 +196,7 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
     return peek.u32() == id;
   });
   const double end = now_ns();
-  if (id != lrc::kExitBarrier) report_blocked(0, 0, {});
+  if (id != lrc::kExitBarrier) deadlock_.report_running();
   WireReader r(m.body);
   r.u32();
   const lrc::VectorTime merged = r.u32s();
@@ -227,7 +213,7 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
     lrc_->learn(std::move(records));
     lrc_->released(merged, no_costs);
   }
-  Exchange& x = note_exchange(Operation::Barrier, id);
+  ProgramProfile::Exchange& x = profile_.exchange(Operation::Barrier, id);
   x.start_ns = start;
   x.end_ns = end;
   x.sync_ns = std::max(0.0, delay);
@@ -237,12 +223,7 @@ lrc::BarrierOutcome NodeAgent::exchange_at_barrier(std::uint32_t id, std::size_t
 }
 
 std::pair<std::uint64_t, std::string> NodeAgent::malloc_request(std::uint64_t bytes) {
-  if (self() == 0) {
-    const std::lock_guard guard(mutex_);
-    const std::optional<std::size_t> offset = heap_->allocate(bytes);
-    if (!offset) return {0, tmk::heap_exhausted(*heap_)};
-    return {tmk::kHeapBase + *offset, {}};
-  }
+  if (self() == 0) return heap_->allocate(bytes);  // node 0 keeps the heap
   WireWriter w;
   w.u64(bytes);
   transport_.send(0, Tag::MallocRequest, std::move(w).take());
@@ -253,11 +234,7 @@ std::pair<std::uint64_t, std::string> NodeAgent::malloc_request(std::uint64_t by
 }
 
 bool NodeAgent::free_request(std::uint64_t address) {
-  if (self() == 0) {
-    const std::lock_guard guard(mutex_);
-    return address >= tmk::kHeapBase && address < tmk::kHeapBase + heap_->capacity() &&
-           heap_->free(address - tmk::kHeapBase);
-  }
+  if (self() == 0) return heap_->free(address);
   WireWriter w;
   w.u64(address);
   transport_.send(0, Tag::FreeRequest, std::move(w).take());

@@ -15,33 +15,38 @@
 #include "real_machine/agent_internal.hpp"
 #include "tmk/host/node_process.hpp"
 #include "tmk/host/output_relay.hpp"
-#include "tmk/host/shared_heap.hpp"
 
 namespace ncp2::real {
 
 using carnival::Category;
 using tmk::Channel;
-using tmk::Request;
+
+namespace {
+// The protocol's sizes as this run has them (before anything is built on them).
+AgentOptions for_run(AgentOptions options, int nodes) {
+  options.protocol.nodes = nodes;
+  options.protocol.page_size = options.page_bytes;
+  options.protocol.copy_at_close = true;  // the service thread must never read a page being written
+  return options;
+}
+}  // namespace
 
 NodeAgent::NodeAgent(Transport& transport, AgentOptions options, const RunClock& clock)
     : transport_(transport),
-      options_(std::move(options)),
+      options_(for_run(std::move(options), transport.size())),
       clock_(clock),
       sites_(options_.program),
-      history_(static_cast<std::size_t>(transport.size())) {
-  options_.protocol.nodes = nodes();
-  options_.protocol.page_size = options_.page_bytes;
-  options_.protocol.copy_at_close = true;  // the service thread must never read a page being written
+      history_(static_cast<std::size_t>(transport.size())),
+      barriers_(transport_, clock_, options_.protocol, history_, directory_, mutex_),
+      deadlock_(transport_, clock_,
+                [this](const std::string& text) { broadcast_failure(text, StopKind::Deadlock); }),
+      limit_(transport_, clock_, options_.max_wall_s,
+             [this](const std::string& text) { broadcast_failure(text, StopKind::Limit); }) {
   directory_.add_region(static_cast<std::uint32_t>(options_.heap_bytes / options_.page_bytes),
                         lrc::kAllocatingHome);
-  if (lrc::index(options_.protocol.barrier_manager) >= nodes())
-    throw std::runtime_error(fmt::format("the barrier manager, node {}, is not one of the {} nodes",
-                                         lrc::index(options_.protocol.barrier_manager), nodes()));
-  if (options_.protocol.barrier_manager == lrc::node_id(self()))
-    barrier_manager_ = std::make_unique<lrc::BarrierManager>(options_.protocol);
   record_.node = self();
   record_.max_segments = options_.max_segments;
-  if (self() == 0) heap_ = std::make_unique<tmk::SharedHeap>(options_.heap_bytes);
+  if (self() == 0) heap_ = std::make_unique<HeapService>(transport_, options_.heap_bytes);
 }
 
 NodeAgent::~NodeAgent() {
@@ -123,9 +128,7 @@ void NodeAgent::serve_program() {
   relay_->start();
   program_pid_.store(process_->pid());
   // While the program runs its own code the local thread waits; every 50 ms it may be asked where.
-  process_->set_wait_timeout([this] {
-    if (place_wanted_.load(std::memory_order_acquire)) answer_place_query();
-  });
+  process_->set_wait_timeout([this] { answer_place_query(); });
   if (aborted_.load()) ::kill(process_->pid(), SIGKILL);  // a failure came in while it started
   server_ = std::make_unique<tmk::ChannelServer>(tmk::ChannelSizes{
       self(), nodes(), options_.heap_bytes, options_.page_bytes, options_.sample_instructions});
@@ -157,7 +160,7 @@ void NodeAgent::serve_program() {
   // region ends when it leaves the barrier.
   barrier(lrc::kExitBarrier);
   const double left = now_ns();
-  close_pending(left);
+  profile_.close(left);
   record_.finish_ns = left;
 }
 
@@ -166,11 +169,7 @@ void NodeAgent::serve_program() {
 class NodeAgent::Requests final : public tmk::RequestHandler {
  public:
   explicit Requests(NodeAgent& agent) : a_(agent) {}
-  void begin_request(const Channel& c) override {
-    if (a_.options_.profile && c.pc != 0)
-      a_.pending_->scope = a_.site_of(c.pc, c.request != Request::Fault, false);
-    if (a_.pending_->scope == 0 && !a_.annotations_.empty()) a_.pending_->scope = a_.annotations_.back()->id;
-  }
+  void begin_request(const Channel& c) override { a_.profile_.scope_at_call(c); }
   void startup() override { a_.startup(); }
   std::pair<std::uint64_t, std::string> malloc(std::uint64_t bytes) override {
     return a_.malloc_request(bytes);
@@ -178,7 +177,7 @@ class NodeAgent::Requests final : public tmk::RequestHandler {
   bool free(std::uint64_t address) override { return a_.free_request(address); }
   void distribute(std::vector<std::byte> record) override {
     const std::lock_guard guard(a_.mutex_);
-    a_.distributed_.emplace_back(std::move(record), 1);
+    a_.barriers_.distribute(std::move(record));
   }
   void barrier(std::uint32_t id) override { a_.barrier(id); }
   void lock_acquire(std::uint32_t lock) override { a_.lock_acquire(lock); }
@@ -186,9 +185,7 @@ class NodeAgent::Requests final : public tmk::RequestHandler {
   void fault(std::uint32_t page, bool write) override { a_.fault(lrc::PageId{page}, write); }
   void exit(std::uint64_t /*status*/) override {
     a_.exited_ = true;
-    // The exit barrier's wait is in the calling function, as the emulator attributes it.
-    const Channel& c = a_.process_->channel();
-    if (a_.options_.profile && c.pc != 0) a_.pending_->scope = a_.site_of(c.pc, true, true);
+    a_.profile_.scope_at_exit(a_.process_->channel());
   }
   [[nodiscard]] std::string where() const override { return a_.where(); }
   [[noreturn]] void abort(const std::string& text) override { a_.fail(text); }
@@ -198,22 +195,17 @@ class NodeAgent::Requests final : public tmk::RequestHandler {
 };
 
 bool NodeAgent::handle_request() {
-  if (place_wanted_.load(std::memory_order_acquire)) answer_place_query();
+  answer_place_query();
   Channel& c = process_->channel();
   const double picked = now_ns();
   const double resumed = c.resumed_tsc != 0 ? program_ns(c.resumed_tsc, picked) : record_.start_ns;
   const double posted = c.resumed_tsc != 0 ? program_ns(c.resumed_tsc + c.ticks, picked) : picked;
-  close_pending(resumed);
-  if (c.request != Request::Startup) account_computation(resumed, posted);
-  last_icount_ = c.icount;
-  pending_ = std::make_unique<Pending>();
-  pending_->posted_ns = std::min(posted, picked);
-  pending_->picked_ns = picked;
+  profile_.request_taken(c, resumed, posted, picked);
   Requests requests(*this);
   replay_deferred_faults(requests);
   if (!server_->serve(c, process_->bulk(), requests)) return false;
   reply_protections();
-  pending_->replied_ns = now_ns();
+  profile_.replied(now_ns());
   return true;
 }
 
@@ -238,11 +230,11 @@ void NodeAgent::replay_deferred_faults(tmk::RequestHandler& h) {
     const std::lock_guard guard(mutex_);
     memory_->show_as(page, nullptr);
   }
-  pending_->operation = lrc::Operation::None;  // the request's own operation follows
+  profile_.forget_operation();  // the request's own operation follows
 }
 
 void NodeAgent::startup() {
-  pending_->startup = true;
+  profile_.joining();
   sites_.load(process_->channel().load_base);  // the line tables, now rather than inside a timed request
   // Every page's first protection, as the core gives it (FirstTouch: held by node 0 only, or by all).
   const std::lock_guard guard(mutex_);
@@ -309,6 +301,25 @@ void NodeAgent::broadcast_failure(const std::string& text, StopKind kind) {
 void NodeAgent::fail(const std::string& text) {
   broadcast_failure(text);
   throw RunAborted(text);
+}
+
+std::string NodeAgent::where() const { return process_ ? sites_.where(process_->channel()) : std::string(); }
+
+void NodeAgent::answer_place_query() {
+  limit_.answer_if_asked([this] { return exited_ ? std::string("had exited") : place(); });
+}
+
+std::string NodeAgent::place() const {
+  std::string text = "in the program";
+  const std::uint32_t scope = profile_.current_scope();
+  const auto sites = carnival::scope_sites();
+  if (scope != 0 && scope <= sites.size()) {
+    const carnival::ScopeSite& site = *sites[scope - 1];
+    text = fmt::format("in {} ({}:{})", site.name, std::filesystem::path(site.file).filename().string(),
+                       site.line);
+  }
+  if (const std::string last = where(); !last.empty()) text += ", last seen by its agent" + last;
+  return text;
 }
 
 }  // namespace ncp2::real

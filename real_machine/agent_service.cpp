@@ -7,13 +7,12 @@
 #include <algorithm>
 #include <csignal>
 #include <ctime>
-#include <set>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
-#include "tmk/host/shared_heap.hpp"
 
 namespace ncp2::real {
 
@@ -25,7 +24,7 @@ void NodeAgent::service_loop() {
   prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
   constexpr double kSpinAfterTrafficNs = 20'000;
   double last_traffic = now_ns();
-  service_started_ns_ = last_traffic;
+  limit_.start(last_traffic);
   long idle_ns = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     try {
@@ -47,8 +46,8 @@ void NodeAgent::service_loop() {
       broadcast_failure(fmt::format("node {}: {}", self(), e.what()));
     }
     if (self() == 0 && !aborted_.load()) {
-      look_for_deadlock();
-      look_for_wall_limit();
+      deadlock_.look();
+      limit_.look();
     }
     if (awaiting_.load(std::memory_order_acquire) > 0 || now_ns() - last_traffic < kSpinAfterTrafficNs) {
       sched_yield();
@@ -73,21 +72,20 @@ void NodeAgent::dispatch(Message m) {
     case Tag::BarrierArrive:
       return on_barrier_arrive(m);
     case Tag::MallocRequest:
-      return on_malloc(m);
     case Tag::FreeRequest:
-      return on_free(m);
+      return on_heap_request(m);
     case Tag::Abort:
       return on_abort(m);
     case Tag::Blocked:
-      return on_blocked(m);
+      return deadlock_.on_blocked(m);
     case Tag::HeldQuery:
-      return on_held_query(m);
+      return deadlock_.on_held_query(m);
     case Tag::HeldReply:
-      return on_held_reply(m);
+      return deadlock_.on_held_reply(m);
     case Tag::PlaceQuery:
       return on_place_query(m);
     case Tag::PlaceReply:
-      return on_place_reply(m);
+      return limit_.on_place_reply(m);
     case Tag::PageReply:
     case Tag::DiffReply:
     case Tag::LockGrant:
@@ -189,96 +187,24 @@ void NodeAgent::grant(std::uint32_t lock, int to, const lrc::VectorTime& known, 
   transport_.send(to, Tag::LockGrant, std::move(w).take());
 }
 
-// As the barrier manager: the records an arrival brings join this node's history (they are known
-// here before this node has seen them), and the last arrival releases everyone.
+// As the barrier manager. When an episode ends every node goes on: none waits any more (their own
+// "no longer waiting" comes later, to node 0, which looks for deadlocks).
 void NodeAgent::on_barrier_arrive(const Message& m) {
-  WireReader r(m.body);
-  const std::uint32_t id = r.u32();
-  const lrc::VectorTime vt = r.u32s();
-  const std::uint64_t usage = r.u64();
-  std::vector<lrc::IntervalRecord> records = read_records(r, directory_.pages());
-  std::vector<std::pair<std::vector<std::byte>, std::uint64_t>> distributed;
-  for (std::uint64_t i = 0, n = r.u64(); i < n; ++i) {
-    const auto bytes = r.bytes();
-    distributed.emplace_back(std::vector<std::byte>(bytes.begin(), bytes.end()), r.u64());
-  }
-  const std::lock_guard guard(mutex_);
-  if (!barrier_manager_)
-    throw std::runtime_error("a barrier arrival at a node that does not manage barriers");
-  if (vt.size() != static_cast<std::size_t>(nodes()))
-    throw std::runtime_error("malformed message: a vector time of another size");
-  for (lrc::IntervalRecord& rec : records) history_.add(std::move(rec));
-  auto& wait = barrier_wait_;
-  wait.arrived_ns.resize(static_cast<std::size_t>(nodes()), 0);
-  std::move(distributed.begin(), distributed.end(), std::back_inserter(wait.distributed));
-  const bool last = barrier_manager_->arrive(lrc::node_id(m.from), lrc::BarrierId{id}, vt, usage);
-  wait.arrived_ns[static_cast<std::size_t>(m.from)] = now_ns();
-  wait.last_ns = wait.arrived_ns[static_cast<std::size_t>(m.from)];
-  if (last) release_barrier(id);
+  if (barriers_.on_arrive(m) && self() == 0) deadlock_.barrier_released();
 }
 
-void NodeAgent::release_barrier(std::uint32_t id) {
-  auto& wait = barrier_wait_;
-  std::vector<std::vector<std::byte>> bodies(static_cast<std::size_t>(nodes()));
-  const lrc::BarrierManager::Release release = barrier_manager_->release(
-      [&](lrc::NodeId j, const lrc::VectorTime& known, const lrc::VectorTime& merged) {
-        std::vector<const lrc::IntervalRecord*> lacking;
-        history_.for_each_between(known, merged,
-                                  [&](const lrc::IntervalRecord& r) { lacking.push_back(&r); });
-        const auto k = static_cast<std::size_t>(lrc::index(j));
-        WireWriter w;
-        w.u32(id).u32s(merged);
-        write_records(w, lacking);
-        w.i64(static_cast<std::int64_t>(wait.last_ns - wait.arrived_ns[k]));
-        bodies[k] = std::move(w).take();
-      });
-  for (std::size_t k = 0; k < bodies.size(); ++k) {
-    WireWriter w;
-    w.i64(lrc::index(release.last));
-    // Node 0's Tmk_distribute data, for every other node.
-    w.u64(k == 0 ? 0 : wait.distributed.size());
-    if (k != 0)
-      for (const auto& [bytes, records] : wait.distributed) w.bytes(bytes).u64(records);
-    w.u32(release.collect ? 1 : 0);
-    const std::vector<std::byte> tail = std::move(w).take();
-    bodies[k].insert(bodies[k].end(), tail.begin(), tail.end());
-    transport_.send(static_cast<int>(k), Tag::BarrierRelease, std::move(bodies[k]));
-  }
-  wait.distributed.clear();
-  if (self() != 0) return;
-  // Every node goes on now: none waits any more (their own "no longer waiting" comes later, to
-  // node 0, which looks for deadlocks).
-  for (Waiting& w : waiting_) w.kind = 0;
-  ++waiting_epoch_;
-  all_waiting_since_ = 0;
-  held_.clear();
+void NodeAgent::on_heap_request(const Message& m) {
+  if (!heap_) throw std::runtime_error("a heap request at a node that does not keep the heap");
+  if (m.tag == Tag::MallocRequest) return heap_->on_malloc(m);
+  heap_->on_free(m);
 }
 
-void NodeAgent::on_malloc(const Message& m) {
-  WireReader r(m.body);
-  const std::uint64_t size = r.u64();
-  WireWriter w;
-  {
-    const std::lock_guard guard(mutex_);
-    const std::optional<std::size_t> offset = heap_->allocate(size);
-    w.u64(offset ? tmk::kHeapBase + *offset : 0);
-    w.text(offset ? std::string() : tmk::heap_exhausted(*heap_));
-  }
-  transport_.send(m.from, Tag::MallocReply, std::move(w).take());
-}
-
-void NodeAgent::on_free(const Message& m) {
-  WireReader r(m.body);
-  const std::uint64_t address = r.u64();
-  bool ok = false;
-  {
-    const std::lock_guard guard(mutex_);
-    ok = address >= tmk::kHeapBase && address < tmk::kHeapBase + heap_->capacity() &&
-         heap_->free(address - tmk::kHeapBase);
-  }
-  WireWriter w;
-  w.u32(ok ? 1 : 0);
-  transport_.send(m.from, Tag::FreeReply, std::move(w).take());
+// Node 0 asks where the program is. While the local thread waits for a reply it cannot answer, but
+// what it waits for is known here.
+void NodeAgent::on_place_query(const Message& m) {
+  std::string waiting = deadlock_.local_wait();
+  if (awaiting_.load(std::memory_order_acquire) == 0) waiting.clear();
+  limit_.on_place_query(m, waiting);
 }
 
 void NodeAgent::on_abort(const Message& m) {

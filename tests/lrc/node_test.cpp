@@ -304,7 +304,8 @@ TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   EXPECT_EQ(a2.kind, LockAnswer::Kind::Forward);
   EXPECT_EQ(a2.to, node_id(1));
   const VectorTime asked_with = n2.node->vt();
-  EXPECT_EQ(n1.node->lock_request(lock, {node_id(2), asked_with}, true, n1.costs).kind, LockAnswer::Kind::Queue);
+  EXPECT_EQ(n1.node->lock_request(lock, {node_id(2), asked_with}, true, n1.costs).kind,
+            LockAnswer::Kind::Queue);
   const std::optional<LockWaiter> next = n1.node->release(lock, n1.costs);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->node, node_id(2));
@@ -324,7 +325,8 @@ TEST(LrcNode, TheManagerAsksItsLastRequesterItself) {
   TestNode n0(0, c);
   TestNode n1(1, c);
   const LockId lock{0};
-  EXPECT_EQ(n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false, n0.costs).kind, LockAnswer::Kind::Grant);
+  EXPECT_EQ(n0.node->lock_request(lock, {node_id(1), n1.node->vt()}, false, n0.costs).kind,
+            LockAnswer::Kind::Grant);
   const AcquireStep step = n0.node->acquire(lock, 0, n0.costs);
   EXPECT_TRUE(step.forward);
   EXPECT_EQ(step.to, node_id(1));

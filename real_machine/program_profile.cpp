@@ -1,46 +1,89 @@
-// The agent's local thread: where the node's time went. The program's native execution between
-// two requests is Comp, spread over the scopes its scope marks and samples name in proportion to
-// the instructions counted between them (ncp2-cc's pass; without it, all to the last scope). A
-// request's time, from the moment the program posted it to the moment it resumed, is Wait when it
-// waited for another node (a wait row, cut into parts), else Extra. The same scope sites as an
-// emulated run of the program (tmk/host/program.cpp), so the two compare scope by scope.
+// Where a node's time went in a real run (program_profile.hpp).
+#include "real_machine/program_profile.hpp"
+
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
-
-#include "carnival/scope_sites.hpp"
-#include "real_machine/agent.hpp"
-#include "real_machine/agent_internal.hpp"
-#include "tmk/host/node_process.hpp"
+#include <memory>
+#include <string>
 
 namespace ncp2::real {
 
 using carnival::Category;
 using carnival::WaitPart;
 
-void NodeAgent::close_pending(double resumed_ns) {
+namespace {
+// One part of a wait's time.
+double& part(MeasuredWait& w, WaitPart p) { return w.parts[static_cast<std::size_t>(p)]; }
+}  // namespace
+
+ProgramProfile::ProgramProfile(NodeRecord& record, tmk::ProgramSites& sites, bool enabled)
+    : record_(record), sites_(sites), enabled_(enabled) {}
+
+void ProgramProfile::request_taken(const tmk::Channel& c, double resumed_ns, double posted_ns,
+                                   double picked_ns) {
+  close(resumed_ns);
+  if (c.request != tmk::Request::Startup) computed(c, resumed_ns, posted_ns);
+  last_icount_ = c.icount;
+  pending_ = std::make_unique<Pending>();
+  pending_->posted_ns = std::min(posted_ns, picked_ns);
+  pending_->picked_ns = picked_ns;
+}
+
+void ProgramProfile::scope_at_call(const tmk::Channel& c) {
+  if (enabled_ && c.pc != 0) pending_->scope = site_of(c, c.pc, c.request != tmk::Request::Fault, false);
+  if (pending_->scope == 0 && !annotations_.empty()) pending_->scope = annotations_.back()->id;
+}
+
+void ProgramProfile::scope_at_exit(const tmk::Channel& c) {
+  if (enabled_ && c.pc != 0) pending_->scope = site_of(c, c.pc, true, true);
+}
+
+void ProgramProfile::joining() { pending_->startup = true; }
+
+void ProgramProfile::entered(lrc::Operation op) {
+  if (pending_ && pending_->operation == lrc::Operation::None) pending_->operation = op;
+}
+
+void ProgramProfile::forget_operation() { pending_->operation = lrc::Operation::None; }
+
+ProgramProfile::Exchange& ProgramProfile::exchange(lrc::Operation op, std::uint64_t object) {
+  Exchange x;
+  x.operation = op;
+  x.object = object;
+  pending_->exchanges.push_back(x);
+  return pending_->exchanges.back();
+}
+
+void ProgramProfile::replied(double ns) { pending_->replied_ns = ns; }
+
+void ProgramProfile::close(double resumed_ns) {
   if (!pending_) return;
-  if (!options_.profile) {
+  if (!enabled_) {
     pending_.reset();
     return;
   }
-  Pending& p = *pending_;
+  const Pending& p = *pending_;
   if (p.startup) {  // joining the run (and loading the line tables) is not its time
     record_.start_ns = resumed_ns;
     pending_.reset();
     return;
   }
-  const double total = std::max(0.0, resumed_ns - p.posted_ns);
-  const std::string operation(lrc::to_string(p.operation));
   if (p.exchanges.empty()) {
+    const double total = std::max(0.0, resumed_ns - p.posted_ns);
+    const std::string operation(lrc::to_string(p.operation));
     record_.add(p.scope, Category::Extra, operation, total);
     record_.add_segment({false, Category::Extra, operation, p.scope, p.posted_ns, resumed_ns});
     pending_.reset();
     return;
   }
-  // One wait per exchange. The first also holds the request's time in the agent's queue, the last
-  // the program's resumption; between two, the agent's own work is Extra.
+  close_with_waits(p, resumed_ns);
+  pending_.reset();
+}
+
+// One wait per exchange. The first also holds the request's time in the agent's queue, the last
+// the program's resumption; between two, the agent's own work is Extra.
+void ProgramProfile::close_with_waits(const Pending& p, double resumed_ns) {
+  const double total = std::max(0.0, resumed_ns - p.posted_ns);
   double waited = 0;
   for (std::size_t k = 0; k < p.exchanges.size(); ++k) {
     const Exchange& x = p.exchanges[k];
@@ -74,19 +117,18 @@ void NodeAgent::close_pending(double resumed_ns) {
     record_.add_segment({false, Category::Wait, w.operation, p.scope, start, start + w.duration_ns});
     record_.waits.push_back(std::move(w));
   }
-  if (total > waited) record_.add(p.scope, Category::Extra, operation, total - waited);
+  if (total > waited)
+    record_.add(p.scope, Category::Extra, std::string(lrc::to_string(p.operation)), total - waited);
   record_.note_site(p.scope);
-  pending_.reset();
 }
 
-void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
-  if (!options_.profile) return;
-  const tmk::Channel& c = process_->channel();
+void ProgramProfile::computed(const tmk::Channel& c, double resumed_ns, double posted_ns) {
+  if (!enabled_) return;
   const double comp = std::max(0.0, posted_ns - resumed_ns);
   const std::uint64_t counted = c.icount > last_icount_ ? c.icount - last_icount_ : 0;
   std::uint64_t at = last_icount_;
   double given = 0;
-  std::uint32_t scope = annotations_.empty() ? 0 : annotations_.back()->id;
+  std::uint32_t scope = innermost_block();
   const auto give = [&](std::uint64_t upto) {
     if (counted == 0 || upto <= at) return;
     const double ns =
@@ -100,18 +142,18 @@ void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
   for (std::uint32_t i = 0, j = 0; i < marks || j < samples;) {
     if (j < samples && (i >= marks || c.sample[j].icount <= c.mark[i].icount)) {
       const tmk::Sample& s = c.sample[j++];
-      if (const std::uint32_t line = site_of(s.pc, true, false); line != 0) scope = line;
+      if (const std::uint32_t line = site_of(c, s.pc, true, false); line != 0) scope = line;
       give(s.icount);
     } else {
       const tmk::ScopeMark& m = c.mark[i++];
       give(m.icount);
-      apply_mark(m);
-      scope = annotations_.empty() ? 0 : annotations_.back()->id;
+      apply_mark(c, m);
+      scope = innermost_block();
     }
   }
   // Without blocks, the computation before a request is the requesting function's.
   if (annotations_.empty() && c.pc != 0)
-    if (const std::uint32_t f = site_of(c.pc, c.request != tmk::Request::Fault, true); f != 0) scope = f;
+    if (const std::uint32_t f = site_of(c, c.pc, c.request != tmk::Request::Fault, true); f != 0) scope = f;
   const std::string none(lrc::to_string(lrc::Operation::None));
   record_.add(scope, Category::Comp, none, comp - given);
   current_scope_.store(scope, std::memory_order_relaxed);  // where the node is, if asked (--max-wall)
@@ -119,8 +161,7 @@ void NodeAgent::account_computation(double resumed_ns, double posted_ns) {
   record_.add_segment({false, Category::Comp, none, scope, resumed_ns, posted_ns});
 }
 
-void NodeAgent::apply_mark(const tmk::ScopeMark& m) {
-  const tmk::Channel& c = process_->channel();
+void ProgramProfile::apply_mark(const tmk::Channel& c, const tmk::ScopeMark& m) {
   const auto text = [&c](std::uint32_t at) {
     return at < tmk::kMarksTextBytes
                ? std::string(c.marks_text + at, strnlen(c.marks_text + at, tmk::kMarksTextBytes - at))
@@ -136,15 +177,13 @@ void NodeAgent::apply_mark(const tmk::ScopeMark& m) {
   }
 }
 
-// The scope site of an instruction: its line, or its function (0: unknown).
-std::uint32_t NodeAgent::site_of(std::uint64_t pc, bool return_address, bool function) {
-  sites_.load(process_->channel().load_base);
+std::uint32_t ProgramProfile::site_of(const tmk::Channel& c, std::uint64_t pc, bool return_address,
+                                      bool function) {
+  sites_.load(c.load_base);
   const tmk::ProgramSites::Sites& s = sites_.at(return_address && pc != 0 ? pc - 1 : pc);
   const std::uint32_t id = function ? s.function : s.line;
   record_.note_site(id);
   return id;
 }
-
-std::string NodeAgent::where() const { return process_ ? sites_.where(process_->channel()) : std::string(); }
 
 }  // namespace ncp2::real
