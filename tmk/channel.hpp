@@ -35,11 +35,11 @@ inline constexpr const char* kHeapFdEnv = "NCP2_TMK_HEAP_FD";
 inline constexpr const char* kAccessLogFdEnv = "NCP2_TMK_ACCESS_LOG_FD";
 
 enum class Turn : std::uint32_t { Node = 1, Emulator = 2 };
-// The hand-off (docs/performance.md, issue 33): the side waiting for the turn spins a moment, then
-// sets this bit on the turn word (the other side's value) and sleeps on the futex; the side that
-// hands the turn over swaps its value in and makes the wake-up system call only when the bit was
-// set. Nothing yields or spins for long: on a host with fewer cores than runnable processes a
-// spinning waiter takes the core the other side needs.
+// The hand-off (docs/performance.md, issues 33 and 41): the side waiting for the turn spins a
+// moment (2-3 us), then yields the core up to 50 us (it stays runnable, and a host with fewer
+// cores than runnable processes gives the core to whoever needs it), then sets this bit on the
+// turn word (the other side's value) and sleeps on the futex; the side that hands the turn over
+// swaps its value in and makes the wake-up system call only when the bit was set.
 inline constexpr std::uint32_t kTurnSleeping = 0x100;
 [[nodiscard]] inline bool is_turn(std::uint32_t word, Turn turn) {
   return (word & ~kTurnSleeping) == static_cast<std::uint32_t>(turn);

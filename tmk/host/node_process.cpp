@@ -141,19 +141,23 @@ bool NodeProcess::still_running() {
 
 WaitResult NodeProcess::wait_for_request() {
   // Spin a moment (a node often posts again within microseconds, and a wake-up costs several),
-  // then sleep on the futex (channel.hpp). The spin never yields: while the emulator waits only
-  // the node runs (the others sleep), so on two cores or more it takes no core the node needs; on
-  // one core it is skipped. 50 us: bench/fine-grained, docs/performance.md (issue 33).
+  // then yield the core up to 50 us (runnable: a request that came a little later costs no
+  // wake-up, and a node that needs this core gets it), then sleep on the futex (channel.hpp). On
+  // one core only the yielding. Both sides spinning the whole 50 us take each other's cores;
+  // sleeping after the spin cost 8 % of wall time on the examples at 8 nodes (bench/fine-grained,
+  // docs/performance.md, issue 41).
   static const bool one_core = sysconf(_SC_NPROCESSORS_ONLN) < 2;
-  constexpr auto kSpin = std::chrono::microseconds(50);
+  const auto spin_for = one_core ? std::chrono::microseconds(0) : std::chrono::microseconds(3);
+  constexpr auto kYield = std::chrono::microseconds(50);
   const auto node = static_cast<std::uint32_t>(Turn::Node);
-  if (!one_core) {
-    const auto start = std::chrono::steady_clock::now();  // vDSO: ~20 ns, read every 64 pauses
-    for (int spin = 1;; ++spin) {
-      if (is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator)) return WaitResult::Request;
-      _mm_pause();
-      if (spin % 64 == 0 && std::chrono::steady_clock::now() - start > kSpin) break;
-    }
+  const auto start = std::chrono::steady_clock::now();  // vDSO: ~20 ns, read every 64 pauses
+  for (int spin = 1;; ++spin) {
+    if (is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator)) return WaitResult::Request;
+    _mm_pause();
+    if (spin % 64 != 0) continue;
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (waited > kYield) break;
+    if (waited > spin_for) sched_yield();
   }
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
   for (;;) {

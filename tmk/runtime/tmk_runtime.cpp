@@ -137,15 +137,21 @@ long now_ns() {
 }
 
 // Posts the request in the channel and waits for the emulator's reply: a short spin (a local
-// request is answered within a microsecond or two), then asleep on the futex (channel.hpp).
+// request is answered within a microsecond or two), then yielding the core up to 50 us (runnable,
+// so that a reply the emulator needed longer for costs no wake-up; idle cores take nothing from
+// it), then asleep on the futex (channel.hpp). bench/fine-grained, docs/performance.md (issue 41).
 void exchange(Channel& c) {
   post(c);
   constexpr long kSpinNs = 2'000;
+  constexpr long kYieldNs = 50'000;
   const auto emulator = static_cast<std::uint32_t>(Turn::Emulator);
   const long start = now_ns();
   for (int spin = 1; !ncp2::tmk::is_turn(c.turn.load(std::memory_order_acquire), Turn::Node); ++spin) {
     _mm_pause();
-    if (spin % 16 == 0 && now_ns() - start > kSpinNs) break;
+    if (spin % 16 != 0) continue;
+    const long waited = now_ns() - start;
+    if (waited > kYieldNs) break;
+    if (waited > kSpinNs) sched_yield();
   }
   for (;;) {
     std::uint32_t word = c.turn.load(std::memory_order_acquire);
