@@ -73,6 +73,13 @@ std::string RunClock::describe() const {
   return s;
 }
 
+bool RunClock::adopt(const Base& b) {
+  if ((b.tsc != 0) != tsc_ || injected_drift_ppm_ != 0 || shift_ns_ != 0) return false;
+  raw_epoch_ = b.raw_epoch;
+  ns_per_unit_ = b.ns_per_unit;
+  return true;
+}
+
 RunClock RunClock::shifted(double offset_ns, double drift_ppm) const {
   // local' = local x (1 + d) + offset, with local = raw x ns_per_unit + shift.
   RunClock c = *this;

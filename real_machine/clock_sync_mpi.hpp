@@ -51,6 +51,18 @@ class RunClock {
   // shift is folded into the multiply-add, so now_ns() costs the same).
   [[nodiscard]] RunClock shifted(double offset_ns, double drift_ppm) const;
 
+  // What makes two clocks of one host the same function of the same counter: its kind, epoch and
+  // rate. A node on node 0's host takes node 0's (NodeClocks), so their true offset is zero and the
+  // synchronization's measured offset must lie within its bound.
+  struct Base {
+    std::uint64_t tsc = 0;  // 1: the TSC, 0: CLOCK_MONOTONIC_RAW
+    std::uint64_t raw_epoch = 0;
+    double ns_per_unit = 1.0;
+  };
+  [[nodiscard]] Base base() const { return {tsc_ ? 1U : 0U, raw_epoch_, ns_per_unit_}; }
+  // Takes `b` if it counts the same counter as this clock (same kind); returns whether it did.
+  bool adopt(const Base& b);
+
  private:
   bool tsc_ = false;
   std::uint64_t raw_epoch_ = 0;

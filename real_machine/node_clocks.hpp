@@ -1,7 +1,8 @@
 #pragma once
-// The clocks of a real run's nodes: the RunClock every node timestamps with (the TSC, calibrated)
-// and, on node 0, each node's clock relative to node 0's from the synchronization bursts at the
-// run's start and end (clock_sync_mpi.hpp, seed 001's method over MPI).
+// The clocks of a real run's nodes: the RunClock every node timestamps with (the TSC, calibrated;
+// on node 0's host, node 0's very clock) and, on node 0, each node's clock relative to node 0's
+// from the synchronization bursts at the run's start and end (clock_sync_mpi.hpp, seed 001's
+// method over MPI).
 #include <mpi.h>
 
 #include <memory>
@@ -25,6 +26,7 @@ class NodeClocks {
   [[nodiscard]] std::string source() const { return clock_.describe(); }
 
  private:
+  void share_host_base(MPI_Comm world);
   RunClock clock_;
   std::unique_ptr<MpiClockSync> sync_;
 };

@@ -29,6 +29,23 @@ void expect_shift(const RunClock& base, double offset_ns, double drift_ppm) {
   EXPECT_NEAR(shifted.nominal_rate(), base.nominal_rate() * factor, 1e-12);
 }
 
+TEST(RunClock, AClockThatAdoptsAnothersBaseReadsTheSameTime) {
+  const RunClock first(monotonic());
+  RunClock later(monotonic());  // another epoch: it counts from its own start
+  ASSERT_TRUE(later.adopt(first.base()));
+  const std::int64_t a = first.now_ns();
+  const std::int64_t b = later.now_ns();
+  const std::int64_t c = first.now_ns();
+  EXPECT_GE(b, a);
+  EXPECT_LE(b, c);
+  // Another counter, or a clock shifted in software (tests' injected offsets), is not taken.
+  RunClock::Base other = first.base();
+  other.tsc = 1;
+  EXPECT_FALSE(later.adopt(other));
+  RunClock shifted = first.shifted(37'000, 0);
+  EXPECT_FALSE(shifted.adopt(first.base()));
+}
+
 TEST(RunClock, ShiftedClockIsTheBaseShiftedAndSkewed) {
   const RunClock raw(monotonic());
   EXPECT_FALSE(raw.uses_tsc());
