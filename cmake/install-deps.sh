@@ -9,9 +9,9 @@ core=(cmake ninja-build g++ pkg-config ccache
       libpfm4-dev
       libdw-dev clang-14 llvm-14-dev
       openmpi-bin libopenmpi-dev  # ncp2 run --machine real (docs/real-machine.md)
+      libucx-dev                  # ... its agents' messages (real_machine/transport.cpp)
       python3)  # tests/cli/bad_input_test.py (its sqlite3 module is in the standard library)
-bench=(libbenchmark-dev libsimgrid-dev python3 valgrind
-       libucx-dev)  # bench/real-machine-wakeup: a real node's wake-up candidates (issue 42)
+bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev qt6-svg-dev libgl-dev)  # qt6-svg-dev: the GUI's SVG export
 # What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check;
 # clang for the fuzz targets (fuzz/run.sh: libFuzzer ships with Debian's clang).

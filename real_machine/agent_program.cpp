@@ -57,6 +57,7 @@ NodeAgent::~NodeAgent() {
 
 void NodeAgent::stop_service() {
   stop_.store(true, std::memory_order_release);
+  transport_.wake();  // a service thread asleep until traffic
   if (!service_.joinable()) return;
   service_.join();
   record_.segments.insert(record_.segments.end(), cp_segments_.begin(), cp_segments_.end());

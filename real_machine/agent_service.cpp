@@ -2,7 +2,6 @@
 // arrives here. Requests are answered at once; replies go to the local thread's mailbox.
 
 #include <sched.h>
-#include <sys/prctl.h>
 
 #include <algorithm>
 #include <csignal>
@@ -17,15 +16,14 @@
 namespace ncp2::real {
 
 void NodeAgent::service_loop() {
-  // Poll MPI. While the local thread waits for a reply, spin (yielding the core at each turn): its
-  // program is blocked then, and a sleep would add its length to every remote request. Otherwise
-  // spin a little after traffic (requests come in bursts), then sleep in growing steps so that an
-  // idle agent leaves the core to its program. A timer slack of 1 µs makes short sleeps short.
-  prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+  // Take every message as it arrives. While the local thread waits for a reply, and a moment after
+  // traffic (requests come in bursts), poll (yielding the core at each turn): its program is
+  // blocked then, and a wake-up would add to every remote request. Otherwise sleep until a message
+  // arrives (the transport's event descriptor: no timer, no core), node 0 waking every 10 ms to
+  // watch for a deadlock and the wall limit (docs/real-machine.md, issue 42).
   constexpr double kSpinAfterTrafficNs = 20'000;
   double last_traffic = now_ns();
   limit_.start(last_traffic);
-  long idle_ns = 0;
   while (!stop_.load(std::memory_order_acquire)) {
     try {
       if (std::optional<Message> m = transport_.poll()) {
@@ -39,7 +37,6 @@ void NodeAgent::service_loop() {
         else
           ++cp_segments_dropped_;
         cp_busy_ns_.fetch_add(static_cast<std::uint64_t>(last_traffic - start), std::memory_order_relaxed);
-        idle_ns = 0;
         continue;
       }
     } catch (const std::exception& e) {
@@ -53,9 +50,11 @@ void NodeAgent::service_loop() {
       sched_yield();
       continue;
     }
-    idle_ns = idle_ns == 0 ? 1'000 : std::min<long>(idle_ns * 2, 50'000);
-    const timespec pause{0, idle_ns};
-    nanosleep(&pause, nullptr);
+    try {
+      transport_.wait_for_traffic(self() == 0 ? 10 : 100);
+    } catch (const std::exception& e) {
+      broadcast_failure(fmt::format("node {}: {}", self(), e.what()));
+    }
   }
 }
 

@@ -1,10 +1,12 @@
 #pragma once
-// MPI as the transport of a real run. Every node has one receiver, its service thread, which
-// takes every message that arrives (requests of other nodes and replies to its own), and any
-// number of senders. Sends never block: each is an MPI_Isend whose buffer the transport keeps
-// until MPI completes it, so two service threads sending each other large replies cannot
-// deadlock. The run's traffic has a communicator of its own (dup'ed), apart from the clock
-// synchronization's and the results' collectives.
+// The agents' messages in a real run, over UCX (docs/real-machine.md, issue 42). Every node has one
+// receiver, its service thread, which takes every message that arrives (requests of other nodes
+// and replies to its own), and any number of senders. Sends never block: the transport keeps each
+// buffer until UCX completes its send, so two service threads sending each other large replies
+// cannot deadlock. Between messages the service thread can sleep until one arrives
+// (wait_for_traffic: UCX's event fd, no timer, no core). The endpoints to every node are made when
+// the transport is (a collective over MPI, which carries the workers' addresses), so no message
+// pays for a connection. MPI stays for the launch, the clocks and the results' collectives.
 #include <mpi.h>
 
 #include <cstddef>
@@ -38,19 +40,26 @@ class Transport {
   void send(int to, Tag tag, std::vector<std::byte> body);
   // The next message that has arrived, if any (the service thread only). Also completes sends.
   std::optional<Message> poll();
+  // Sleeps until a message (or other UCX traffic) may have arrived, wake() was called, or
+  // `timeout_ms` passed (-1: no limit). Returns at once when there is traffic to take.
+  void wait_for_traffic(int timeout_ms);
+  // Ends a wait_for_traffic now (any thread).
+  void wake();
   // Waits until every queued send completed (the end of the run).
   void drain();
   [[nodiscard]] std::uint64_t messages_sent() const { return sent_; }
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_; }
 
  private:
+  struct Ucx;
+  void connect_all(MPI_Comm world);
   void complete_sends();  // with mutex_ held
 
-  MPI_Comm comm_ = MPI_COMM_NULL;
   int rank_ = 0;
   int size_ = 1;
   std::mutex mutex_;
-  std::deque<std::pair<MPI_Request, std::vector<std::byte>>> in_flight_;
+  Ucx* ucx_ = nullptr;  // UCX's handles (transport.cpp keeps ucp.h out of every includer)
+  std::deque<std::pair<void*, std::vector<std::byte>>> in_flight_;  // UCX request, buffer
   std::uint64_t sent_ = 0;
   std::uint64_t bytes_ = 0;
 };
