@@ -40,7 +40,7 @@ MpiEnvironment local_env(int cores) {
 }
 
 TEST(MpirunArgv, LocalOneNode) {
-  const Argv expected{"/usr/bin/mpirun", "-np", "1", "--bind-to", "none", "ncp2-node", "--program", "./prog"};
+  const Argv expected{"/usr/bin/mpirun", "-np", "1", "--bind-to", "core", "ncp2-node", "--program", "./prog"};
   EXPECT_EQ(mpirun_argv(launch_of(1), local_env(2)), expected);
 }
 
@@ -51,6 +51,25 @@ TEST(MpirunArgv, OversubscribesOnlyAboveTheCoresHere) {
   EXPECT_TRUE(contains(four, "--oversubscribe"));
   EXPECT_EQ(four[2], "4");
   EXPECT_FALSE(contains(four, "--tag-output"));
+}
+
+// Placement: a node per core here, each node bound to its core; more nodes than cores, on other
+// hosts or inside Slurm, unbound; the user's own --bind-to alone.
+TEST(MpirunArgv, BindsEachNodeToACoreOnlyWhenThereIsOneEach) {
+  const auto binding = [](const Argv& argv) {
+    const auto at = std::find(argv.begin(), argv.end(), "--bind-to");
+    return at == argv.end() || at + 1 == argv.end() ? std::string("(none given)") : *(at + 1);
+  };
+  EXPECT_EQ(binding(mpirun_argv(launch_of(2), local_env(2))), "core");
+  EXPECT_EQ(binding(mpirun_argv(launch_of(3), local_env(2))), "none");
+  MpiEnvironment slurm = local_env(8);
+  slurm.slurm_allocation = true;
+  EXPECT_EQ(binding(mpirun_argv(launch_of(2), slurm)), "none");
+  MpiLaunch chosen = launch_of(2);
+  chosen.extra_mpirun_args = split_shell_words("--bind-to socket");
+  const Argv argv = mpirun_argv(chosen, local_env(2));
+  EXPECT_EQ(std::count(argv.begin(), argv.end(), "--bind-to"), 1);
+  EXPECT_EQ(binding(argv), "socket");
 }
 
 TEST(MpirunArgv, InsideSlurmMpirunCountsTheAllocation) {
@@ -81,7 +100,7 @@ TEST(MpirunArgv, EnvironmentAndExtraArguments) {
   MpiLaunch launch = launch_of(2);
   launch.environment = {{"NCP2_RUN_DIR", "/tmp/run 1"}, {"NCP2_SEED", "7"}};
   launch.extra_mpirun_args = split_shell_words("--mca btl tcp,self --display-map");
-  const Argv expected{"/usr/bin/mpirun", "-np",       "2",         "--bind-to", "none", "-x",
+  const Argv expected{"/usr/bin/mpirun", "-np",       "2",         "--bind-to", "core", "-x",
                       "NCP2_RUN_DIR",    "-x",        "NCP2_SEED", "--mca",     "btl",  "tcp,self",
                       "--display-map",   "ncp2-node", "--program", "./prog"};
   EXPECT_EQ(mpirun_argv(launch, local_env(2)), expected);
