@@ -237,10 +237,18 @@ void NodeAgent::replay_deferred_faults(tmk::RequestHandler& h) {
 void NodeAgent::startup() {
   profile_.joining();
   sites_.load(process_->channel().load_base);  // the line tables, now rather than inside a timed request
-  // Every page's first protection, as the core gives it (FirstTouch: held by node 0 only, or by all).
-  const std::lock_guard guard(mutex_);
-  lrc_->take_access_changes(changed_);
-  server_->all_protections([this](std::uint32_t page) { return protection(page); });
+  {
+    // Every page's first protection, as the core gives it (FirstTouch: held by node 0 only, or by all).
+    const std::lock_guard guard(mutex_);
+    lrc_->take_access_changes(changed_);
+    server_->all_protections([this](std::uint32_t page) { return protection(page); });
+  }
+  // A common start, as an emulated run's nodes start together: every node's program resumes from
+  // Tmk_startup once every node has reached it (a hello to each, one from each; the timed region
+  // starts there). A node that fails first stops the others' wait (await_reply, Abort).
+  for (int k = 0; k < nodes(); ++k)
+    if (k != self()) transport_.send(k, Tag::Hello, {});
+  for (int k = 1; k < nodes(); ++k) (void)await_reply(Tag::Hello);
 }
 
 // A page's protection for the program: its access, and whether a write fault may be taken at once

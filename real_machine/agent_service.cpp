@@ -31,6 +31,7 @@ void NodeAgent::service_loop() {
         const Tag tag = m->tag;
         dispatch(std::move(*m));
         last_traffic = now_ns();
+        if (tag == Tag::Hello) continue;  // joining the run, before its timed region: not its work
         if (cp_segments_.size() < options_.max_segments)
           cp_segments_.push_back(
               {true, carnival::Category::CPComp, std::string(to_string(tag)), 0, start, last_traffic});
@@ -90,7 +91,8 @@ void NodeAgent::dispatch(Message m) {
     case Tag::LockGrant:
     case Tag::BarrierRelease:
     case Tag::MallocReply:
-    case Tag::FreeReply: {
+    case Tag::FreeReply:
+    case Tag::Hello: {
       const std::lock_guard lock(mutex_);
       replies_.push_back(std::move(m));
       replies_cv_.notify_all();

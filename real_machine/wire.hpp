@@ -38,6 +38,7 @@ enum class Tag : int {
   HeldReply,   // the locks and where they were acquired
   PlaceQuery,  // node 0 to each, at --max-wall: where is your program?
   PlaceReply,  // its scope and its last TreadMarks call
+  Hello,       // at Tmk_startup, to every other node: the run starts once every node's came
 };
 
 // A message kind as the timeline names the service thread's work (the
