@@ -4,8 +4,8 @@
 // collection it may start. The decisions are lrc::Node's; the sequence — which decision comes
 // after which reply, what is grouped, what is waited for — is here. What differs between the
 // machines is behind lrc::Transport: the emulated machine (dsm/, messages through CPs and
-// interrupts, modelled costs) and real processes over MPI (real_machine/, measured time). As in
-// SimGrid, an operation says what to wait for and the transport decides how to block.
+// interrupts, modelled costs) and real processes (real_machine/, UCX between processes Open MPI starts,
+// measured time). As in SimGrid, an operation says what to wait for and the transport decides how to block.
 #include <cstddef>
 #include <cstdint>
 #include <mutex>

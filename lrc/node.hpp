@@ -4,7 +4,7 @@
 // (token, holder, the next requester; as a lock's manager, the last requester), and its part of
 // a garbage collection. No transport, no clock, no cost: each operation changes the node's state
 // and says what to send and to whom; the caller (dsm/ on the emulated machines, real_machine/ over
-// MPI) carries the messages and blocks its way (lrc/ports.hpp). Both run this code, so an emulated
+// UCX) carries the messages and blocks its way (lrc/ports.hpp). Both run this code, so an emulated
 // and a real run of a program take the same protocol decisions (docs/protocol.md).
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 // The protocol core's two ports (lrc/node.hpp). The core sends nothing and waits for nothing: its
 // operations return what to send and to whom, and each transport (the emulated machine's messages
-// in dsm/, MPI in real_machine/) carries it and blocks its caller its own way, as SimGrid's
+// in dsm/, UCX in real_machine/) carries it and blocks its caller its own way, as SimGrid's
 // activities return what to wait for and the caller decides how to block. What the core needs of
 // the outside is the node's memory and, in an emulated run only, somewhere to charge modelled
 // costs.

@@ -1,6 +1,6 @@
 #pragma once
 // The words of lazy release consistency, defined once for every run that speaks it: the emulated
-// machines (dsm/) and real processes over MPI (real_machine/). Identifiers, vector time, a page's
+// machines (dsm/) and real processes (real_machine/). Identifiers, vector time, a page's
 // access, the reserved barriers, the protocol's operations and message kinds, each with its name.
 #include <cstdint>
 #include <stdexcept>

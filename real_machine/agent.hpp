@@ -1,7 +1,7 @@
 #pragma once
 // One node of a real run (ncp2-node, started by mpirun): the node's protocol agent. It starts one
 // process of the program and serves it through tmk/'s channel exactly as the emulator does, and
-// runs every request with the protocol core the emulator runs (lrc::Node, lrc/node.hpp), MPI being
+// runs every request with the protocol core the emulator runs (lrc::Node, lrc/node.hpp), UCX being
 // its transport. Two threads: the local one serves the program's requests (faults, locks,
 // barriers) and waits for their replies; the service thread takes every message from the other
 // nodes, answers their requests (pages, diffs, lock forwarding, the managers of locks and
@@ -11,7 +11,7 @@
 // The agent owns the parts that each do one job and hands every message to the one it concerns:
 // the barriers (BarrierService), node 0's heap (HeapService), the deadlock watch (DeadlockWatch),
 // the host-time limit (WallLimitWatch) and the program's profile (ProgramProfile). It keeps what
-// works on the core itself: the program's process and requests, the driver's MPI exchanges
+// works on the core itself: the program's process and requests, the driver's exchanges
 // (Exchanges), and serving pages, diffs and locks.
 #include <sys/types.h>
 
@@ -120,7 +120,7 @@ class NodeAgent {
   void lock_acquire(std::uint32_t lock);
   void lock_release(std::uint32_t lock);
   void barrier(std::uint32_t id);
-  // The operations' driver's transport (lrc/driver.hpp): MPI exchanges, measured time, no costs.
+  // The operations' driver's transport (lrc/driver.hpp): messages over UCX, measured time, no costs.
   class Exchanges final : public lrc::Transport {
    public:
     explicit Exchanges(NodeAgent& agent) : a_(agent) {}

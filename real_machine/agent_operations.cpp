@@ -1,5 +1,5 @@
 // The agent's local thread: the program's requests run by the operations' driver (lrc/driver.hpp,
-// the same sequences the emulator runs), MPI as its transport. Each exchange here sends, waits
+// the same sequences the emulator runs), UCX as its transport. Each exchange here sends, waits
 // for its replies and notes what it could observe of its wait (program_profile.cpp makes the wait
 // rows of them, one per exchange, as the emulator records one per wait).
 #include <algorithm>

@@ -1,7 +1,7 @@
 #pragma once
-// The messages the nodes of a real run exchange over MPI: a tag per kind and a flat little-endian
-// byte encoding (the same binary on every host, so no conversion). Reading past the end of a
-// message throws: a malformed message is a bug or a foreign peer, never silently accepted.
+// The messages the nodes of a real run exchange (over UCX, real_machine/transport.hpp): a tag per kind and a
+// flat little-endian byte encoding (the same binary on every host, so no conversion). Reading past the end of
+// a message throws: a malformed message is a bug or a foreign peer, never silently accepted.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
