@@ -53,6 +53,12 @@ struct LoopNode final : Transport {
     driver.access(PageId{static_cast<std::uint32_t>(offset / kPage)}, Access::Write);
     memory.bytes[offset] = std::byte{value};
   }
+  // A critical section that writes one byte.
+  void write_under(LockId lock, std::size_t offset, std::uint8_t value) {
+    driver.lock_acquire(lock, 0);
+    write(offset, value);
+    driver.lock_release(lock);
+  }
   std::uint8_t read(std::size_t offset) {
     driver.access(PageId{static_cast<std::uint32_t>(offset / kPage)}, Access::Read);
     return std::to_integer<std::uint8_t>(memory.bytes[offset]);
@@ -160,15 +166,9 @@ TEST(LrcDriver, ADiffFetchAsksEachWriterOnceInNodeOrder) {
   // Node 1 writes the page in two intervals: under lock 1 (its own), and under lock 2, whose
   // acquire from node 2 ends the first; node 0 writes it once (lock 0). Node 2 then acquires
   // locks 0 and 1 (the request for lock 1 ends node 1's second interval) and reads.
-  n1.driver.lock_acquire(LockId{1}, 0);
-  n1.write(101, 1);
-  n1.driver.lock_release(LockId{1});
-  n1.driver.lock_acquire(LockId{2}, 0);
-  n1.write(102, 2);
-  n1.driver.lock_release(LockId{2});
-  n0.driver.lock_acquire(LockId{0}, 0);
-  n0.write(10, 3);
-  n0.driver.lock_release(LockId{0});
+  n1.write_under(LockId{1}, 101, 1);
+  n1.write_under(LockId{2}, 102, 2);
+  n0.write_under(LockId{0}, 10, 3);
   c.log.clear();
   n2.driver.lock_acquire(LockId{0}, 0);
   n2.driver.lock_acquire(LockId{1}, 0);
@@ -186,9 +186,7 @@ TEST(LrcDriver, AnIntervalEndsWhenTheLockChangesHandsNotAtEachRelease) {
   // Node 0 polls lock 0 (its own) a hundred times and writes a count each time: all local, one
   // interval still open.
   for (int k = 1; k <= 100; ++k) {
-    n0.driver.lock_acquire(LockId{0}, 0);
-    n0.write(5, static_cast<std::uint8_t>(k));
-    n0.driver.lock_release(LockId{0});
+    n0.write_under(LockId{0}, 5, static_cast<std::uint8_t>(k));
   }
   EXPECT_EQ(n0.node->counters().intervals, 0U);
   EXPECT_EQ(n0.node->counters().local_lock_acquires, 100U);
@@ -204,9 +202,7 @@ TEST(LrcDriver, AWriteAfterTheLockLeftLandsInTheNextInterval) {
   Cluster c(3, FirstTouch::ZeroEverywhere);  // node 1 holds a copy: it fetches diffs only
   LoopNode& n0 = *c.nodes[0];
   LoopNode& n1 = *c.nodes[1];
-  n0.driver.lock_acquire(LockId{0}, 0);
-  n0.write(5, 1);
-  n0.driver.lock_release(LockId{0});
+  n0.write_under(LockId{0}, 5, 1);
   // The lock leaves while node 0 runs on: its page stays writable, the diff is of a snapshot.
   n1.driver.lock_acquire(LockId{0}, 0);
   EXPECT_EQ(n0.node->access(PageId{0}), Access::Write);
@@ -228,9 +224,7 @@ TEST(LrcDriver, APageLeftUnchangedAfterTheSnapshotGetsNoWriteNotice) {
   Cluster c(3);
   LoopNode& n0 = *c.nodes[0];
   LoopNode& n1 = *c.nodes[1];
-  n0.driver.lock_acquire(LockId{0}, 0);
-  n0.write(5, 1);
-  n0.driver.lock_release(LockId{0});
+  n0.write_under(LockId{0}, 5, 1);
   n1.driver.lock_acquire(LockId{0}, 0);
   EXPECT_EQ(n0.node->counters().intervals, 1U);
   // Node 0 does not write the page again; its next close has nothing to tell.
