@@ -7,6 +7,10 @@
 // Only one side runs at a time, so the layout needs no locks: the turn word (a futex) orders
 // everything. Included by the runtime linked into user programs (no library dependencies) and
 // by the emulator's driver.
+#include <sched.h>
+#include <time.h>
+#include <x86intrin.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -43,6 +47,29 @@ enum class Turn : std::uint32_t { Node = 1, Emulator = 2 };
 inline constexpr std::uint32_t kTurnSleeping = 0x100;
 [[nodiscard]] inline bool is_turn(std::uint32_t word, Turn turn) {
   return (word & ~kTurnSleeping) == static_cast<std::uint32_t>(turn);
+}
+
+// The hand-off's waiting side before it sleeps: spin `spin_ns` (a reply often comes within a
+// microsecond or two), then yield the core until `awake_ns` have passed (runnable: a later reply
+// costs no wake-up, and whoever needs the core gets it). True when `turn` came; false when it is
+// time to set kTurnSleeping and sleep on the futex. Both sides wait this way
+// (tmk/runtime/tmk_runtime.cpp, tmk/host/node_process.cpp). clock_gettime, not std::chrono: the
+// runtime linked into C programs has no libstdc++.
+inline bool await_turn_awake(const std::atomic<std::uint32_t>& word, Turn turn, long spin_ns, long awake_ns) {
+  const auto now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);  // vDSO: ~20 ns, read every 16 pauses
+    return t.tv_sec * 1'000'000'000L + t.tv_nsec;
+  };
+  const long start = now();
+  for (int k = 1;; ++k) {
+    if (is_turn(word.load(std::memory_order_acquire), turn)) return true;
+    _mm_pause();
+    if (k % 16 != 0) continue;
+    const long waited = now() - start;
+    if (waited > awake_ns) return false;
+    if (waited > spin_ns) sched_yield();
+  }
 }
 
 enum class Request : std::uint32_t {

@@ -2,17 +2,14 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -140,25 +137,15 @@ bool NodeProcess::still_running() {
 }
 
 WaitResult NodeProcess::wait_for_request() {
-  // Spin a moment (a node often posts again within microseconds, and a wake-up costs several),
-  // then yield the core up to 50 us (runnable: a request that came a little later costs no
-  // wake-up, and a node that needs this core gets it), then sleep on the futex (channel.hpp). On
-  // one core only the yielding. Both sides spinning the whole 50 us take each other's cores;
+  // Awake up to 50 us (channel.hpp's await_turn_awake: a node often posts again within
+  // microseconds, and a wake-up costs several), then asleep on the futex. On one core only the
+  // yielding. Both sides spinning the whole 50 us take each other's cores;
   // sleeping after the spin cost 8 % of wall time on the examples at 8 nodes (bench/fine-grained,
   // docs/performance.md, issue 41).
   static const bool one_core = sysconf(_SC_NPROCESSORS_ONLN) < 2;
-  const auto spin_for = one_core ? std::chrono::microseconds(0) : std::chrono::microseconds(3);
-  constexpr auto kYield = std::chrono::microseconds(50);
+  const long spin_ns = one_core ? 0 : 3'000;
   const auto node = static_cast<std::uint32_t>(Turn::Node);
-  const auto start = std::chrono::steady_clock::now();  // vDSO: ~20 ns, read every 64 pauses
-  for (int spin = 1;; ++spin) {
-    if (is_turn(channel_->turn.load(std::memory_order_acquire), Turn::Emulator)) return WaitResult::Request;
-    _mm_pause();
-    if (spin % 64 != 0) continue;
-    const auto waited = std::chrono::steady_clock::now() - start;
-    if (waited > kYield) break;
-    if (waited > spin_for) sched_yield();
-  }
+  if (await_turn_awake(channel_->turn, Turn::Emulator, spin_ns, 50'000)) return WaitResult::Request;
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
   for (;;) {
     std::uint32_t word = channel_->turn.load(std::memory_order_acquire);

@@ -10,7 +10,6 @@
 #include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -130,36 +129,21 @@ void post(Channel& c) {
   if ((was & ncp2::tmk::kTurnSleeping) != 0) futex(&c.turn, FUTEX_WAKE, 1);
 }
 
-long now_ns() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1'000'000'000L + t.tv_nsec;
-}
-
-// Posts the request in the channel and waits for the emulator's reply: a short spin (a local
-// request is answered within a microsecond or two), then yielding the core up to 50 us (runnable,
-// so that a reply the emulator needed longer for costs no wake-up; idle cores take nothing from
-// it), then asleep on the futex (channel.hpp). bench/fine-grained, docs/performance.md (issue 41).
+// Posts the request in the channel and waits for the emulator's reply: awake up to 50 us (a 2 us
+// spin, then yielding: channel.hpp's await_turn_awake), then asleep on the futex.
+// bench/fine-grained, docs/performance.md (issue 41).
 void exchange(Channel& c) {
   post(c);
-  constexpr long kSpinNs = 2'000;
-  constexpr long kYieldNs = 50'000;
   const auto emulator = static_cast<std::uint32_t>(Turn::Emulator);
-  const long start = now_ns();
-  for (int spin = 1; !ncp2::tmk::is_turn(c.turn.load(std::memory_order_acquire), Turn::Node); ++spin) {
-    _mm_pause();
-    if (spin % 16 != 0) continue;
-    const long waited = now_ns() - start;
-    if (waited > kYieldNs) break;
-    if (waited > kSpinNs) sched_yield();
-  }
-  for (;;) {
-    std::uint32_t word = c.turn.load(std::memory_order_acquire);
-    if (ncp2::tmk::is_turn(word, Turn::Node)) break;
-    if (word == emulator &&
-        !c.turn.compare_exchange_strong(word, emulator | ncp2::tmk::kTurnSleeping, std::memory_order_acq_rel))
-      continue;  // the reply came meanwhile
-    futex(&c.turn, FUTEX_WAIT, emulator | ncp2::tmk::kTurnSleeping);
+  if (!ncp2::tmk::await_turn_awake(c.turn, Turn::Node, 2'000, 50'000)) {
+    for (;;) {
+      std::uint32_t word = c.turn.load(std::memory_order_acquire);
+      if (ncp2::tmk::is_turn(word, Turn::Node)) break;
+      if (word == emulator && !c.turn.compare_exchange_strong(word, emulator | ncp2::tmk::kTurnSleeping,
+                                                              std::memory_order_acq_rel))
+        continue;  // the reply came meanwhile
+      futex(&c.turn, FUTEX_WAIT, emulator | ncp2::tmk::kTurnSleeping);
+    }
   }
   c.marks = 0;
   c.marks_text_used = 0;
