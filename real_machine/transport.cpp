@@ -63,38 +63,49 @@ struct Transport::Ucx {
   }
 };
 
-Transport::Transport(MPI_Comm world) : ucx_(new Ucx) {
+Transport::Transport(MPI_Comm world) : ucx_(std::make_unique<Ucx>()) {
   MPI_Comm_rank(world, &rank_);
   MPI_Comm_size(world, &size_);
+  std::string failed;
   try {
-    ucp_params_t params{};
-    params.field_mask = UCP_PARAM_FIELD_FEATURES;
-    params.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
-    ucp_config_t* config = nullptr;
-    check(ucp_config_read(nullptr, nullptr, &config), "reading its configuration");
-    const ucs_status_t started = ucp_init(&params, config, &ucx_->context);
-    ucp_config_release(config);
-    check(started, "ucp_init");
-    ucp_worker_params_t wp{};
-    wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // every call under mutex_
-    check(ucp_worker_create(ucx_->context, &wp, &ucx_->worker), "ucp_worker_create");
-    connect_all(world);
-    check(ucp_worker_get_efd(ucx_->worker, &ucx_->event_fd), "ucp_worker_get_efd");
-    ucx_->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    ucx_->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
-    if (ucx_->wake_fd < 0 || ucx_->epoll_fd < 0)
-      throw std::runtime_error("eventfd/epoll: out of descriptors");
-    for (const int fd : {ucx_->event_fd, ucx_->wake_fd}) {
-      epoll_event ev{};
-      ev.events = EPOLLIN;
-      ev.data.fd = fd;
-      if (::epoll_ctl(ucx_->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0)
-        throw std::runtime_error("epoll_ctl: cannot watch UCX's event descriptor");
-    }
-  } catch (...) {
-    delete ucx_;
-    throw;
+    start_worker();
+  } catch (const std::exception& e) {
+    failed = e.what();
+  }
+  // Every node learns whether every worker started: one that did not must not leave the others
+  // waiting in the collective that follows.
+  int mine = failed.empty() ? 1 : 0;
+  int all = 0;
+  check_mpi(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+  if (!failed.empty()) throw std::runtime_error(failed);
+  if (all == 0) throw std::runtime_error("UCX did not start on another node (its message says why)");
+  connect_all(world);
+}
+
+// This node's UCX worker and what waits on it (no communication).
+void Transport::start_worker() {
+  ucp_params_t params{};
+  params.field_mask = UCP_PARAM_FIELD_FEATURES;
+  params.features = UCP_FEATURE_TAG | UCP_FEATURE_WAKEUP;
+  ucp_config_t* config = nullptr;
+  check(ucp_config_read(nullptr, nullptr, &config), "reading its configuration");
+  const ucs_status_t started = ucp_init(&params, config, &ucx_->context);
+  ucp_config_release(config);
+  check(started, "ucp_init");
+  ucp_worker_params_t wp{};
+  wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+  wp.thread_mode = UCS_THREAD_MODE_SERIALIZED;  // every call under mutex_
+  check(ucp_worker_create(ucx_->context, &wp, &ucx_->worker), "ucp_worker_create");
+  check(ucp_worker_get_efd(ucx_->worker, &ucx_->event_fd), "ucp_worker_get_efd");
+  ucx_->wake_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ucx_->epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+  if (ucx_->wake_fd < 0 || ucx_->epoll_fd < 0) throw std::runtime_error("eventfd/epoll: out of descriptors");
+  for (const int fd : {ucx_->event_fd, ucx_->wake_fd}) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = fd;
+    if (::epoll_ctl(ucx_->epoll_fd, EPOLL_CTL_ADD, fd, &ev) != 0)
+      throw std::runtime_error("epoll_ctl: cannot watch UCX's event descriptor");
   }
 }
 
@@ -133,7 +144,6 @@ Transport::~Transport() {
     }
     in_flight_.clear();
   }
-  delete ucx_;
 }
 
 std::string_view to_string(Tag tag) {

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -52,13 +53,14 @@ class Transport {
 
  private:
   struct Ucx;
+  void start_worker();
   void connect_all(MPI_Comm world);
   void complete_sends();  // with mutex_ held
 
   int rank_ = 0;
   int size_ = 1;
   std::mutex mutex_;
-  Ucx* ucx_ = nullptr;  // UCX's handles (transport.cpp keeps ucp.h out of every includer)
+  std::unique_ptr<Ucx> ucx_;  // UCX's handles (transport.cpp keeps ucp.h out of every includer)
   std::deque<std::pair<void*, std::vector<std::byte>>> in_flight_;  // UCX request, buffer
   std::uint64_t sent_ = 0;
   std::uint64_t bytes_ = 0;
