@@ -214,6 +214,7 @@ class NodeAgent {
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> cp_busy_ns_{0};  // the service thread's time serving messages
   std::atomic<int> awaiting_{0};              // the local thread waits for a reply: the service thread spins
+  std::atomic<bool> service_asleep_{false};   // the service thread sleeps until traffic (wake it to await)
   std::vector<SegmentRecord> cp_segments_;    // the service thread's own (merged after it ended)
   std::uint64_t cp_segments_dropped_ = 0;
   std::thread service_;

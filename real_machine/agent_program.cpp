@@ -273,11 +273,13 @@ void NodeAgent::reply_protections() {
 Message NodeAgent::await_reply(Tag tag, const std::function<bool(const Message&)>& matches) {
   struct Awaiting {
     std::atomic<int>& count;
-    explicit Awaiting(std::atomic<int>& c) : count(c) { count.fetch_add(1, std::memory_order_release); }
+    explicit Awaiting(std::atomic<int>& c) : count(c) { count.fetch_add(1, std::memory_order_seq_cst); }
     ~Awaiting() { count.fetch_sub(1, std::memory_order_release); }
     Awaiting(const Awaiting&) = delete;
     Awaiting& operator=(const Awaiting&) = delete;
   } awaiting(awaiting_);
+  // The reply must not wait for the service thread to wake: wake it now, while the request travels.
+  if (service_asleep_.load(std::memory_order_seq_cst)) transport_.wake();
   std::unique_lock lock(mutex_);
   for (;;) {
     if (aborted_.load()) throw RunAborted(abort_text_);

@@ -1,11 +1,13 @@
 #include "real_machine/transport.hpp"
 
+#include <sched.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <ucp/api/ucp.h>
 #include <unistd.h>
 
 #include <array>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -132,6 +134,38 @@ void Transport::connect_all(MPI_Comm world) {
     ep.address = reinterpret_cast<const ucp_address_t*>(all.data() + at[k]);
     check(ucp_ep_create(ucx_->worker, &ep, &ucx_->peers[k]), "ucp_ep_create");
   }
+  greet_every_peer(world);
+}
+
+// One message over every pair, before any of the run's: a transport that connects at the first
+// message (UCX's TCP, or a wire-up a shared-memory endpoint still needs) does it here. No node's
+// agent has started yet, so every message that arrives meanwhile is a Connect; the barrier keeps
+// it so until every node has had all of its own.
+void Transport::greet_every_peer(MPI_Comm world) {
+  // Two sizes, as the run's messages come: a request's few bytes and a page (UCX takes a different
+  // protocol for each, and each has its first-use costs).
+  constexpr std::size_t kPageSized = 4096;
+  for (int k = 0; k < size_; ++k) {
+    if (k == rank_) continue;
+    send(k, Tag::Connect, {});
+    send(k, Tag::Connect, std::vector<std::byte>(kPageSized));
+  }
+  std::vector<int> came(static_cast<std::size_t>(size_), 0);
+  for (int expected = 2 * (size_ - 1); expected > 0;) {
+    std::optional<Message> m = poll();
+    if (!m) {
+      sched_yield();  // more nodes than cores: the peers need them to answer
+      continue;
+    }
+    if (m->tag != Tag::Connect || m->from < 0 || m->from >= size_ || m->from == rank_ ||
+        came[static_cast<std::size_t>(m->from)] == 2)
+      throw std::runtime_error(
+          fmt::format("UCX: an unexpected message from node {} while connecting", m->from));
+    if (++came[static_cast<std::size_t>(m->from)] == 2) ++peers_reached_;
+    --expected;
+  }
+  drain();
+  check_mpi(MPI_Barrier(world), "MPI_Barrier");
 }
 
 Transport::~Transport() {

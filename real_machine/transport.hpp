@@ -5,8 +5,9 @@
 // buffer until UCX completes its send, so two service threads sending each other large replies
 // cannot deadlock. Between messages the service thread can sleep until one arrives
 // (wait_for_traffic: UCX's event fd, no timer, no core). The endpoints to every node are made when
-// the transport is (a collective over MPI, which carries the workers' addresses), so no message
-// pays for a connection. MPI stays for the launch, the clocks and the results' collectives.
+// the transport is (a collective over MPI, which carries the workers' addresses), and each carries
+// one message before the constructor returns, so no message of the run pays for a connection. MPI stays for
+// the launch, the clocks and the results' collectives.
 #include <mpi.h>
 
 #include <cstddef>
@@ -49,6 +50,9 @@ class Transport {
   // Waits until every queued send completed (the end of the run).
   void drain();
   [[nodiscard]] std::uint64_t messages_sent() const { return sent_; }
+  // The nodes whose first message came while the transport started (every other node's, or the
+  // constructor threw): each pair carried a message before the program's first.
+  [[nodiscard]] int peers_reached() const { return peers_reached_; }
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_; }
 
  private:
@@ -56,6 +60,7 @@ class Transport {
   void start_worker();
   void connect_all(MPI_Comm world);
   void complete_sends();  // with mutex_ held
+  void greet_every_peer(MPI_Comm world);
 
   int rank_ = 0;
   int size_ = 1;
@@ -64,6 +69,7 @@ class Transport {
   std::deque<std::pair<void*, std::vector<std::byte>>> in_flight_;  // UCX request, buffer
   std::uint64_t sent_ = 0;
   std::uint64_t bytes_ = 0;
+  int peers_reached_ = 0;
 };
 
 }  // namespace ncp2::real

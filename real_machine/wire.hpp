@@ -39,6 +39,7 @@ enum class Tag : int {
   PlaceQuery,  // node 0 to each, at --max-wall: where is your program?
   PlaceReply,  // its scope and its last TreadMarks call
   Hello,       // at Tmk_startup, to every other node: the run starts once every node's came
+  Connect,     // the transport's own, when it starts: one over every pair (Transport::connect_all)
 };
 
 // A message kind as the timeline names the service thread's work (the
