@@ -60,6 +60,7 @@ int check_first_messages(Transport& t) {
   for (int peer = 1; peer < t.size(); ++peer) {
     const double first = round_trip_us(t, peer);
     std::vector<double> later;
+    later.reserve(kLaterTrips);
     for (int k = 0; k < kLaterTrips; ++k) later.push_back(round_trip_us(t, peer));
     std::nth_element(later.begin(), later.begin() + kLaterTrips / 2, later.end());
     const double median = later[kLaterTrips / 2];
