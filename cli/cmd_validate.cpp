@@ -1,6 +1,7 @@
 // `ncp2 validate ./prog --nodes N [--preset FILE] [--repeat R] -- ARGS`: the emulator's prediction
 // of a program against its measured real runs (validation/validate.hpp, docs/validation.md).
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,7 @@
 #include "dsm/config.hpp"
 #include "emulator/config_error.hpp"
 #include "run/real_run.hpp"
-#include "tmk/host/program.hpp"
 #include "validation/validate.hpp"
-#include "workloads/workload.hpp"
 
 namespace ncp2::cli {
 
@@ -44,17 +43,12 @@ bool holds_earlier_results(const std::string& dir) {
 // Everything that can be refused is refused before the first run (they take a while).
 int check(ValidateCommand& c) {
   validation::ValidateOptions& o = c.run;
-  if (!tmk::looks_like_program(o.program)) {
-    fmt::print(stderr,
-               "ncp2: validate runs programs built with ncp2-cc on real processes (give their path, "
-               "e.g. ./prog); {} is not one\n",
-               o.program);
-    return kExitUsage;
-  }
-  try {
-    (void)tmk::program_workload({o.program, o.args, "", false});
-  } catch (const workloads::WorkloadError& e) {
-    fmt::print(stderr, "ncp2: {}\n", e.what());
+  if (const std::optional<std::string> problem = run::program_problem(
+          o.program, o.args, "",
+          fmt::format("validate runs programs built with ncp2-cc on real processes (give their path, e.g. "
+                      "./prog); {} is not one",
+                      o.program))) {
+    fmt::print(stderr, "ncp2: {}\n", *problem);
     return kExitUsage;
   }
   if (!o.preset.empty()) {

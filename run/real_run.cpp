@@ -30,6 +30,17 @@
 
 namespace ncp2::run {
 
+std::optional<std::string> program_problem(const std::string& program, const std::vector<std::string>& args,
+                                           const std::string& node_output, const std::string& not_a_program) {
+  if (!tmk::looks_like_program(program)) return not_a_program;
+  try {
+    (void)tmk::program_workload({program, args, node_output, false});
+  } catch (const workloads::WorkloadError& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -93,17 +104,12 @@ void record_failure(const RealRun& r, const std::string& config, const std::stri
 }
 
 int checked_before_launch(const RealRun& r) {
-  if (!tmk::looks_like_program(r.program)) {
-    fmt::print(stderr,
-               "ncp2: --machine real runs programs built with ncp2-cc (give their path, e.g. ./prog); the "
-               "built-in workload {} runs on the emulated machines (ncp2, treadmarks)\n",
-               r.program);
-    return kExitUsage;
-  }
-  try {
-    (void)tmk::program_workload({r.program, r.args, r.node_output, false});
-  } catch (const workloads::WorkloadError& e) {
-    fmt::print(stderr, "ncp2: {}\n", e.what());
+  if (const std::optional<std::string> problem = program_problem(
+          r.program, r.args, r.node_output,
+          fmt::format("--machine real runs programs built with ncp2-cc (give their path, e.g. ./prog); the "
+                      "built-in workload {} runs on the emulated machines (ncp2, treadmarks)",
+                      r.program))) {
+    fmt::print(stderr, "ncp2: {}\n", *problem);
     return kExitUsage;
   }
   const auto host_page = static_cast<std::int64_t>(sysconf(_SC_PAGESIZE));

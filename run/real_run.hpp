@@ -32,6 +32,12 @@ struct RealRun {
 std::optional<std::string> real_launch_problem(int nodes, const std::string& hostfile,
                                                const std::vector<std::string>& mpirun_args);
 
+// Why `program` cannot run on real processes (not a program built with ncp2-cc: `not_a_program`, a
+// sentence about it; a program that is missing or not executable, an output folder that cannot be
+// made), in the user's words; nullopt when it can. Shared by run --machine real and validate.
+std::optional<std::string> program_problem(const std::string& program, const std::vector<std::string>& args,
+                                           const std::string& node_output, const std::string& not_a_program);
+
 // Exit codes as for an emulated run: 0 verified, 1 failed or not verified, 2 usage, 3 deadlock,
 // 5 stopped at --max-wall.
 int run_real_machine(const RealRun& run);
