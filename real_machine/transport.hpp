@@ -6,8 +6,9 @@
 // cannot deadlock. Between messages the service thread can sleep until one arrives
 // (wait_for_traffic: UCX's event fd, no timer, no core). The endpoints to every node are made when
 // the transport is (a collective over MPI, which carries the workers' addresses), and each carries
-// one message before the constructor returns, so no message of the run pays for a connection. MPI stays for
-// the launch, the clocks and the results' collectives.
+// a request-sized and a page-sized message before the constructor returns, so no message of the
+// run pays for a connection or a first use. MPI stays for the launch, the clocks and the results'
+// collectives.
 #include <mpi.h>
 
 #include <cstddef>
@@ -50,8 +51,8 @@ class Transport {
   // Waits until every queued send completed (the end of the run).
   void drain();
   [[nodiscard]] std::uint64_t messages_sent() const { return sent_; }
-  // The nodes whose first message came while the transport started (every other node's, or the
-  // constructor threw): each pair carried a message before the program's first.
+  // The nodes whose start-up messages came while the transport started (every other node, or the
+  // constructor threw): each pair carried both before the program's first.
   [[nodiscard]] int peers_reached() const { return peers_reached_; }
   [[nodiscard]] std::uint64_t bytes_sent() const { return bytes_; }
 
