@@ -14,7 +14,10 @@ void Runtime::NodeTransport::set_operation(Operation op) {
   ns_.pp->set_operation(static_cast<std::uint8_t>(op));
 }
 
+// An access fault and a synchronization call reach the node's protocol server (on a real node,
+// its agent runs them); a first write is taken by the program itself.
 void Runtime::NodeTransport::charge(lrc::Entry entry) {
+  if (entry != lrc::Entry::WriteTrap) ns_.pp->note_server_active();
   switch (entry) {
     case lrc::Entry::AccessTrap:
       ns_.pp->compute(rt_.config_.dsm.fault_trap);

@@ -118,6 +118,21 @@ CommandKind Cluster::command(std::string_view name) const {
   throw ConfigError(fmt::format("no CP command '{}' is configured (key cp.command_cost.{})", name, name));
 }
 
+// A real node's server shares the core of a computing program: it runs when the host's scheduler
+// gives it the core (pp.busy_handler_delay), sooner after a long quiet, or as soon as the program
+// blocks in a protocol entry of its own (Processor::interrupt_deferred). A waiting PP (its program
+// blocked), one in a protocol entry or already in a handler takes the message at once.
+Duration Cluster::busy_handler_delay(const Processor& pp) const {
+  const PpConfig& c = config_.pp;
+  // Only the program's own code: inside a protocol entry (its trap, its handler) the program
+  // waits for the server, which runs at once.
+  const bool program_code = pp.attribution().operation == 0 && !pp.attribution().in_wait;
+  if (pp.state() != PpState::Computing || pp.in_interrupt() || !program_code) return Duration{0};
+  const bool quiet = c.busy_handler_quiet_after > Duration{0} &&
+                     kernel_.now() - pp.server_active_at() >= c.busy_handler_quiet_after;
+  return quiet ? c.busy_handler_delay_quiet : c.busy_handler_delay;
+}
+
 void Cluster::deliver(Message* m) {
   Node& dst = node(m->destination);
   if (dst.cp) {
@@ -130,14 +145,16 @@ void Cluster::deliver(Message* m) {
   } else {
     m->chain.add(kernel_.now(), StampPoint::PpInterrupted, Resource::PP, dst.id);
     const HandlerTag tag = m->purpose < tag_by_purpose_.size() ? tag_by_purpose_[m->purpose] : HandlerTag{};
-    dst.pp.interrupt(
-        [this, m](WorkContext& ctx) {
-          m->chain.add(ctx.now(), StampPoint::PpHandlerStart, Resource::PP, ctx.node());
-          ctx.spend(config_.pp.receive_overhead + message_software(*m));
-          ctx.transfer(m->wire_bytes);  // copy out of the interface's buffer
-          receiver_(ctx, m);
-        },
-        tag);
+    auto handler = [this, m](WorkContext& ctx) {
+      m->chain.add(ctx.now(), StampPoint::PpHandlerStart, Resource::PP, ctx.node());
+      ctx.spend(config_.pp.receive_overhead + message_software(*m));
+      ctx.transfer(m->wire_bytes);  // copy out of the interface's buffer
+      receiver_(ctx, m);
+    };
+    if (const Duration delay = busy_handler_delay(dst.pp); delay > Duration{0})
+      dst.pp.interrupt_deferred(kernel_.now() + delay, handler, tag);
+    else
+      dst.pp.interrupt(handler, tag);
   }
 }
 

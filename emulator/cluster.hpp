@@ -104,6 +104,7 @@ class Cluster {
 
  private:
   void deliver(Message* m);
+  [[nodiscard]] Duration busy_handler_delay(const Processor& pp) const;
   void cp_send(WorkContext& ctx, Message* m);
   // The software per-byte path of a message's payload on a machine without CPs (send or receive).
   [[nodiscard]] Duration message_software(const Message& m) const {

@@ -91,6 +91,9 @@ void validate(const MachineConfig& c) {
   non_negative("pp.send_overhead", c.pp.send_overhead);
   non_negative("pp.receive_overhead", c.pp.receive_overhead);
   non_negative("pp.message_per_byte", c.pp.message_per_byte);
+  non_negative("pp.busy_handler_delay", c.pp.busy_handler_delay);
+  non_negative("pp.busy_handler_delay_quiet", c.pp.busy_handler_delay_quiet);
+  non_negative("pp.busy_handler_quiet_after", c.pp.busy_handler_quiet_after);
   positive_bw("pp.copy_bandwidth", c.pp.copy_bandwidth);
   positive_bw("cp.dma_bandwidth", c.cp.dma_bandwidth);
   for (const auto& [name, cost] : c.cp.command_cost) non_negative("cp.command_cost." + name, cost);

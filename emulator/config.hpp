@@ -44,6 +44,14 @@ struct PpConfig {
   // 1: handlers queued behind a running one need no interrupt of their own (treadmarks' SIGIO
   // handler drains its socket); 0: each handler pays interrupt_overhead.
   int drain_interrupts = 0;
+  // A message that arrives while the PP computes waits this long for its handler: a real node's
+  // program and protocol server share a host core, and the host's scheduler, not an interrupt,
+  // decides when the server runs (ncp2 calibrate measures it). busy_handler_delay_quiet applies
+  // instead when no handler ran for busy_handler_quiet_after (0: never): a server that slept long
+  // gets the core at once (Linux CFS's credit to sleepers). All 0: interrupts preempt at once.
+  Duration busy_handler_delay{};
+  Duration busy_handler_delay_quiet{};
+  Duration busy_handler_quiet_after{};
 };
 
 struct CpConfig {

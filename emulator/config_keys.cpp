@@ -77,6 +77,23 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "1: handlers queued behind a running one are served by the same interrupt, without a second "
       "interrupt_overhead (a SIGIO handler reading its socket until it is empty); 0: one interrupt each",
       "0: none; calibrated by the 1994 presets (configs/decstation-*-1994.toml)", Range{0, 1});
+  k.duration(
+      "pp.busy_handler_delay", [](MachineConfig& c) -> Duration& { return c.pp.busy_handler_delay; },
+      "a message arriving while the PP computes waits this long for its handler: a real node's program and "
+      "protocol server share a core and the host's scheduler decides when the server runs (treadmarks)",
+      "0: interrupts preempt at once; measured by ncp2 calibrate --machine real (docs/validation.md)");
+  k.duration(
+      "pp.busy_handler_delay_quiet",
+      [](MachineConfig& c) -> Duration& { return c.pp.busy_handler_delay_quiet; },
+      "the same wait when no handler ran on the node for pp.busy_handler_quiet_after (a server that slept "
+      "long is given the core sooner) (treadmarks)",
+      "0; measured by ncp2 calibrate --machine real (docs/validation.md)");
+  k.duration(
+      "pp.busy_handler_quiet_after",
+      [](MachineConfig& c) -> Duration& { return c.pp.busy_handler_quiet_after; },
+      "how long without a handler makes the node's server quiet (pp.busy_handler_delay_quiet applies); 0: "
+      "never (treadmarks)",
+      "0; measured by ncp2 calibrate --machine real (docs/validation.md)");
 
   k.real(
       "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },

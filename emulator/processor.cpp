@@ -1,5 +1,6 @@
 #include "emulator/processor.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -165,6 +166,23 @@ void Processor::raise_parked_at(TimePoint when, std::uint32_t slot) {
     interrupt(parked_[slot].handler, parked_[slot].tag);  // copies it into the queue
     free_parked_.push_back(slot);
   });
+}
+
+void Processor::raise_deferred_at(TimePoint when, std::uint32_t slot, std::uint64_t generation) {
+  kernel_.at(when, [this, slot, generation] {
+    if (parked_[slot].generation == generation) raise_deferred(slot);
+  });
+}
+
+void Processor::raise_deferred(std::uint32_t slot) {
+  deferred_.erase(std::find(deferred_.begin(), deferred_.end(), slot));
+  ++parked_[slot].generation;  // its timer, if still to come, finds it released
+  interrupt(parked_[slot].handler, parked_[slot].tag);
+  free_parked_.push_back(slot);
+}
+
+void Processor::release_deferred() {
+  while (!deferred_.empty()) raise_deferred(deferred_.front());
 }
 
 void Processor::run_handler() {

@@ -3,6 +3,7 @@
 // duration, wait until woken, and be interrupted. An interrupt's handler runs after the
 // configured interrupt overhead (and after any handler already running: handlers do not nest);
 // a computation it preempts finishes later by exactly the handlers' durations plus overheads.
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -77,6 +78,20 @@ class Processor {
     raise_parked_at(when, slot);
   }
 
+  // Holds the interrupt until `when` or until release_deferred(), whichever comes first: a real
+  // node's server waits for the computing program's core, or for the program to block in a
+  // protocol entry (pp.busy_handler_delay).
+  template <class F>
+  void interrupt_deferred(TimePoint when, F&& handler, HandlerTag tag = {}) {
+    const std::uint32_t slot = park_slot();
+    parked_[slot].handler.emplace(std::forward<F>(handler));
+    parked_[slot].tag = tag;
+    deferred_.push_back(slot);
+    raise_deferred_at(when, slot, parked_[slot].generation);
+  }
+  // Raises every deferred interrupt now, in arrival order.
+  void release_deferred();
+
   // ---- attribution of the PP's time (for the profiler)
   void attach_probe(ActivityProbe* probe) { probe_ = probe; }
   [[nodiscard]] const Attribution& attribution() const { return attribution_; }
@@ -109,6 +124,13 @@ class Processor {
   // True while handlers are queued or running (the PP is not available to its fiber).
   [[nodiscard]] bool in_interrupt() const { return handlers_active_; }
   [[nodiscard]] TimePoint finish_time() const { return finish_time_; }
+  // When the node's protocol server last ran: the end of the last interrupt handler, or the last
+  // protocol entry of the PP's own (note_server_active: on a real node its agent runs them).
+  [[nodiscard]] TimePoint server_active_at() const { return std::max(server_active_at_, handlers_free_at_); }
+  void note_server_active() {
+    server_active_at_ = std::max(server_active_at_, kernel_.now());
+    if (!deferred_.empty()) release_deferred();
+  }
   [[nodiscard]] const ProcessorStats& stats() const { return stats_; }
   [[nodiscard]] MemoryBus& bus() const { return *bus_; }
   // Handlers queued behind a running one are served by the same interrupt, without a second
@@ -125,6 +147,8 @@ class Processor {
   void raised(HandlerTag tag);  // after a handler entered pending_
   std::uint32_t park_slot();
   void raise_parked_at(TimePoint when, std::uint32_t slot);
+  void raise_deferred_at(TimePoint when, std::uint32_t slot, std::uint64_t generation);
+  void raise_deferred(std::uint32_t slot);
   template <class Suspend>
   void block_until_woken(Suspend suspend);
   void schedule_compute_end(TimePoint end);
@@ -176,12 +200,15 @@ class Processor {
   struct PendingHandler {
     InterruptHandler handler;
     HandlerTag tag;
+    std::uint64_t generation = 0;  // of a parked slot: a deferred one's timer is void once released
   };
   RingQueue<PendingHandler> pending_;
-  std::vector<PendingHandler> parked_;  // interrupt_at() handlers waiting for their time
+  std::vector<PendingHandler> parked_;   // interrupt_at() handlers waiting for their time
+  std::vector<std::uint32_t> deferred_;  // parked slots of interrupt_deferred(), in arrival order
   std::vector<std::uint32_t> free_parked_;
 
   TimePoint finish_time_ = kTimeZero;
+  TimePoint server_active_at_ = kTimeZero;  // see server_active_at()
   ProcessorStats stats_;
 
   // attribution spans

@@ -40,6 +40,7 @@ class Experiment {
   }
   [[nodiscard]] emu::TimePoint now() const { return kernel_.now(); }
   void record(const std::string& name, emu::Duration d) { timed_[name] = d; }
+  [[nodiscard]] emu::Duration recorded(const std::string& name) const { return timed_.at(name); }
   [[nodiscard]] double microseconds(const std::string& name) const {
     return static_cast<double>(emu::to_ps(timed_.at(name))) * 1e-6;
   }
@@ -134,6 +135,72 @@ void pages(dsm::Process& p, Experiment& e) {
   if (p.id() == 0) time_it(e, p, "diff-miss", [&] { (void)held.get(0); });
 }
 
+// The experiments basic_costs.c adds for a real node (issue 43): message size, bursts, crossed
+// requests, a Tmk call without messages, and requests to a node that computes.
+constexpr int kBurst = 8;
+constexpr int kLocalPairs = 16;
+constexpr std::array<int, 5> kBusySpacingsMs{1, 2, 4, 8, 16};
+constexpr int kBusyMarginMs = 8;
+
+emu::Duration milliseconds(int ms) { return emu::Duration{std::int64_t{ms} * 1000 * 1000 * 1000}; }
+
+void real_node_pages(dsm::Process& p, Experiment& e) {
+  const auto words = e.config().memory.page_size / sizeof(std::int32_t);
+  const auto page = [&](const char* name) { return p.view(p.alloc<std::int32_t>(name, words)); };
+  // diff-miss-page: every word of a page node 0 held changed by node 1 (a diff of a whole page).
+  auto whole = page("whole-diff page");
+  if (p.id() == 0) (void)whole.get(0);
+  p.barrier(1);
+  if (p.id() == 1)
+    for (std::size_t i = 0; i < words; ++i) whole.set(i, static_cast<std::int32_t>(i + 1));
+  p.barrier(2);
+  if (p.id() == 0) time_it(e, p, "diff-miss-page", [&] { (void)whole.get(0); });
+  // diff-miss-crossed: nodes 0 and 1 at once, each a diff from the other.
+  std::array views{page("crossed page 0"), page("crossed page 1")};
+  if (p.id() <= 1) (void)views[static_cast<std::size_t>(p.id())].get(0);
+  p.barrier(3);
+  if (p.id() <= 1) views[static_cast<std::size_t>(1 - p.id())].set(1, 1);
+  p.barrier(4);
+  const emu::TimePoint start = e.now();
+  if (p.id() <= 1) (void)views[static_cast<std::size_t>(p.id())].get(0);
+  if (p.id() == 0) e.record("diff-miss-crossed", e.now() - start);
+  // page-miss-burst: node 1 reads kBurst pages of node 0's in a row.
+  auto burst = p.view(p.alloc<std::int32_t>("burst pages", words * kBurst));
+  p.barrier(5);
+  if (p.id() == 1)
+    time_it(e, p, "page-miss-burst", [&] {
+      for (std::size_t k = 0; k < kBurst; ++k) (void)burst.get(k * words);
+    });
+  if (p.id() == 1) e.record("page-miss-burst", e.recorded("page-miss-burst") / kBurst);
+  // lock-local: lock 0 (managed by node 0, held) acquired and released without a message.
+  p.barrier(6);
+  if (p.id() == 0)
+    time_it(e, p, "lock-local", [&] {
+      for (int i = 0; i < kLocalPairs; ++i) {
+        p.lock_acquire(0);
+        p.lock_release(0);
+      }
+    });
+  if (p.id() == 0) e.record("lock-local", e.recorded("lock-local") / kLocalPairs);
+}
+
+// busy-request-Nms: node 0 manages a barrier, then computes; node 1 reads one of its pages N ms
+// later, while it still computes.
+void busy_requests(dsm::Process& p, Experiment& e) {
+  const auto words = e.config().memory.page_size / sizeof(std::int32_t);
+  auto pages = p.view(p.alloc<std::int32_t>("busy pages", words * kBusySpacingsMs.size()));
+  for (std::size_t k = 0; k < kBusySpacingsMs.size(); ++k) {
+    p.barrier(1);
+    const int ms = kBusySpacingsMs[k];
+    if (p.id() == 0) p.compute(milliseconds(ms + kBusyMarginMs));
+    if (p.id() != 1) continue;
+    p.compute(milliseconds(ms));
+    const emu::TimePoint start = e.now();
+    (void)pages.get(k * words);
+    e.record(fmt::format("busy-request-{}ms", ms), e.now() - start);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::string>& basic_cost_operations() {
@@ -146,10 +213,16 @@ const std::vector<std::string>& basic_cost_operations() {
 namespace {
 struct BasicCostRuns {
   BasicCostRuns(const dsm::SystemConfig& config, const dsm::SystemConfig& pages_config, int nodes)
-      : lock_run(config, nodes), barrier_run(config, nodes), page_run(pages_config, nodes) {}
+      : lock_run(config, nodes),
+        barrier_run(config, nodes),
+        page_run(pages_config, nodes),
+        real_node_run(config, nodes),
+        busy_run(config, nodes) {}
   Experiment lock_run;
   Experiment barrier_run;
   Experiment page_run;
+  Experiment real_node_run;
+  Experiment busy_run;
 };
 // The diffs are timed at the write fault that makes them: with lazy diffs (dsm.lazy_diffs) the
 // same diff, at the same cost (Runtime::diff_cost), is made later, when requested.
@@ -157,18 +230,22 @@ dsm::SystemConfig eager(dsm::SystemConfig c) {
   c.dsm.lazy_diffs = 0;
   return c;
 }
-std::unique_ptr<BasicCostRuns> run_experiments(const dsm::SystemConfig& config, int nodes) {
+std::unique_ptr<BasicCostRuns> run_experiments(const dsm::SystemConfig& config, int nodes, bool real_node) {
   if (nodes < 2) throw WorkloadError("the basic costs need 2 nodes or more");
   auto r = std::make_unique<BasicCostRuns>(config, eager(config), nodes);
   r->lock_run.run(locks, "locks");
   r->barrier_run.run(barriers, "barrier");
   r->page_run.run(pages, "pages");
+  if (real_node) {
+    r->real_node_run.run(real_node_pages, "real-node pages");
+    r->busy_run.run(busy_requests, "requests to a computing node");
+  }
   return r;
 }
 }  // namespace
 
 std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, int nodes) {
-  const auto r = run_experiments(config, nodes);
+  const auto r = run_experiments(config, nodes, true);
   std::vector<BasicCost> out{{"lock-from-manager",
                               "remote acquire of a free lock held by its manager (2 messages)",
                               r->lock_run.microseconds("lock-from-manager")}};
@@ -186,11 +263,24 @@ std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, 
       {"diff-miss", "access miss on a page held before: one small diff from its writer"},
   }};
   for (const auto& [name, what] : page_timings) out.push_back({name, what, r->page_run.microseconds(name)});
+  const std::array<std::pair<const char*, const char*>, 4> real_node_timings{{
+      {"diff-miss-page", "access miss on a page held before: a diff of every word from its writer"},
+      {"diff-miss-crossed", "two nodes at once, each a small diff from the other (timed at node 0)"},
+      {"page-miss-burst", "8 pages in a row from their home (mean per page)"},
+      {"lock-local", "acquire and release of a lock the node holds: no message (mean per pair)"},
+  }};
+  for (const auto& [name, what] : real_node_timings)
+    out.push_back({name, what, r->real_node_run.microseconds(name)});
+  for (const int ms : kBusySpacingsMs) {
+    const std::string name = fmt::format("busy-request-{}ms", ms);
+    out.push_back({name, fmt::format("page miss at a node that computes, {} ms after it last served", ms),
+                   r->busy_run.microseconds(name)});
+  }
   return out;
 }
 
 std::vector<BasicCost> measure_basic_costs(const dsm::SystemConfig& config) {
-  const auto runs = run_experiments(config, kPaperNodes);
+  const auto runs = run_experiments(config, kPaperNodes, false);
   const Experiment& lock_run = runs->lock_run;
   const Experiment& barrier_run = runs->barrier_run;
   const Experiment& page_run = runs->page_run;

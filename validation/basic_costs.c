@@ -13,7 +13,15 @@
  *    -after-changed, -after-half);
  *  - diff-miss: node 0 reads a page it held before, of which node 1 changed one word: one small
  *    diff from node 1 (2 messages of a few bytes; beside page-miss, it tells message costs from
- *    byte costs).
+ *    byte costs); diff-miss-page: the same with every word changed (a diff of a whole page);
+ *  - diff-miss-crossed: nodes 0 and 1 at once each read a page the other changed a word of (each
+ *    node's server answers while its own program waits), timed at node 0;
+ *  - page-miss-burst: node 1 reads 8 pages in a row from node 0, the mean per page;
+ *  - lock-local: a Tmk call that needs no message, handed to the node's server and back: node 0
+ *    acquires and releases lock 0 (its own, held), the mean of 16 pairs;
+ *  - busy-request-Nms: node 1 reads a page from node 0 while node 0 computes, N ms after node 0's
+ *    server last ran (it managed a barrier): a real node's server shares its program's core, and
+ *    the host's scheduler decides when it runs (N = 1, 2, 4, 8, 16).
  * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US P90_US ROUNDS" (the 90th
  * percentile by nearest rank: the smallest time at least 90 % of the rounds do not exceed).
  * Argument: rounds (default 9). */
@@ -34,6 +42,15 @@ enum {
   AFTER_CHANGED,
   AFTER_HALF,
   DIFF_MISS,
+  DIFF_MISS_PAGE,
+  DIFF_MISS_CROSSED,
+  PAGE_MISS_BURST,
+  LOCK_LOCAL,
+  BUSY_1,
+  BUSY_2,
+  BUSY_4,
+  BUSY_8,
+  BUSY_16,
   OPS
 };
 static const char* const names[OPS] = {"lock-from-manager",
@@ -44,14 +61,32 @@ static const char* const names[OPS] = {"lock-from-manager",
                                        "write-fault-after-unchanged",
                                        "write-fault-after-changed",
                                        "write-fault-after-half",
-                                       "diff-miss"};
-enum { kPageWords = 1024, kBarriers = 16 }; /* 4 KB pages of 32-bit words */
+                                       "diff-miss",
+                                       "diff-miss-page",
+                                       "diff-miss-crossed",
+                                       "page-miss-burst",
+                                       "lock-local",
+                                       "busy-request-1ms",
+                                       "busy-request-2ms",
+                                       "busy-request-4ms",
+                                       "busy-request-8ms",
+                                       "busy-request-16ms"};
+enum { kPageWords = 1024, kBarriers = 16, kBurst = 8, kLocalPairs = 16 }; /* 4 KB pages of 32-bit words */
+enum { kBusySpacings = 5, kBusyMargin = 8 }; /* ms the computation outlasts the request's start */
+/* Pages per round: page-miss, diff-miss, diff-miss-page, diff-miss-crossed (2), the burst, one per
+ * spacing. */
+enum { kPagesPerRound = 5 + kBurst + kBusySpacings };
 
 struct shared {
   double* times;  /* [op * rounds + round], microseconds */
-  int32_t* pages; /* two pages per round: pages() uses the first rounds, diff_miss() the next */
+  int32_t* pages; /* kPagesPerRound pages per round, each experiment its own (page_of) */
 };
 static struct shared s;
+
+/* Page `k` of round `r`: no experiment touches another's pages. */
+static volatile int32_t* page_of(int r, int k) {
+  return s.pages + ((size_t)r * kPagesPerRound + (size_t)k) * kPageWords;
+}
 
 static double now_us(void) {
   struct timespec t;
@@ -117,7 +152,7 @@ static void first_write(volatile int32_t* page, int op, int rounds, int r) {
 static void pages(int rounds) {
   const int writer = Tmk_proc_id == 1;
   for (int r = 0; r < rounds; ++r) {
-    volatile int32_t* page = s.pages + (size_t)r * kPageWords;
+    volatile int32_t* page = page_of(r, 0);
     Tmk_barrier(4);
     if (writer) {
       settle();
@@ -142,20 +177,91 @@ static void pages(int rounds) {
   }
 }
 
-static void diff_miss(int rounds) {
+/* Node 0 reads page `k` of each round, which it held before and node 1 changed `changed` words
+ * of: one diff from node 1. */
+static void diff_miss(int rounds, int op, int k, int changed) {
   for (int r = 0; r < rounds; ++r) {
-    volatile int32_t* page = s.pages + (size_t)(rounds + r) * kPageWords;
+    volatile int32_t* page = page_of(r, k);
     if (Tmk_proc_id == 0) (void)page[0]; /* a valid copy at node 0 */
     Tmk_barrier(10);
-    if (Tmk_proc_id == 1) page[1] = r + 1;
+    if (Tmk_proc_id == 1)
+      for (int i = 0; i < changed; ++i) page[i] = r + i + 1;
     Tmk_barrier(11);
     if (Tmk_proc_id == 0) {
       settle();
       const double t = now_us();
       (void)page[0];
-      s.times[DIFF_MISS * rounds + r] = now_us() - t;
+      s.times[op * rounds + r] = now_us() - t;
     }
   }
+}
+
+/* Nodes 0 and 1 each read a page the other changed one word of, at once. */
+static void diff_miss_crossed(int rounds) {
+  const int me = (int)Tmk_proc_id;
+  for (int r = 0; r < rounds; ++r) {
+    volatile int32_t* mine = page_of(r, 3 + me); /* node 0 reads page 3, node 1 page 4 */
+    volatile int32_t* other = page_of(r, 4 - me);
+    if (me <= 1) (void)mine[0];
+    Tmk_barrier(12);
+    if (me <= 1) other[1] = r + 1;
+    Tmk_barrier(13);
+    if (me <= 1) {
+      const double t = now_us();
+      (void)mine[0];
+      if (me == 0) s.times[DIFF_MISS_CROSSED * rounds + r] = now_us() - t;
+    }
+  }
+}
+
+static void page_miss_burst(int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    Tmk_barrier(14);
+    if (Tmk_proc_id == 1) {
+      settle();
+      const double t = now_us();
+      for (int k = 0; k < kBurst; ++k) (void)page_of(r, 5 + k)[0];
+      s.times[PAGE_MISS_BURST * rounds + r] = (now_us() - t) / kBurst;
+    }
+  }
+}
+
+static void lock_local(int rounds) {
+  for (int r = 0; r < rounds; ++r) {
+    Tmk_barrier(15);
+    if (Tmk_proc_id == 0) {
+      const double t = now_us();
+      for (int i = 0; i < kLocalPairs; ++i) {
+        Tmk_lock_acquire(0);
+        Tmk_lock_release(0);
+      }
+      s.times[LOCK_LOCAL * rounds + r] = (now_us() - t) / kLocalPairs;
+    }
+  }
+}
+
+static void spin_until(double t) {
+  while (now_us() < t) {
+  }
+}
+
+/* Node 0 manages the barrier (its server runs last then), then computes; node 1 reads a page of
+ * node 0's after `ms` milliseconds, while node 0 still computes. */
+static void busy_requests(int rounds) {
+  static const int spacing_ms[kBusySpacings] = {1, 2, 4, 8, 16};
+  for (int k = 0; k < kBusySpacings; ++k)
+    for (int r = 0; r < rounds; ++r) {
+      Tmk_barrier(16);
+      const double start = now_us();
+      if (Tmk_proc_id == 0) spin_until(start + 1e3 * (spacing_ms[k] + kBusyMargin));
+      if (Tmk_proc_id == 1) {
+        const struct timespec pause = {0, spacing_ms[k] * 1000L * 1000L};
+        nanosleep(&pause, 0);
+        const double t = now_us();
+        (void)page_of(r, 5 + kBurst + k)[0];
+        s.times[(BUSY_1 + k) * rounds + r] = now_us() - t;
+      }
+    }
 }
 
 int main(int argc, char** argv) {
@@ -169,7 +275,7 @@ int main(int argc, char** argv) {
     s.times = Tmk_malloc((size_t)OPS * (size_t)rounds * sizeof *s.times);
     /* One page of its own per round, aligned: nothing else shares it (node 1 never held it). */
     const size_t page_bytes = kPageWords * sizeof *s.pages;
-    char* block = Tmk_malloc((size_t)(2 * rounds + 1) * page_bytes);
+    char* block = Tmk_malloc((size_t)(kPagesPerRound * rounds + 1) * page_bytes);
     s.pages = block ? (int32_t*)(block + (page_bytes - (uintptr_t)block % page_bytes) % page_bytes) : 0;
     if (!s.times || !s.pages) {
       fprintf(stderr, "basic_costs: the shared heap is too small for %d rounds\n", rounds);
@@ -182,7 +288,12 @@ int main(int argc, char** argv) {
   locks(rounds);
   barriers(rounds);
   pages(rounds);
-  diff_miss(rounds);
+  diff_miss(rounds, DIFF_MISS, 1, 1);
+  diff_miss(rounds, DIFF_MISS_PAGE, 2, kPageWords);
+  diff_miss_crossed(rounds);
+  page_miss_burst(rounds);
+  lock_local(rounds);
+  busy_requests(rounds);
   Tmk_barrier(9);
   if (Tmk_proc_id == 0) {
     double* sorted = malloc((size_t)rounds * sizeof *sorted);

@@ -3,7 +3,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -71,6 +73,59 @@ std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o) {
   return measured;
 }
 
+namespace {
+
+// The mean of the busy-request costs less the page miss: where the fit starts the server's waits.
+double busy_wait_guess_us(const std::vector<MeasuredCost>& measured) {
+  double page_miss = 0, sum = 0;
+  int count = 0;
+  for (const MeasuredCost& m : measured) {
+    if (m.operation == "page-miss") page_miss = m.median_us;
+    if (m.operation.starts_with("busy-request-")) {
+      sum += m.median_us;
+      ++count;
+    }
+  }
+  return count == 0 ? 100.0 : std::max(sum / count - page_miss, 10.0);
+}
+
+}  // namespace
+
+double busy_quiet_after_us(const std::vector<MeasuredCost>& measured) {
+  double page_miss = 0;
+  std::vector<std::pair<double, double>> waits;  // (spacing ms, the server's wait us), by spacing
+  for (const MeasuredCost& m : measured) {
+    if (m.operation == "page-miss") page_miss = m.median_us;
+    int ms = 0;
+    if (std::sscanf(m.operation.c_str(), "busy-request-%dms", &ms) == 1 && ms > 0)
+      waits.emplace_back(ms, m.median_us);
+  }
+  std::sort(waits.begin(), waits.end());
+  if (waits.size() < 2) return 0;
+  std::vector<double> logs;
+  for (const auto& w : waits) logs.push_back(std::log(std::max(w.second - page_miss, 1.0)));
+  const auto mean = [&](std::size_t from, std::size_t to) {
+    double sum = 0;
+    for (std::size_t k = from; k < to; ++k) sum += logs[k];
+    return sum / static_cast<double>(to - from);
+  };
+  // The split into shorter and longer spacings whose waits are each most alike (least squares on
+  // the logarithms); kept only when the two groups' waits differ by more than 2x.
+  std::size_t best = 0;
+  double best_error = 0;
+  for (std::size_t split = 1; split < logs.size(); ++split) {
+    const double a = mean(0, split), b = mean(split, logs.size());
+    double error = 0;
+    for (std::size_t k = 0; k < logs.size(); ++k) error += std::pow(logs[k] - (k < split ? a : b), 2);
+    if (std::abs(a - b) > std::log(2.0) && (best == 0 || error < best_error)) {
+      best = split;
+      best_error = error;
+    }
+  }
+  if (best == 0) return 0;
+  return 1e3 * std::sqrt(waits[best - 1].first * waits[best].first);
+}
+
 Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
                             std::string date) {
   Calibration c;
@@ -78,11 +133,18 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   c.nodes = nodes;
   c.host = std::move(host);
   c.date = std::move(date);
-  c.parameters = software_dsm_parameters();
+  c.parameters = real_node_parameters();
   dsm::SystemConfig base = dsm::default_config(emu::MachineKind::TreadMarks);
   base.machine.nodes = nodes;
+  c.quiet_after_us = busy_quiet_after_us(c.measured);
+  dsm::apply_override(base, fmt::format("pp.busy_handler_quiet_after={:.6g} us", c.quiet_after_us));
+  // The fit starts the waits near their size (the fit's pull toward its start is relative to it).
+  const double wait = busy_wait_guess_us(c.measured);
+  for (const char* key : {"pp.busy_handler_delay", "pp.busy_handler_delay_quiet"})
+    dsm::apply_override(base, fmt::format("{}={:.6g} us", key, wait));
   std::map<std::string, double> median, low, high;
   for (const MeasuredCost& m : c.measured) {
+    if (is_check_only(m.operation)) continue;
     median[m.operation] = m.median_us;
     low[m.operation] = m.min_us;
     high[m.operation] = m.max_us;
@@ -115,9 +177,11 @@ void annotate(std::string& toml, const std::string& key, const std::string& comm
 
 std::string calibration_toml(const Calibration& c, const std::string& command_line) {
   std::string head = fmt::format(
-      "# Calibrated by `{}` on host {}, {} (docs/validation.md): the treadmarks machine's software\n"
-      "# and network costs, fitted together (validation/fit.hpp) to the basic operation costs measured\n"
-      "# on {} real processes (median of the rounds; their range in parentheses):\n",
+      "# Calibrated by `{}` on host {}, {} (docs/validation.md): a real node as the treadmarks\n"
+      "# machine (its program and its protocol server share a core), its software and network costs\n"
+      "# and the server's wait for a computing program's core fitted together (validation/fit.hpp) to\n"
+      "# the basic operation costs measured on {} real processes (median of the rounds; their range in\n"
+      "# parentheses):\n",
       command_line, c.host, c.date, c.nodes);
   for (const MeasuredCost& m : c.measured) {
     const auto it = c.fit.reproduced.find(m.operation);
@@ -140,6 +204,10 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
                     value_text(p, std::max(c.low[j], c.high[j])));
     for (const std::string& key : p.keys) annotate(toml, key, comment);
   }
+  annotate(toml, "pp.busy_handler_quiet_after",
+           fmt::format("MEASURED on {}, {}: where the busy-request costs change with the time since the "
+                       "server last ran (0: they do not)",
+                       c.host, c.date.substr(0, 10)));
   return head + toml;
 }
 
@@ -166,6 +234,7 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"nodes", c.nodes},
                          {"costs", costs},
                          {"fitted", fitted},
+                         {"busy_quiet_after_us", c.quiet_after_us},
                          {"worst_error", c.fit.worst_error}};
   return j.dump(2) + "\n";
 }

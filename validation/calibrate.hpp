@@ -44,9 +44,16 @@ struct Calibration {
   std::string host;
   std::string date;  // ISO 8601, UTC
   int nodes = 0;
+  double quiet_after_us = 0;  // pp.busy_handler_quiet_after, read off the busy-request costs
 };
 
-// The fit of the treadmarks machine's software and network costs to `measured` on `nodes` nodes.
+// Where the busy-request-Nms costs (a page miss at a node that computes, N ms after its server last
+// ran) split into two groups whose server waits differ by more than 2x: the geometric middle of
+// the two spacings around the split, in µs; 0 when they do not split (one wait for all).
+[[nodiscard]] double busy_quiet_after_us(const std::vector<MeasuredCost>& measured);
+
+// The fit of a real node (the treadmarks machine, its server sharing the program's core:
+// real_node_parameters) to `measured` on `nodes` nodes.
 [[nodiscard]] Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
                                           std::string date);
 

@@ -117,6 +117,17 @@ std::vector<FitParameter> software_dsm_parameters() {
   };
 }
 
+std::vector<FitParameter> real_node_parameters() {
+  std::vector<FitParameter> out = software_dsm_parameters();
+  out.push_back({"server's wait for a computing program's core", {"pp.busy_handler_delay"}, false});
+  out.push_back({"the same after a quiet stretch", {"pp.busy_handler_delay_quiet"}, false});
+  return out;
+}
+
+bool is_check_only(const std::string& operation) {
+  return operation == "page-miss" || operation == "diff-miss-crossed";
+}
+
 std::vector<FitParameter> period_preset_parameters() {
   return {
       {"interrupt (a message's arrival)", {"pp.interrupt_overhead"}, false},
