@@ -1,26 +1,20 @@
 // `ncp2 calibrate --machine real -o FILE.toml`: the basic operation costs measured on real
 // processes, an emulated machine's costs fitted to them, written as a preset (validation/,
 // docs/validation.md).
-#include <sys/utsname.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <ostream>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include <fmt/format.h>
 
 #include "carnival/file_publish.hpp"
 #include "carnival/output_paths.hpp"
-#include "carnival/utc_time.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
 #include "run/real_run.hpp"
-#include "validation/calibrate.hpp"
+#include "validation/calibrate_host.hpp"
 
 namespace ncp2::cli {
 
@@ -35,11 +29,6 @@ struct CalibrateCommand {
   std::string json;  // --json: the measurements and the fit for scripts (empty: none)
   bool force = false;
 };
-
-std::string host_name() {
-  utsname u{};
-  return ::uname(&u) == 0 ? std::string(u.nodename) : std::string("an unnamed host");
-}
 
 // The output is checked before the real runs start (they take a while).
 int check_output(const CalibrateCommand& c) {
@@ -89,35 +78,26 @@ void print_table(const validation::Calibration& cal) {
     fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range,
                m.p90_us, it->second, 100 * (it->second / m.median_us - 1));
   }
-  fmt::print("\nfitted (treadmarks machine):\n");
+  fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core):\n");
   for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
     const auto& p = cal.parameters[j];
     fmt::print("  {:<42} {:>10.4g} {}\n", p.name, cal.fit.values[j], p.per_byte ? "ns/B" : "us");
   }
 }
 
-int run(CalibrateCommand& c, const std::string& command_line) {
+int run(CalibrateCommand& c) {
   if (const int code = check_output(c); code != kExitOk) return code;
-  std::string dir = (fs::temp_directory_path() / "ncp2-calibrate-XXXXXX").string();
-  if (::mkdtemp(dir.data()) == nullptr) {
-    fmt::print(stderr, "ncp2: cannot make a temporary directory in {}\n", fs::temp_directory_path().string());
-    return kExitFailure;
-  }
-  c.run.work_dir = dir;
   try {
     fmt::print("measuring the basic costs on {} real processes ({} rounds each)...\n", c.run.nodes,
                c.run.rounds);
     std::fflush(stdout);
-    std::vector<validation::MeasuredCost> measured = validation::measure_real_basic_costs(c.run);
-    fs::remove_all(dir);
-    const validation::Calibration cal =
-        validation::fit_calibration(std::move(measured), c.run.nodes, host_name(), carnival::utc_now_iso());
+    const validation::HostCalibration made = validation::calibrate_this_host(c.run);
+    const validation::Calibration& cal = made.calibration;
     print_table(cal);
-    const std::string text = validation::calibration_toml(cal, command_line);
-    carnival::write_file_atomically(c.output, [&](std::ostream& out) { out << text; });
+    carnival::write_file_atomically(c.output, [&](std::ostream& out) { out << made.toml; });
     fmt::print("\npreset    {} (use it with --config {})\n", c.output, c.output);
     if (!c.json.empty()) {
-      const std::string json = validation::calibration_json(cal, command_line);
+      const std::string json = validation::calibration_json(cal, made.command_line);
       carnival::write_file_atomically(c.json, [&](std::ostream& out) { out << json; });
       fmt::print("json      {} (every basic cost: median, min, max, p90, rounds; the fit)\n", c.json);
     }
@@ -127,8 +107,6 @@ int run(CalibrateCommand& c, const std::string& command_line) {
                                           : "");
     return kExitOk;
   } catch (const std::exception& e) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitFailure;
   }
@@ -163,12 +141,7 @@ Subcommand add_calibrate_command(CLI::App& app) {
       "         ncp2 validate ./prog --preset calibrated.toml -- ARGS\n"
       "The basic operations are those of `ncp2 reproduce basic-costs`; one fit, the one the period\n"
       "presets use, sets the treadmarks machine's software and network costs (docs/validation.md).");
-  return {cmd, [o] {
-            std::string line = fmt::format("ncp2 calibrate --machine real --nodes {} --rounds {}",
-                                           o->run.nodes, o->run.rounds);
-            if (!o->run.hostfile.empty()) line += " --hostfile " + o->run.hostfile;
-            return run(*o, line);
-          }};
+  return {cmd, [o] { return run(*o); }};
 }
 
 }  // namespace ncp2::cli

@@ -113,6 +113,23 @@ void parts(const carnival::RunData& m, const carnival::RunData& p, Validation& v
   }
 }
 
+// The median run of `runs` (the lower one of an even count), each run's time into `times` and
+// their spread, (max - min) / median, into `spread_pct`.
+struct Median {
+  const carnival::RunData* run = nullptr;
+  double seconds = 0;
+};
+Median median_of(const std::vector<carnival::RunData>& runs, std::vector<double>& times, double& spread_pct) {
+  for (const auto& r : runs) times.push_back(seconds(r.run.virtual_time_ps));
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return times[a] < times[b]; });
+  const std::size_t mid = order[(order.size() - 1) / 2];
+  const double median = times[mid];
+  spread_pct = median > 0 ? 100 * (times[order.back()] - times[order.front()]) / median : 0;
+  return {&runs[mid], median};
+}
+
 }  // namespace
 
 std::optional<double> Compared::error_pct() const {
@@ -120,37 +137,54 @@ std::optional<double> Compared::error_pct() const {
   return 100 * (predicted_s / measured_s - 1);
 }
 
-Validation compare_runs(const std::vector<carnival::RunData>& measured, const carnival::RunData& predicted) {
+std::optional<TooShort> too_short(double measured_spread_pct, double measured_s) {
+  // A spread of exactly the goal is within it (1e-9: times in seconds from picoseconds round).
+  if (!(measured_spread_pct > kTotalGoalPct + 1e-9)) return std::nullopt;
+  const double raw = measured_spread_pct / kTotalGoalPct;
+  double factor = 0;
+  if (raw <= 2)
+    factor = std::ceil(raw * 2) / 2;  // 1.5x, 2x
+  else if (raw <= 10)
+    factor = std::ceil(raw);
+  else {  // two significant digits, rounded up
+    const double unit = std::pow(10.0, std::floor(std::log10(raw)) - 1);
+    factor = std::ceil(raw / unit) * unit;
+  }
+  return TooShort{measured_spread_pct, kTotalGoalPct, factor, factor * measured_s};
+}
+
+Validation compare_runs(const std::vector<carnival::RunData>& measured,
+                        const std::vector<carnival::RunData>& predicted) {
   if (measured.empty()) throw std::invalid_argument("compare_runs: no measured run");
+  if (predicted.empty()) throw std::invalid_argument("compare_runs: no predicted run");
   Validation v;
-  v.program = predicted.run.workload;
-  v.nodes = predicted.run.nodes;
+  const Median m = median_of(measured, v.measured_runs_s, v.measured_spread_pct);
+  const Median p = median_of(predicted, v.predicted_runs_s, v.predicted_spread_pct);
+  const carnival::RunData& median = *m.run;
+  const carnival::RunData& prediction = *p.run;
+  v.program = prediction.run.workload;
+  v.nodes = prediction.run.nodes;
   v.repeat = static_cast<int>(measured.size());
-  for (const auto& m : measured) v.measured_runs_s.push_back(seconds(m.run.virtual_time_ps));
-  std::vector<std::size_t> order(measured.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return v.measured_runs_s[a] < v.measured_runs_s[b]; });
-  const carnival::RunData& median = measured[order[(order.size() - 1) / 2]];
-  v.measured_s = seconds(median.run.virtual_time_ps);
-  v.measured_spread_pct =
-      v.measured_s > 0
-          ? 100 * (v.measured_runs_s[order.back()] - v.measured_runs_s[order.front()]) / v.measured_s
-          : 0;
-  v.predicted_s = seconds(predicted.run.virtual_time_ps);
-  v.categories = categories(median, predicted);
-  v.scopes = scopes(median, predicted);
-  for (std::size_t k = 0; k < median.nodes.size() && k < predicted.nodes.size(); ++k)
+  v.predictions = static_cast<int>(predicted.size());
+  v.measured_s = m.seconds;
+  v.predicted_s = p.seconds;
+  v.too_short = too_short(v.measured_spread_pct, v.measured_s);
+  v.categories = categories(median, prediction);
+  v.scopes = scopes(median, prediction);
+  for (std::size_t k = 0; k < median.nodes.size() && k < prediction.nodes.size(); ++k)
     v.nodes_time.push_back({fmt::format("node {}", median.nodes[k].node), seconds(median.nodes[k].finish_ps),
-                            seconds(predicted.nodes[k].finish_ps)});
-  v.counts = counts(median, predicted);
-  parts(median, predicted, v);
-  if (median.run.nodes != predicted.run.nodes)
+                            seconds(prediction.nodes[k].finish_ps)});
+  v.counts = counts(median, prediction);
+  parts(median, prediction, v);
+  if (median.run.nodes != prediction.run.nodes)
     v.notes.push_back(fmt::format("the runs have different node counts: {} measured, {} predicted",
-                                  median.run.nodes, predicted.run.nodes));
-  for (const auto& m : measured)
-    if (m.run.status != "complete")
-      v.notes.push_back(fmt::format("a measured run ended {}: {}", m.run.status, m.run.message));
+                                  median.run.nodes, prediction.run.nodes));
+  for (const auto& r : measured)
+    if (r.run.status != "complete")
+      v.notes.push_back(fmt::format("a measured run ended {}: {}", r.run.status, r.run.message));
+  for (const auto& r : predicted)
+    if (r.run.status != "complete")
+      v.notes.push_back(fmt::format("a predicted run ended {}: {}", r.run.status, r.run.message));
   return v;
 }
 

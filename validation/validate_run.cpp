@@ -70,14 +70,34 @@ void run_into(const ValidateOptions& o, const std::string& db, bool real) {
 
 std::string validation_text(const Validation& v) {
   std::string out = fmt::format("program   {}, {} node{}\n", v.program, v.nodes, v.nodes == 1 ? "" : "s");
-  out += fmt::format("preset    {}\n",
-                     v.preset.empty() ? "the treadmarks machine's defaults (not calibrated)" : v.preset);
-  const auto [lo, hi] = std::minmax_element(v.measured_runs_s.begin(), v.measured_runs_s.end());
-  out += fmt::format("measured  {:.6f} s (median of {} real run{}; spread {:.1f} %: {:.6f} .. {:.6f} s)\n",
-                     v.measured_s, v.repeat, v.repeat == 1 ? "" : "s", v.measured_spread_pct, *lo, *hi);
-  out += fmt::format("predicted {:.6f} s (emulated, the host's computation timed: --time-model measured)\n",
-                     v.predicted_s);
+  if (v.calibration) {
+    const UsedCalibration& c = *v.calibration;
+    out += fmt::format("calibration {}, made {} on {} ({} rounds on {} processes, took {:.1f} s; {})\n",
+                       c.path, c.date, c.host, c.rounds, c.nodes, c.took_s,
+                       c.reused ? "kept from an earlier validation" : "made now");
+  } else {
+    out += fmt::format("preset    {}\n",
+                       v.preset.empty() ? "the treadmarks machine's defaults (not calibrated)" : v.preset);
+  }
+  const auto runs = [](const std::vector<double>& times, int n, const char* kind, double spread) {
+    const auto [lo, hi] = std::minmax_element(times.begin(), times.end());
+    return fmt::format("median of {} {} run{}; spread {:.1f} %: {:.6f} .. {:.6f} s", n, kind,
+                       n == 1 ? "" : "s", spread, *lo, *hi);
+  };
+  out += fmt::format("measured  {:.6f} s ({})\n", v.measured_s,
+                     runs(v.measured_runs_s, v.repeat, "real", v.measured_spread_pct));
+  out +=
+      fmt::format("predicted {:.6f} s ({}; the host's computation timed: --time-model measured)\n",
+                  v.predicted_s, runs(v.predicted_runs_s, v.predictions, "emulated", v.predicted_spread_pct));
   out += fmt::format("error     {:+.1f} %\n", v.error_pct());
+  if (v.too_short)
+    out += fmt::format(
+        "note      too short to compare: its real runs spread {:.1f} %, more than the ±{:g} % error we would "
+        "judge; their noise is about a fixed time per run, so an input that runs about {:g}x longer (>= "
+        "{:.3g} "
+        "s measured) would do\n",
+        v.too_short->measured_spread_pct, v.too_short->goal_pct, v.too_short->factor,
+        v.too_short->measured_s_at_least);
   for (const std::string& n : v.notes) out += "note      " + n + "\n";
   table(out, "time by category (summed over the nodes)", v.categories, 100);
   table(out, "wait parts (summed over the waits)", v.parts, 100);
@@ -95,14 +115,30 @@ nlohmann::json validation_json(const Validation& v) {
   nlohmann::json counts = nlohmann::json::array();
   for (const auto& c : v.counts)
     counts.push_back({{"name", c.name}, {"measured", c.measured}, {"predicted", c.predicted}});
+  nlohmann::json calibration = nullptr;
+  if (v.calibration)
+    calibration = {{"path", v.calibration->path},     {"record", v.calibration->record},
+                   {"date", v.calibration->date},     {"host", v.calibration->host},
+                   {"nodes", v.calibration->nodes},   {"rounds", v.calibration->rounds},
+                   {"took_s", v.calibration->took_s}, {"reused", v.calibration->reused}};
+  nlohmann::json short_run = nullptr;
+  if (v.too_short)
+    short_run = {{"measured_spread_pct", v.too_short->measured_spread_pct},
+                 {"goal_pct", v.too_short->goal_pct},
+                 {"factor", v.too_short->factor},
+                 {"measured_s_at_least", v.too_short->measured_s_at_least}};
   return {{"program", v.program},
           {"nodes", v.nodes},
           {"repeat", v.repeat},
+          {"predictions", v.predictions},
           {"measured_s", v.measured_s},
           {"measured_runs_s", v.measured_runs_s},
           {"measured_spread_pct", v.measured_spread_pct},
           {"predicted_s", v.predicted_s},
+          {"predicted_runs_s", v.predicted_runs_s},
+          {"predicted_spread_pct", v.predicted_spread_pct},
           {"error_pct", v.error_pct()},
+          {"too_short", std::move(short_run)},
           {"categories", rows_json(v.categories)},
           {"parts", rows_json(v.parts)},
           {"not_compared", v.not_compared},
@@ -110,12 +146,20 @@ nlohmann::json validation_json(const Validation& v) {
           {"nodes_time", rows_json(v.nodes_time)},
           {"counts", std::move(counts)},
           {"notes", v.notes},
-          {"preset", v.preset}};
+          {"preset", v.preset},
+          {"calibration", std::move(calibration)}};
 }
 
-Validation validate(const ValidateOptions& o) {
+Validation validate(const ValidateOptions& options) {
   namespace fs = std::filesystem;
-  fs::create_directories(o.out_dir);
+  fs::create_directories(options.out_dir);
+  // The validation keeps the preset it used: a kept calibration is replaced when it is made again.
+  ValidateOptions o = options;
+  if (!o.preset.empty()) {
+    o.preset = o.out_dir + "/preset.toml";
+    if (fs::absolute(options.preset).lexically_normal() != fs::absolute(o.preset).lexically_normal())
+      fs::copy_file(options.preset, o.preset, fs::copy_options::overwrite_existing);
+  }
   std::vector<carnival::RunData> measured;
   for (int r = 1; r <= o.repeat; ++r) {
     const std::string db = fmt::format("{}/real-{}.db", o.out_dir, r);
@@ -125,11 +169,18 @@ Validation validate(const ValidateOptions& o) {
       o.progress(
           fmt::format("real run {}/{}: {:.6f} s", r, o.repeat, seconds(measured.back().run.virtual_time_ps)));
   }
-  const std::string emulated = o.out_dir + "/emulated.db";
-  run_into(o, emulated, false);
-  if (o.progress) o.progress("emulated run: done");
-  Validation v = compare_runs(measured, carnival::read_run(emulated));
-  v.preset = o.preset;
+  std::vector<carnival::RunData> predicted;
+  for (int p = 1; p <= o.predictions; ++p) {
+    const std::string db = fmt::format("{}/emulated-{}.db", o.out_dir, p);
+    run_into(o, db, false);
+    predicted.push_back(carnival::read_run(db));
+    if (o.progress)
+      o.progress(fmt::format("emulated run {}/{}: {:.6f} s", p, o.predictions,
+                             seconds(predicted.back().run.virtual_time_ps)));
+  }
+  Validation v = compare_runs(measured, predicted);
+  v.preset = options.preset;
+  v.calibration = options.calibration;
   std::ofstream(o.out_dir + "/comparison.txt") << validation_text(v);
   std::ofstream(o.out_dir + "/comparison.json") << validation_json(v).dump(2) << "\n";
   return v;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `ncp2 calibrate` and `ncp2 validate` as a user runs them (docs/validation.md): their errors say
 # what is wrong, exit non-zero and leave earlier results intact; one calibration writes a preset
-# that `ncp2 run --config` accepts; one validation stores its databases and prints the JSON the
-# issue names.
+# that `ncp2 run --config` accepts; validate without --preset calibrates this host once, keeps it
+# (in the test's own NCP2_CALIBRATION_CACHE), reuses it, and makes it again when it is damaged or
+# asked; one validation stores its databases and prints the JSON the issue names.
 # Usage: cli_test.sh BIN_DIR SOURCE_DIR
 set -u
 bin="$1"
@@ -10,6 +11,7 @@ src="$2"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NCP2_HISTORY=
+export NCP2_CALIBRATION_CACHE="$tmp/cache"  # never the user's own
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 timeout=$(command -v timeout)
@@ -60,7 +62,7 @@ expect 2 "no-such-hosts" calibrate --machine real --hostfile "$tmp/no-such-hosts
 # calibrate: three rounds on 2 processes; every fitted value marked MEASURED; usable as a preset;
 # --json: every basic cost with its median, min, max, 90th percentile (nearest rank: with 3 rounds
 # the largest) and rounds, in order.
-if expect 0 "fitted (treadmarks machine)" calibrate --machine real --rounds 3 -o "$tmp/c.toml" --json "$tmp/c.json"; then
+if expect 0 "fitted (treadmarks machine: a real node" calibrate --machine real --rounds 3 -o "$tmp/c.toml" --json "$tmp/c.json"; then
   grep -q "^# Calibrated by" "$tmp/c.toml" || fail "the preset does not say how it was made"
   [ "$(grep -c "MEASURED" "$tmp/c.toml")" -ge 5 ] || fail "fewer than 5 values marked MEASURED"
   expect 0 "status" run sor --nodes 2 --config "$tmp/c.toml" --preset small --no-history
@@ -85,20 +87,72 @@ NCP2_MPIRUN="$tmp/no-such-mpirun" expect 2 "mpirun" validate "$tmp/jacobi" --out
 expect 2 "hostfile" validate "$tmp/jacobi" --hostfile "$tmp/bad-hosts" --out "$tmp/v0" -- 66 66 2
 [ -e "$tmp/v0" ] && fail "a refused validation created $tmp/v0"
 
+expect 2 "cannot be used with" validate "$tmp/jacobi" --recalibrate --preset "$tmp/earlier.toml" --out "$tmp/v0"
+[ -e "$tmp/cache" ] && fail "a refused validation created the calibration cache"
+
+# validate without --preset: this host's calibration, made at the first validation (2 rounds: the
+# test is about keeping it, not about its values), said, kept, reused.
+cal=(--calibrate-rounds 2)
+kept="$tmp/cache/$(uname -n | tr -c 'A-Za-z0-9._\n-' '_')-2n"
+if expect 0 "calibration: none is kept for this host and node count; calibrating this host on 2 real processes (2 rounds" \
+    validate "$tmp/jacobi" --repeat 1 --predictions 2 "${cal[@]}" --out "$tmp/va" -- 66 66 2; then
+  grep -qF "to keep in $kept.toml" "$tmp/out" || fail "validate did not say where it keeps the calibration"
+  grep -qF "calibration $kept.toml, made " "$tmp/out" || fail "the comparison does not name the calibration"
+  grep -qF "made now)" "$tmp/out" || fail "the comparison does not say the calibration was made now"
+  grep -qF "median of 2 emulated runs" "$tmp/out" || fail "the prediction is not the median of 2 runs"
+  { [ -s "$kept.toml" ] && [ -s "$kept.json" ]; } || fail "no calibration kept in $tmp/cache"
+  grep -q "^# Calibrated by \`ncp2 calibrate --machine real --nodes 2 --rounds 2\`" "$kept.toml" ||
+    fail "the kept calibration is not what ncp2 calibrate writes"
+  for f in emulated-1.db emulated-2.db real-1.db comparison.json; do
+    [ -s "$tmp/va/$f" ] || fail "validate stored no $f"
+  done
+  [ -e "$tmp/va/emulated-3.db" ] && fail "validate made more predictions than asked"
+  cp "$tmp/va/comparison.json" "$tmp/va-kept.json"
+fi
+if expect 0 "calibration: reused $kept.toml, made " validate "$tmp/jacobi" --repeat 1 --predictions 1 "${cal[@]}" \
+    --out "$tmp/vb" -- 66 66 2; then
+  grep -qF "kept from an earlier validation" "$tmp/out" || fail "the comparison does not say the calibration was kept"
+fi
+# A damaged calibration is said, naming the file, and made again; so is a damaged record.
+echo "message_cost = [" >>"$kept.toml"
+if expect 0 "the kept calibration $kept.toml cannot be used" validate "$tmp/jacobi" --repeat 1 --predictions 1 \
+    "${cal[@]}" --out "$tmp/vb" --force -- 66 66 2; then
+  grep -qF "calibration: made $kept.toml" "$tmp/out" || fail "a damaged calibration was not made again"
+fi
+grep -qF "message_cost = [" "$kept.toml" && fail "the damaged calibration was kept"
+echo '{"format": 1, "host": ' >"$kept.json"
+expect 0 "the kept calibration's record $kept.json cannot be read" validate "$tmp/jacobi" --repeat 1 \
+  --predictions 1 "${cal[@]}" --out "$tmp/vb" --force -- 66 66 2
+expect 0 "calibration: --recalibrate; calibrating" validate "$tmp/jacobi" --repeat 1 --predictions 1 --recalibrate \
+  "${cal[@]}" --out "$tmp/vb" --force -- 66 66 2
+# A cache that cannot be written: refused before anything runs, the earlier validation intact.
+NCP2_CALIBRATION_CACHE="$tmp/earlier.toml/cache" expect 2 "cannot keep this host's calibration" \
+  validate "$tmp/jacobi" --repeat 1 --out "$tmp/va" --force -- 66 66 2
+grep -qF "$tmp/earlier.toml/cache" "$tmp/out" || fail "the refused cache directory is not named"
+cmp -s "$tmp/va/comparison.json" "$tmp/va-kept.json" || fail "a refused validation changed the earlier one"
+
 # A program that fails on real processes: said, with the run's own words, and nothing compared.
-expect 1 "real run" validate "$tmp/fails" --repeat 1 --out "$tmp/vf"
+expect 1 "real run" validate "$tmp/fails" --repeat 1 "${cal[@]}" --out "$tmp/vf"
 [ -e "$tmp/vf/comparison.json" ] && fail "a failed validation wrote a comparison"
 
-# validate: one real run and the prediction, as JSON with the issue's fields; stored.
-if expect 0 '"categories"' validate "$tmp/jacobi" --repeat 1 --json --out "$tmp/v1" -- 66 66 2; then
-  python3 - "$tmp/out" <<'EOF' || fail "validate --json: fields"
+# validate: one real run and two predictions, as JSON with the issue's fields (stdout is the one
+# object; what is said goes to stderr); stored.
+if "$timeout" 600 "$bin/ncp2" validate "$tmp/jacobi" --repeat 1 --predictions 2 "${cal[@]}" --json --out "$tmp/v1" \
+    -- 66 66 2 >"$tmp/out" 2>"$tmp/err"; then
+  echo "ok: ncp2 validate --json"
+  grep -qF "calibration: reused" "$tmp/err" || fail "validate --json: the calibration is not said on stderr"
+  python3 - "$tmp/out" "$kept.toml" <<'EOF' || fail "validate --json: fields"
 import json, sys
-text = open(sys.argv[1]).read()
-o = json.loads(text[text.index("{"):])
+o = json.loads(open(sys.argv[1]).read())
 for key in ("program", "nodes", "repeat", "measured_s", "measured_spread_pct", "predicted_s", "error_pct",
-            "categories", "preset"):
+            "categories", "preset", "predictions", "predicted_runs_s", "predicted_spread_pct", "too_short",
+            "calibration"):
     assert key in o, key
-assert o["nodes"] == 2 and o["repeat"] == 1, o
+assert o["nodes"] == 2 and o["repeat"] == 1 and o["predictions"] == 2, o
+assert len(o["predicted_runs_s"]) == 2 and o["predicted_spread_pct"] >= 0, o
+assert o["too_short"] is None, o["too_short"]  # one real run: no spread
+c = o["calibration"]
+assert c["path"] == sys.argv[2] == o["preset"] and c["reused"] is True and c["rounds"] == 2, c
 assert o["measured_s"] > 0 and o["predicted_s"] > 0, o
 names = {c["name"] for c in o["categories"]}
 for name in ("page fault", "diff fetch", "lock acquire", "barrier"):
@@ -106,7 +160,7 @@ for name in ("page fault", "diff fetch", "lock acquire", "barrier"):
 for c in o["categories"]:
     assert set(c) >= {"name", "measured_s", "predicted_s", "error_pct"}, c
 EOF
-  for f in comparison.json comparison.txt emulated.db real-1.db; do
+  for f in comparison.json comparison.txt emulated-1.db emulated-2.db real-1.db; do
     [ -s "$tmp/v1/$f" ] || fail "validate stored no $f"
   done
   cp "$tmp/v1/comparison.json" "$tmp/kept.json"
