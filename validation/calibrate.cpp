@@ -103,6 +103,7 @@ double busy_quiet_after_us(const std::vector<MeasuredCost>& measured) {
   std::sort(waits.begin(), waits.end());
   if (waits.size() < 2) return 0;
   std::vector<double> logs;
+  logs.reserve(waits.size());
   for (const auto& w : waits) logs.push_back(std::log(std::max(w.second - page_miss, 1.0)));
   const auto mean = [&](std::size_t from, std::size_t to) {
     double sum = 0;

@@ -15,7 +15,7 @@ namespace {
 using testing::Harness;
 using testing::machine;
 
-constexpr std::int64_t kPsPerUs = 1000 * 1000;
+constexpr std::int64_t kPsPerUs = std::int64_t{1000} * 1000;
 emu::Duration us(std::int64_t n) { return emu::Duration{n * kPsPerUs}; }
 double in_us(emu::Duration d) { return static_cast<double>(emu::to_ps(d)) / kPsPerUs; }
 
