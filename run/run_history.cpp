@@ -1,4 +1,5 @@
 #include "run/run_history.hpp"
+#include "run/content_hash.hpp"
 #include "run/workload_names.hpp"
 
 #include <algorithm>
@@ -11,26 +12,13 @@
 
 namespace ncp2::run {
 
-namespace {
-
-std::uint64_t fnv1a(std::string_view text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (const char c : text) {
-    h ^= static_cast<unsigned char>(c);
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
-}  // namespace
-
 std::string history_key(std::string_view workload, const Params& params, std::uint64_t seed,
                         const dsm::SystemConfig& config) {
   dsm::SystemConfig without_nodes = config;
   without_nodes.machine.nodes = 1;
   const std::string text =
       fmt::format("{}\n{}\n{}\n{}", workload, params.describe(), seed, dsm::to_toml(without_nodes));
-  return fmt::format("{}-{:016x}", workload, fnv1a(text));
+  return fmt::format("{}-{:016x}", workload, content_hash(text));
 }
 
 std::optional<std::filesystem::path> RunHistory::default_path() {

@@ -21,14 +21,13 @@ struct HostIdentity {
 // The CPU model named by a /proc/cpuinfo text ("model name", else "Hardware", else "unknown").
 [[nodiscard]] std::string cpu_model_of(std::string_view cpuinfo);
 
-// A 64-bit hash of bytes (xxHash64's rounds, four lanes): not cryptographic, only to notice a
-// changed file. Fast enough to hash ncp2's executables (~110 MB) in tens of milliseconds.
+// A 64-bit hash of bytes (run/content_hash.hpp): not cryptographic, only to notice a changed file.
 [[nodiscard]] std::uint64_t hash_bytes(std::string_view bytes);
 // The same hash of a file's content, read in chunks; nullopt when it cannot be read.
 [[nodiscard]] std::optional<std::uint64_t> hash_file(const std::string& path);
 
-// The GNU build ID the linker wrote into an ELF executable (a hash of its content), as hex;
-// nullopt for a file without one (not ELF, or linked with --build-id=none).
+// The GNU build ID the linker wrote into an ELF executable (a hash of its content), as hex, read
+// with elfutils; nullopt for a file without one (not ELF, or linked with --build-id=none).
 [[nodiscard]] std::optional<std::string> gnu_build_id(const std::string& path);
 
 // The identity of a build made of `executables`: each one's GNU build ID, or where it has none the

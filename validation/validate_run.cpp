@@ -66,6 +66,22 @@ void run_into(const ValidateOptions& o, const std::string& db, bool real) {
                                          real::last_lines(r.output, 15)));
 }
 
+// The real runs (real-1.db ...) or the emulated ones (emulated-1.db ...), each read back.
+std::vector<carnival::RunData> runs_into(const ValidateOptions& o, bool real) {
+  const char* kind = real ? "real" : "emulated";
+  const int count = real ? o.repeat : o.predictions;
+  std::vector<carnival::RunData> runs;
+  for (int r = 1; r <= count; ++r) {
+    const std::string db = fmt::format("{}/{}-{}.db", o.out_dir, kind, r);
+    run_into(o, db, real);
+    runs.push_back(carnival::read_run(db));
+    if (o.progress)
+      o.progress(
+          fmt::format("{} run {}/{}: {:.6f} s", kind, r, count, seconds(runs.back().run.virtual_time_ps)));
+  }
+  return runs;
+}
+
 }  // namespace
 
 std::string validation_text(const Validation& v) {
@@ -160,24 +176,8 @@ Validation validate(const ValidateOptions& options) {
     if (fs::absolute(options.preset).lexically_normal() != fs::absolute(o.preset).lexically_normal())
       fs::copy_file(options.preset, o.preset, fs::copy_options::overwrite_existing);
   }
-  std::vector<carnival::RunData> measured;
-  for (int r = 1; r <= o.repeat; ++r) {
-    const std::string db = fmt::format("{}/real-{}.db", o.out_dir, r);
-    run_into(o, db, true);
-    measured.push_back(carnival::read_run(db));
-    if (o.progress)
-      o.progress(
-          fmt::format("real run {}/{}: {:.6f} s", r, o.repeat, seconds(measured.back().run.virtual_time_ps)));
-  }
-  std::vector<carnival::RunData> predicted;
-  for (int p = 1; p <= o.predictions; ++p) {
-    const std::string db = fmt::format("{}/emulated-{}.db", o.out_dir, p);
-    run_into(o, db, false);
-    predicted.push_back(carnival::read_run(db));
-    if (o.progress)
-      o.progress(fmt::format("emulated run {}/{}: {:.6f} s", p, o.predictions,
-                             seconds(predicted.back().run.virtual_time_ps)));
-  }
+  const std::vector<carnival::RunData> measured = runs_into(o, true);
+  const std::vector<carnival::RunData> predicted = runs_into(o, false);
   Validation v = compare_runs(measured, predicted);
   v.preset = options.preset;
   v.calibration = options.calibration;
