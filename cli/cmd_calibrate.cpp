@@ -75,9 +75,11 @@ void print_table(const validation::Calibration& cal) {
                  "-", "-");
       continue;
     }
-    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range,
-               m.p90_us, it->second, 100 * (it->second / m.median_us - 1));
+    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%{}\n", m.operation, m.median_us, range,
+               m.p90_us, it->second, 100 * (it->second / validation::fitted_target(cal, m) - 1),
+               validation::fitted_to_slow_mode(cal, m) ? " of the slow mode" : "");
   }
+  fmt::print("\n{}\n", validation::busy_modes_text(cal.busy_modes));
   fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core):\n");
   for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
     const auto& p = cal.parameters[j];

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "emulator/mix64.hpp"
+
 namespace ncp2::emu {
 
 Node::Node(Kernel& kernel, NodeId node, const MachineConfig& config, const CommandTable& commands)
@@ -29,6 +31,7 @@ Cluster::Cluster(Kernel& kernel, const MachineConfig& config)
   for (int i = 0; i < config_.machine.nodes; ++i)
     nodes_.push_back(std::make_unique<Node>(kernel_, node_id(i), config_, commands_));
   network_.set_deliver([this](Message* m) { deliver(m); });
+  scheduler_draws_.assign(nodes_.size(), 0);
 }
 
 Message* Cluster::new_message(NodeId source, NodeId destination, std::uint16_t purpose,
@@ -122,7 +125,7 @@ CommandKind Cluster::command(std::string_view name) const {
 // gives it the core (pp.busy_handler_delay), sooner after a long quiet, or as soon as the program
 // blocks in a protocol entry of its own (Processor::interrupt_deferred). A waiting PP (its program
 // blocked), one in a protocol entry or already in a handler takes the message at once.
-Duration Cluster::busy_handler_delay(const Processor& pp) const {
+Duration Cluster::busy_handler_delay(const Processor& pp) {
   const PpConfig& c = config_.pp;
   // Only the program's own code: inside a protocol entry (its trap, its handler) the program
   // waits for the server, which runs at once.
@@ -130,7 +133,15 @@ Duration Cluster::busy_handler_delay(const Processor& pp) const {
   if (pp.state() != PpState::Computing || pp.in_interrupt() || !program_code) return Duration{0};
   const bool quiet = c.busy_handler_quiet_after > Duration{0} &&
                      kernel_.now() - pp.server_active_at() >= c.busy_handler_quiet_after;
-  return quiet ? c.busy_handler_delay_quiet : c.busy_handler_delay;
+  if (quiet) return c.busy_handler_delay_quiet;
+  if (c.busy_handler_prompt_share > 0) {
+    // The node's next draw: (node, index) mixed, independent of every other node's arrivals.
+    const std::size_t at = index(pp.node());
+    const std::uint64_t draw = scheduler_draws_[at]++;
+    if (unit_interval(mix64(mix64(at) ^ draw)) < c.busy_handler_prompt_share)
+      return c.busy_handler_delay_quiet;
+  }
+  return c.busy_handler_delay;
 }
 
 void Cluster::deliver(Message* m) {

@@ -104,7 +104,7 @@ class Cluster {
 
  private:
   void deliver(Message* m);
-  [[nodiscard]] Duration busy_handler_delay(const Processor& pp) const;
+  [[nodiscard]] Duration busy_handler_delay(const Processor& pp);
   void cp_send(WorkContext& ctx, Message* m);
   // The software per-byte path of a message's payload on a machine without CPs (send or receive).
   [[nodiscard]] Duration message_software(const Message& m) const {
@@ -122,6 +122,9 @@ class Cluster {
   Receiver receiver_;
   std::vector<CommandKind> receive_kind_by_purpose_;
   std::vector<HandlerTag> tag_by_purpose_;
+  // Per node: how many scheduler draws it made (pp.busy_handler_prompt_share), the index of its
+  // next draw in a fixed sequence, so that a run's waits are the same every time.
+  std::vector<std::uint64_t> scheduler_draws_;
 };
 
 }  // namespace ncp2::emu

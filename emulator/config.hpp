@@ -52,6 +52,10 @@ struct PpConfig {
   Duration busy_handler_delay{};
   Duration busy_handler_delay_quiet{};
   Duration busy_handler_quiet_after{};
+  // The scheduler's choice is two-valued, not a mean: this share of the arrivals that would wait
+  // busy_handler_delay are served as promptly as a quiet server's (busy_handler_delay_quiet),
+  // each arrival drawn from the node's own reproducible sequence. 0: every one waits.
+  double busy_handler_prompt_share = 0;
 };
 
 struct CpConfig {

@@ -94,6 +94,15 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "how long without a handler makes the node's server quiet (pp.busy_handler_delay_quiet applies); 0: "
       "never (treadmarks)",
       "0; measured by ncp2 calibrate --machine real (docs/validation.md)");
+  k.real(
+      "pp.busy_handler_prompt_share",
+      [](MachineConfig& c) -> double& { return c.pp.busy_handler_prompt_share; },
+      "the share of arrivals that would wait pp.busy_handler_delay which the host's scheduler serves as "
+      "promptly "
+      "as a quiet server's (pp.busy_handler_delay_quiet), each drawn from the node's reproducible sequence: "
+      "the "
+      "measured wait is either short or a time slice, rarely between (treadmarks)",
+      "0: every one waits; measured by ncp2 calibrate --machine real (docs/validation.md)", Range{0, 1});
 
   k.real(
       "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },

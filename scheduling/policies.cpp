@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "emulator/mix64.hpp"
+
 namespace ncp2::sched {
 
 namespace {
@@ -28,12 +30,7 @@ constexpr std::array<NamedPolicy, 7> kPolicies = {{
 }};
 
 // splitmix64: a fixed, portable mix (std:: distributions differ between libraries).
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31U);
-}
+using emu::mix64;
 
 }  // namespace
 
@@ -158,12 +155,12 @@ std::vector<Candidate> Scheduler::native_order(const std::vector<bool>& runnable
   std::vector<Candidate> queue;
   for (std::size_t i = 0; i < threads_.size(); ++i)
     if (runnable[i]) queue.push_back({JobId{static_cast<std::uint32_t>(i)}, threads_[i], Bandwidth{}});
-  const std::uint64_t round = mix(options_.seed ^ mix(decisions_));
+  const std::uint64_t round = mix64(options_.seed ^ mix64(decisions_));
   std::stable_sort(queue.begin(), queue.end(), [&](const Candidate& a, const Candidate& b) {
     const auto qa = quanta_[index_of(a.id)];
     const auto qb = quanta_[index_of(b.id)];
     if (qa != qb) return qa < qb;
-    return mix(round ^ index_of(a.id)) < mix(round ^ index_of(b.id));
+    return mix64(round ^ index_of(a.id)) < mix64(round ^ index_of(b.id));
   });
   return queue;
 }
@@ -178,12 +175,12 @@ std::vector<JobId> Scheduler::choose_threads(const std::vector<bool>& runnable) 
   for (std::size_t i = 0; i < threads_.size(); ++i)
     if (runnable[i])
       for (std::size_t t = 0; t < thread_quanta_[i].size(); ++t) all.push_back({i, t});
-  const std::uint64_t round = mix(options_.seed ^ mix(decisions_));
+  const std::uint64_t round = mix64(options_.seed ^ mix64(decisions_));
   std::stable_sort(all.begin(), all.end(), [&](const Thread& a, const Thread& b) {
     const auto qa = thread_quanta_[a.job][a.index];
     const auto qb = thread_quanta_[b.job][b.index];
     if (qa != qb) return qa < qb;
-    return mix(round ^ (a.job * 64 + a.index)) < mix(round ^ (b.job * 64 + b.index));
+    return mix64(round ^ (a.job * 64 + a.index)) < mix64(round ^ (b.job * 64 + b.index));
   });
   std::vector<JobId> chosen;
   for (std::size_t k = 0; k < all.size() && std::cmp_less(k, options_.processors); ++k) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 
+#include "emulator/mix64.hpp"
 #include "scheduling/contention.hpp"
 
 namespace ncp2::sched {
@@ -18,12 +19,10 @@ constexpr int kProgramThreads = 2;
 class Recipe {
  public:
   explicit Recipe(std::uint64_t seed) : state_(seed) {}
-  double uniform() {  // [0, 1)
-    std::uint64_t x = (state_ += 0x9e3779b97f4a7c15ULL);
-    x = (x ^ (x >> 30U)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27U)) * 0x94d049bb133111ebULL;
-    x ^= x >> 31U;
-    return static_cast<double>(x >> 11U) * 0x1.0p-53;
+  double uniform() {  // [0, 1): splitmix64's sequence
+    const std::uint64_t x = emu::mix64(state_);
+    state_ += 0x9E3779B97F4A7C15ULL;
+    return emu::unit_interval(x);
   }
   double around(double mean, double spread) { return std::max(0.0, mean + spread * (2 * uniform() - 1)); }
 

@@ -23,7 +23,8 @@
  *    server last ran (it managed a barrier): a real node's server shares its program's core, and
  *    the host's scheduler decides when it runs (N = 1, 2, 4, 8, 16).
  * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US P90_US ROUNDS" (the 90th
- * percentile by nearest rank: the smallest time at least 90 % of the rounds do not exceed).
+ * percentile by nearest rank: the smallest time at least 90 % of the rounds do not exceed), and for
+ * the busy requests "basic-cost-rounds NAME T1 T2 ..." (every round, sorted).
  * Argument: rounds (default 9). */
 #include <stdint.h>
 #include <stdio.h>
@@ -304,6 +305,11 @@ int main(int argc, char** argv) {
       const int p90 = (9 * rounds + 9) / 10 - 1; /* nearest rank: ceil(0.9 * rounds), from 1 */
       printf("basic-cost %s %.3f %.3f %.3f %.3f %d\n", names[op], sorted[rounds / 2], sorted[0],
              sorted[rounds - 1], sorted[p90], rounds);
+      if (op >= BUSY_1) { /* each round: the busy requests' two modes are read off them */
+        printf("basic-cost-rounds %s", names[op]);
+        for (int r = 0; r < rounds; ++r) printf(" %.3f", sorted[r]);
+        printf("\n");
+      }
     }
     free(sorted);
   }

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <numeric>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 
@@ -40,8 +43,17 @@ std::string build_program(const std::string& dir) {
 
 std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
   std::vector<MeasuredCost> out;
+  std::map<std::string, std::vector<double>> rounds;
   std::istringstream in(output);
   for (std::string line; std::getline(in, line);) {
+    if (const std::size_t at = line.find("basic-cost-rounds "); at != std::string::npos) {
+      std::istringstream fields(line.substr(at + 18));
+      std::string operation;
+      fields >> operation;
+      std::vector<double>& times = rounds[operation];
+      for (double t = 0; fields >> t;) times.push_back(t);
+      continue;
+    }
     const std::size_t at = line.find("basic-cost ");
     if (at == std::string::npos) continue;
     std::istringstream fields(line.substr(at + 11));
@@ -50,6 +62,12 @@ std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
         m.rounds > 0 && m.min_us <= m.median_us && m.median_us <= m.p90_us && m.p90_us <= m.max_us)
       out.push_back(std::move(m));
   }
+  // Each round's times only when they agree with their summary line (a cut line is left out).
+  for (MeasuredCost& m : out)
+    if (auto it = rounds.find(m.operation);
+        it != rounds.end() && std::ssize(it->second) == m.rounds &&
+        std::ranges::all_of(it->second, [&](double t) { return t >= m.min_us && t <= m.max_us; }))
+      m.rounds_us = std::move(it->second);
   return out;
 }
 
@@ -127,6 +145,63 @@ double busy_quiet_after_us(const std::vector<MeasuredCost>& measured) {
   return 1e3 * std::sqrt(waits[best - 1].first * waits[best].first);
 }
 
+bool is_busy_not_quiet(const std::string& operation, double quiet_after_us) {
+  int ms = 0;
+  return std::sscanf(operation.c_str(), "busy-request-%dms", &ms) == 1 && ms > 0 &&
+         (quiet_after_us <= 0 || 1e3 * ms < quiet_after_us);
+}
+
+namespace {
+
+double median_of(std::span<const double> sorted) { return sorted[sorted.size() / 2]; }
+
+// Where sorted `times` split into a short and a long group most alike each (least squares on the
+// logarithms), kept when the groups' means differ by more than `ratio`x and each holds 2 or more
+// (a lone outlier is not a mode); 0: none.
+std::size_t two_mode_split(std::span<const double> times, double ratio) {
+  std::vector<double> logs;
+  logs.reserve(times.size());
+  for (double t : times) logs.push_back(std::log(std::max(t, 1e-3)));
+  std::size_t best = 0;
+  double best_error = 0, best_gap = 0;
+  for (std::size_t split = 1; split < logs.size(); ++split) {
+    const std::span<const double> low(logs.data(), split), high(logs.data() + split, logs.size() - split);
+    const double a = std::accumulate(low.begin(), low.end(), 0.0) / static_cast<double>(low.size());
+    const double b = std::accumulate(high.begin(), high.end(), 0.0) / static_cast<double>(high.size());
+    double error = 0;
+    for (double x : low) error += (x - a) * (x - a);
+    for (double x : high) error += (x - b) * (x - b);
+    if (best == 0 || error < best_error) {
+      best = split;
+      best_error = error;
+      best_gap = b - a;
+    }
+  }
+  const bool modes = best >= 2 && logs.size() - best >= 2 && best_gap > std::log(ratio);
+  return modes ? best : 0;
+}
+
+}  // namespace
+
+BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_after_us) {
+  std::vector<double> times;
+  for (const MeasuredCost& m : measured)
+    if (is_busy_not_quiet(m.operation, quiet_after_us))
+      times.insert(times.end(), m.rounds_us.begin(), m.rounds_us.end());
+  std::sort(times.begin(), times.end());
+  BusyModes modes;
+  modes.rounds = static_cast<int>(times.size());
+  const std::size_t split = two_mode_split(times, 4.0);
+  if (split == 0) return modes;
+  const std::span<const double> prompt(times.data(), split), slow(times.data() + split, times.size() - split);
+  modes.prompt_share = static_cast<double>(prompt.size()) / static_cast<double>(times.size());
+  modes.prompt_median_us = median_of(prompt);
+  modes.slow_median_us = median_of(slow);
+  modes.slow_min_us = slow.front();
+  modes.slow_max_us = slow.back();
+  return modes;
+}
+
 Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
                             std::string date) {
   Calibration c;
@@ -143,17 +218,44 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   const double wait = busy_wait_guess_us(c.measured);
   for (const char* key : {"pp.busy_handler_delay", "pp.busy_handler_delay_quiet"})
     dsm::apply_override(base, fmt::format("{}={:.6g} us", key, wait));
+  // Two modes: the wait is fitted to the slow one, the prompt share set after the fit (the
+  // emulated experiments then wait every time, as the slow rounds did).
+  c.busy_modes = busy_modes(c.measured, c.quiet_after_us);
   std::map<std::string, double> median, low, high;
   for (const MeasuredCost& m : c.measured) {
     if (is_check_only(m.operation)) continue;
-    median[m.operation] = m.median_us;
-    low[m.operation] = m.min_us;
-    high[m.operation] = m.max_us;
+    const bool slow_mode = c.busy_modes.found() && is_busy_not_quiet(m.operation, c.quiet_after_us);
+    median[m.operation] = slow_mode ? c.busy_modes.slow_median_us : m.median_us;
+    low[m.operation] = slow_mode ? c.busy_modes.slow_min_us : m.min_us;
+    high[m.operation] = slow_mode ? c.busy_modes.slow_max_us : m.max_us;
   }
   c.fit = fit_costs(base, raw_costs(nodes), median, c.parameters);
   c.low = fit_costs(base, raw_costs(nodes), low, c.parameters).values;
   c.high = fit_costs(base, raw_costs(nodes), high, c.parameters).values;
+  c.fit.config.pp.busy_handler_prompt_share = c.busy_modes.prompt_share;
+  c.targets = std::move(median);
   return c;
+}
+
+bool fitted_to_slow_mode(const Calibration& c, const MeasuredCost& m) {
+  return c.busy_modes.found() && is_busy_not_quiet(m.operation, c.quiet_after_us) &&
+         !is_check_only(m.operation);
+}
+
+double fitted_target(const Calibration& c, const MeasuredCost& m) {
+  const auto it = c.targets.find(m.operation);
+  return it == c.targets.end() ? m.median_us : it->second;
+}
+
+std::string busy_modes_text(const BusyModes& modes) {
+  if (!modes.found())
+    return fmt::format("busy requests: one mode ({} rounds of the spacings before the quiet stretch)",
+                       modes.rounds);
+  return fmt::format(
+      "busy requests: {:.0f} % of {} rounds served promptly (median {:.0f} us), the rest after a time slice "
+      "(median {:.0f} us, {:.0f} .. {:.0f})",
+      100 * modes.prompt_share, modes.rounds, modes.prompt_median_us, modes.slow_median_us, modes.slow_min_us,
+      modes.slow_max_us);
 }
 
 namespace {
@@ -189,10 +291,12 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
     head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us,
                         m.min_us, m.max_us, m.rounds);
     if (it != c.fit.reproduced.end())
-      head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second,
-                          100 * (it->second / m.median_us - 1));
+      head += fmt::format("  this preset: {:.1f} us ({:+.1f} %{})", it->second,
+                          100 * (it->second / fitted_target(c, m) - 1),
+                          fitted_to_slow_mode(c, m) ? " of the slow mode" : "");
     head += "\n";
   }
+  head += "# " + busy_modes_text(c.busy_modes) + "\n";
   head +=
       "# Keys marked MEASURED were fitted; the range is each one fitted to the rounds' minima and maxima.\n"
       "# Every other key is the treadmarks machine's default.\n";
@@ -209,6 +313,9 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
            fmt::format("MEASURED on {}, {}: where the busy-request costs change with the time since the "
                        "server last ran (0: they do not)",
                        c.host, c.date.substr(0, 10)));
+  annotate(toml, "pp.busy_handler_prompt_share",
+           fmt::format("MEASURED on {}, {}: the busy requests' short mode (0: one mode)", c.host,
+                       c.date.substr(0, 10)));
   return head + toml;
 }
 
@@ -219,8 +326,10 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                        {"max_us", m.max_us},       {"p90_us", m.p90_us},       {"rounds", m.rounds}};
     const auto it = c.fit.reproduced.find(m.operation);
     row["preset_us"] = it == c.fit.reproduced.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
-    row["error"] =
-        it == c.fit.reproduced.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second / m.median_us - 1);
+    row["fitted_to_us"] = fitted_target(c, m);
+    row["fitted_to_slow_mode"] = fitted_to_slow_mode(c, m);
+    row["error"] = it == c.fit.reproduced.end() ? nlohmann::json(nullptr)
+                                                : nlohmann::json(it->second / fitted_target(c, m) - 1);
     costs.push_back(std::move(row));
   }
   nlohmann::json fitted = nlohmann::json::array();
@@ -236,6 +345,13 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"costs", costs},
                          {"fitted", fitted},
                          {"busy_quiet_after_us", c.quiet_after_us},
+                         {"busy_modes",
+                          {{"rounds", c.busy_modes.rounds},
+                           {"prompt_share", c.busy_modes.prompt_share},
+                           {"prompt_median_us", c.busy_modes.prompt_median_us},
+                           {"slow_median_us", c.busy_modes.slow_median_us},
+                           {"slow_min_us", c.busy_modes.slow_min_us},
+                           {"slow_max_us", c.busy_modes.slow_max_us}}},
                          {"worst_error", c.fit.worst_error}};
   return j.dump(2) + "\n";
 }

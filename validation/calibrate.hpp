@@ -28,13 +28,38 @@ struct MeasuredCost {
   double max_us = 0;
   double p90_us = 0;  // 90th percentile, by nearest rank
   int rounds = 0;
+  std::vector<double> rounds_us;  // each round's time, where the program printed them (busy requests)
 };
 
 // Builds the program and runs it on real processes. Throws std::runtime_error with what went
 // wrong (no ncp2-cc, the build, mpirun, a failed run: its last lines).
 [[nodiscard]] std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& options);
-// Parses the program's "basic-cost NAME MEDIAN MIN MAX P90 ROUNDS" lines (prefixed "[node 0] ").
+// Parses the program's "basic-cost NAME MEDIAN MIN MAX P90 ROUNDS" lines (prefixed "[node 0] ") and
+// its "basic-cost-rounds NAME T1 T2 ..." lines (each round's time, of the operations that print them).
 [[nodiscard]] std::vector<MeasuredCost> parse_basic_costs(const std::string& output);
+
+// Where the busy-request-Nms costs (a page miss at a node that computes, N ms after its server last
+// ran) split into two groups whose server waits differ by more than 2x: the geometric middle of
+// the two spacings around the split, in µs; 0 when they do not split (one wait for all).
+[[nodiscard]] double busy_quiet_after_us(const std::vector<MeasuredCost>& measured);
+
+// A request to a computing node is served either at once (the scheduler lets the woken server
+// preempt the program) or after a time slice, rarely in between: the busy-request rounds of the
+// spacings shorter than the quiet stretch, pooled and split in two where their logarithms are each
+// most alike, kept only when the modes differ by more than 4x and each holds 2 rounds or more.
+struct BusyModes {
+  double prompt_share = 0;  // rounds in the short mode / all (pp.busy_handler_prompt_share)
+  int rounds = 0;           // pooled
+  // The slow mode's rounds: their median, smallest and largest (µs), what the wait is fitted to.
+  double slow_median_us = 0;
+  double slow_min_us = 0;
+  double slow_max_us = 0;
+  double prompt_median_us = 0;  // the short mode's median (µs), for the report
+  [[nodiscard]] bool found() const { return slow_median_us > 0; }
+};
+[[nodiscard]] BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_after_us);
+// Whether `operation` is a busy request of a spacing shorter than `quiet_after_us` (all when 0).
+[[nodiscard]] bool is_busy_not_quiet(const std::string& operation, double quiet_after_us);
 
 struct Calibration {
   std::vector<MeasuredCost> measured;
@@ -44,13 +69,15 @@ struct Calibration {
   std::string host;
   std::string date;  // ISO 8601, UTC
   int nodes = 0;
-  double quiet_after_us = 0;  // pp.busy_handler_quiet_after, read off the busy-request costs
+  double quiet_after_us = 0;              // pp.busy_handler_quiet_after, read off the busy-request costs
+  BusyModes busy_modes;                   // the busy requests' two modes (pp.busy_handler_prompt_share)
+  std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
 };
-
-// Where the busy-request-Nms costs (a page miss at a node that computes, N ms after its server last
-// ran) split into two groups whose server waits differ by more than 2x: the geometric middle of
-// the two spacings around the split, in µs; 0 when they do not split (one wait for all).
-[[nodiscard]] double busy_quiet_after_us(const std::vector<MeasuredCost>& measured);
+// What the calibration fitted `m` to, and whether that is the busy requests' slow mode, not its median.
+[[nodiscard]] double fitted_target(const Calibration& c, const MeasuredCost& m);
+[[nodiscard]] bool fitted_to_slow_mode(const Calibration& c, const MeasuredCost& m);
+// One line saying the busy requests' modes ("one mode" when they do not split).
+[[nodiscard]] std::string busy_modes_text(const BusyModes& modes);
 
 // The fit of a real node (the treadmarks machine, its server sharing the program's core:
 // real_node_parameters) to `measured` on `nodes` nodes.

@@ -16,6 +16,7 @@
 
 #include "dsm/process.hpp"
 #include "emulator/edit_distance.hpp"
+#include "emulator/mix64.hpp"
 
 namespace ncp2::workloads {
 
@@ -152,7 +153,7 @@ using emu::edit_distance;
 std::string closest(std::string_view word, std::span<const std::string> candidates);
 
 // Deterministic pseudo-random numbers for initial data (splitmix64 of seed and index).
-std::uint64_t mix64(std::uint64_t x);
+using emu::mix64;
 inline std::uint64_t seeded(std::uint64_t seed, std::uint64_t index) {
   return mix64(seed * 0x9E3779B97F4A7C15ULL + index);
 }

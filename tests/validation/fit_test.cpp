@@ -75,7 +75,7 @@ TEST(Fit, ASyntheticRealNodeIsRecovered) {
   dsm::apply_override(truth, "pp.busy_handler_delay_quiet=300us");
   dsm::apply_override(truth, "pp.busy_handler_quiet_after=3ms");
   std::vector<MeasuredCost> measured;
-  for (const auto& [op, us] : costs_of(truth, 2)) measured.push_back({op, us, us, us, us, 1});
+  for (const auto& [op, us] : costs_of(truth, 2)) measured.push_back({op, us, us, us, us, 1, {}});
   const double quiet = busy_quiet_after_us(measured);
   // Spacings 1, 2 | 4, 8, 16 ms: the split lies between 2 and 4 ms (their geometric middle).
   EXPECT_NEAR(quiet, 1e3 * std::sqrt(8.0), 1e-6);
@@ -92,9 +92,9 @@ TEST(Fit, ASyntheticRealNodeIsRecovered) {
 
 // Busy-request costs that do not change with the spacing give no quiet stretch: one wait for all.
 TEST(Fit, BusyRequestsAlikeGiveNoQuietStretch) {
-  std::vector<MeasuredCost> measured{{"page-miss", 50, 50, 50, 50, 1}};
+  std::vector<MeasuredCost> measured{{"page-miss", 50, 50, 50, 50, 1, {}}};
   for (const int ms : {1, 2, 4, 8, 16})
-    measured.push_back({fmt::format("busy-request-{}ms", ms), 400.0 + ms, 0, 0, 0, 1});
+    measured.push_back({fmt::format("busy-request-{}ms", ms), 400.0 + ms, 0, 0, 0, 1, {}});
   EXPECT_EQ(busy_quiet_after_us(measured), 0);
   measured[3].median_us =
       5000;  // only 4 ms slow: the best split puts 4 ms alone on one side; a split is still found
