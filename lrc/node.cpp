@@ -85,7 +85,7 @@ bool Node::close_interval_running(CostSink& costs) {
     ++counters_.twins;
     costs.twin_made(page);
   }
-  const std::uint32_t next = vt_[static_cast<std::size_t>(index(self_))] + 1;
+  const std::uint32_t next = open_interval();
   for (PageId page : dirty_) {
     pages_[raw(page)].twin_interval = next;
     pages_[raw(page)].carried = true;
@@ -165,6 +165,16 @@ void Node::install_page(PageId page, std::span<const std::byte> bytes) {
 
 std::span<const std::byte> Node::serve_page(PageId page) {
   ++counters_.pages_served;
+  // The page as this node's last closed interval left it. No write notice covers the open
+  // interval's writes: the requester learns them from its diff, which holds only the bytes that
+  // differ from the twin, so a value the page passes through (255 in a word that ends as 256,
+  // whose twin holds 0) would stay in the copy. While the open interval writes the page, its twin
+  // is that copy: the page at its first write, or the snapshot of a close while running (carried),
+  // which ends the closed interval. Otherwise the page holds no write of the open interval that the
+  // core was told of; a program's write fault not yet told (taken at once, tmk/) is the transport's
+  // to hide: the page is shown as the fault's snapshot until then.
+  const PageState& ps = pages_[raw(page)];
+  if (ps.has_twin() && ps.twin_interval == open_interval()) return twins_.bytes(ps.twin);
   return memory_.page(page);
 }
 

@@ -132,7 +132,8 @@ class Node {
   NodeId request_page(PageId page);
   // The home's copy arrived.
   void install_page(PageId page, std::span<const std::byte> bytes);
-  // As the page's home: the copy to send.
+  // As the page's home: the copy to send, the page as this node's last closed interval left it
+  // (never a write of the open interval: docs/protocol.md). Valid until the node's next call.
   std::span<const std::byte> serve_page(PageId page);
   // The page's write notices, sorted by writer then interval: one diff request per writer, listing
   // that writer's intervals (counted). Clears what diffs were received before.
@@ -244,6 +245,10 @@ class Node {
   void set_access(PageId page, Access a) {
     access_byte(page) = static_cast<std::uint8_t>(a);
     if (track_access_) access_changes_.push_back(page);
+  }
+  // This node's own interval in progress (its writes since its last close).
+  [[nodiscard]] std::uint32_t open_interval() const {
+    return vt_[static_cast<std::size_t>(index(self_))] + 1;
   }
   LockState& lock_state(LockId lock);
   std::uint32_t defer_diff(PageId page);

@@ -89,7 +89,7 @@ void Node::charge(PageId page, OwnDiff& own, CostSink& costs) {
 // charged.
 void Node::diff_due(PageId page, CostSink& costs, bool next_write) {
   PageState& ps = pages_[raw(page)];
-  const std::uint32_t current = vt_[static_cast<std::size_t>(index(self_))] + 1;
+  const std::uint32_t current = open_interval();
   if (ps.has_twin() && ps.twin_interval != current) {
     if (next_write) {
       const std::uint32_t copy = defer_diff(page);
@@ -167,7 +167,7 @@ void Node::diffs_served(PageId page, std::size_t modeled_bytes, CostSink& costs)
 
 void Node::begin_write(PageId page, CostSink& costs) {
   PageState& ps = pages_[raw(page)];
-  const std::uint32_t current = vt_[static_cast<std::size_t>(index(self_))] + 1;
+  const std::uint32_t current = open_interval();
   diff_due(page, costs, true);
   if (!ps.has_twin()) {
     if (ps.clean != PageBuffers::kNone) {  // the page as the last interval left it: the twin already

@@ -163,6 +163,7 @@ class NodeAgent {
   void service_loop();
   void dispatch(Message m);
   void on_page_request(const Message& m);
+  [[nodiscard]] const std::byte* untold_write_snapshot(lrc::PageId page);  // with mutex_ held
   void on_diff_request(const Message& m);
   void on_lock_request(const Message& m);
   void on_lock_forward(const Message& m);
@@ -198,6 +199,7 @@ class NodeAgent {
   std::unique_ptr<lrc::Node> lrc_;
   Exchanges exchanges_{*this};
   std::unique_ptr<lrc::Driver> driver_;           // the local thread's; it holds mutex_ around the core
+  std::vector<std::byte> served_copy_;            // a page request's copy (capacity reused)
   BarrierService barriers_;                       // its state under mutex_ too
   std::map<std::uint32_t, double> queued_since_;  // when the lock requester queued here asked
   std::condition_variable replies_cv_;

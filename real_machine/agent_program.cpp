@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -230,6 +231,12 @@ void NodeAgent::replay_deferred_faults(tmk::RequestHandler& h) {
     driver_->access(page, lrc::Access::Write);  // the write fault, taken by the driver as every one
     const std::lock_guard guard(mutex_);
     memory_->show_as(page, nullptr);
+  }
+  {
+    // Told now: the service thread no longer serves their pages as the snapshots (untold_write_snapshot),
+    // which the request may make out of date (a barrier closing the interval, a collection).
+    const std::lock_guard guard(mutex_);
+    std::atomic_ref(process_->channel().deferred).store(0, std::memory_order_release);
   }
   profile_.forget_operation();  // the request's own operation follows
 }

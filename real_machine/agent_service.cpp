@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <ctime>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "real_machine/agent.hpp"
 #include "real_machine/agent_internal.hpp"
+#include "tmk/host/node_process.hpp"
 
 namespace ncp2::real {
 
@@ -111,9 +113,11 @@ void NodeAgent::dispatch(Message m) {
   }
 }
 
-// As the page's home: a copy of it. The program may be writing the page meanwhile (this thread
-// never stops it): the bytes it changes are those of an interval the requester does not know of,
-// which a data-race-free program reads only after a synchronization brings their diff anyway.
+// As the page's home: a copy of it as this node's last closed interval left it (lrc::Node::serve_page:
+// the twin of a page the open interval writes). The program runs on meanwhile (this thread never
+// stops it), and a write fault it takes at once (tmk/runtime/write_guards.cpp) reaches the core
+// only with its next request: until then the page as the core knows it is the fault's snapshot.
+// The faults are looked at after the copy is made, so that one taken while it was made counts too.
 void NodeAgent::on_page_request(const Message& m) {
   const double start = now_ns();
   WireReader r(m.body);
@@ -125,10 +129,31 @@ void NodeAgent::on_page_request(const Message& m) {
     if (!lrc_) throw std::runtime_error("a page request before the program started");
     if (lrc::raw(page) >= directory_.pages())
       throw std::runtime_error("malformed message: a page outside the heap");
-    w.bytes(lrc_->serve_page(page));
+    const std::span<const std::byte> served = lrc_->serve_page(page);
+    served_copy_.assign(served.begin(), served.end());
+    if (const std::byte* snapshot = untold_write_snapshot(page))
+      std::copy_n(snapshot, served_copy_.size(), served_copy_.begin());
+    w.bytes(served_copy_);
   }
   w.i64(static_cast<std::int64_t>(now_ns() - start));  // the service time (CPRComp)
   transport_.send(m.from, Tag::PageReply, std::move(w).take());
+}
+
+// The snapshot of `page` if the program took a write fault on it at once that its agent has not
+// replayed yet (the channel lists those of the running stretch: replay_deferred_faults clears the
+// list), else null. After the copy of the page: the program publishes a fault (tmk's take_at_once)
+// before it writes the page, so a copy holding such a write finds its fault here.
+const std::byte* NodeAgent::untold_write_snapshot(lrc::PageId page) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  tmk::Channel& c = process_->channel();
+  const std::uint32_t taken = std::atomic_ref(c.deferred).load(std::memory_order_acquire);
+  const auto listed = std::min<std::size_t>({taken, c.deferral_slots, tmk::kMaxDeferredFaults});
+  for (std::size_t k = 0; k < listed; ++k) {
+    const std::uint64_t offset = c.deferred_fault[k].address - tmk::kHeapBase;
+    if (offset < options_.heap_bytes && offset / options_.page_bytes == lrc::raw(page))
+      return process_->snapshots() + k * options_.page_bytes;
+  }
+  return nullptr;
 }
 
 void NodeAgent::on_diff_request(const Message& m) {

@@ -278,6 +278,60 @@ TEST(LrcNode, SameByteWritesOrderedBySynchronizationApplyInThatOrder) {
   EXPECT_EQ(d.read(64), 2);
 }
 
+// The home serves a page its open interval writes as its last closed interval left it: b, served
+// in the middle of a's interval (word 0 = 0xff), must end with a's final word 0x100 although a's
+// diff carries byte 1 only (byte 0 ends as the twin's). Both ways of making diffs.
+TEST(LrcNode, APageServedInTheMiddleOfItsHomesIntervalTakesThatIntervalsDiff) {
+  for (const bool copy_at_close : {false, true}) {
+    ProtocolConfig c = config_of(2, FirstTouch::FromHome);
+    c.copy_at_close = copy_at_close;
+    TestNode a(0, c);
+    TestNode b(1, c);
+    std::vector<TestNode*> all{&a, &b};
+    a.write(0, 0xff);
+    fetch(b, PageId{0}, all);
+    EXPECT_EQ(b.read(0), 0) << "served with a write of the open interval";
+    a.write(0, 0x00);
+    a.write(1, 0x01);
+    ASSERT_TRUE(a.node->close_interval(a.costs));
+    carry(a, b);
+    fetch(b, PageId{0}, all);
+    EXPECT_EQ(b.read(0), 0x00) << copy_at_close;
+    EXPECT_EQ(b.read(1), 0x01) << copy_at_close;
+  }
+}
+
+// What a page is served as, interval by interval: the twin while the open interval writes it, the
+// page itself once the interval closed, the snapshot of a close while running (the page carried
+// into the next interval and written on there without a fault).
+TEST(LrcNode, AServedPageIsThePageAsTheLastClosedIntervalLeftIt) {
+  for (const bool copy_at_close : {false, true}) {
+    ProtocolConfig c = config_of(2, FirstTouch::FromHome);
+    c.copy_at_close = copy_at_close;
+    TestNode a(0, c);
+    const auto served = [&a](std::size_t offset) {
+      return std::to_integer<std::uint8_t>(a.node->serve_page(PageId{0})[offset]);
+    };
+    a.write(0, 0xff);
+    EXPECT_EQ(served(0), 0) << copy_at_close;
+    ASSERT_TRUE(a.node->close_interval(a.costs));
+    EXPECT_EQ(served(0), 0xff) << copy_at_close;
+    a.write(0, 0x11);
+    EXPECT_EQ(served(0), 0xff) << copy_at_close;
+    ASSERT_TRUE(a.node->close_interval_running(a.costs));
+    EXPECT_EQ(served(0), 0x11) << copy_at_close;
+    ASSERT_EQ(a.node->access(PageId{0}), Access::Write);
+    a.memory.bytes[0] = std::byte{0x22};
+    a.memory.bytes[1] = std::byte{0x33};
+    EXPECT_EQ(served(0), 0x11) << copy_at_close;
+    EXPECT_EQ(served(1), 0) << copy_at_close;
+    ASSERT_TRUE(a.node->close_interval(a.costs));
+    EXPECT_EQ(served(0), 0x22) << copy_at_close;
+    EXPECT_EQ(served(1), 0x33) << copy_at_close;
+    EXPECT_EQ(a.node->counters().pages_served, 8U);
+  }
+}
+
 TEST(LrcNode, LocksQueueAtTheLastRequesterAndGrantAtRelease) {
   const ProtocolConfig c = config_of(3);
   TestNode n0(0, c);

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -173,7 +174,10 @@ bool take_at_once(std::size_t page, std::uint64_t address, void* pc) {
               reinterpret_cast<const void*>(g.heap_base + first * kHostPage), g.page_bytes);
   c.deferred_fault[slot] = {address, __ncp2_tmk_icount, reinterpret_cast<std::uint64_t>(pc), c.marks,
                             c.samples};
-  c.deferred = slot + 1;
+  // Published with the snapshot before the page is written: a real run's agent serving the page
+  // meanwhile serves the snapshot (real_machine/agent_service.cpp, untold_write_snapshot).
+  std::atomic_ref(c.deferred).store(slot + 1, std::memory_order_release);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
   std::memset(g.writable + first, kWritable, per_page);
   ++g.counts.deferred_faults;
   return true;
