@@ -18,6 +18,7 @@
 #include "carnival/store_error.hpp"
 #include "cli/commands.hpp"
 #include "cli/machine_options.hpp"
+#include "figures/figure.hpp"
 #include "scheduling/figure.hpp"
 #include "scheduling/groups.hpp"
 #include "scheduling/programs.hpp"
@@ -120,7 +121,7 @@ void check_outputs(const ScheduleCommand& o) {
     if (const auto problem = sched::check_experiment_output(o.db, o.force); !problem.empty())
       throw UsageError(problem);
   if (!o.plot.empty())
-    if (const auto problem = sched::check_plot_path(o.plot); !problem.empty()) throw UsageError(problem);
+    if (const auto problem = figures::check_plot_path(o.plot); !problem.empty()) throw UsageError(problem);
 }
 
 // --db and --plot; each failure said on stderr. Returns whether all were written.
@@ -133,8 +134,8 @@ bool write_outputs(const ScheduleCommand& o, const sched::Experiment& experiment
       ok = false;
     }
   if (!o.plot.empty()) try {
-      sched::write_figure(sched::experiment_figure(experiment), o.plot);
-    } catch (const sched::PlotError& e) {
+      figures::write_figure(sched::experiment_figure(experiment), o.plot);
+    } catch (const figures::PlotError& e) {
       fmt::print(stderr, "ncp2: schedule: {}\n", e.what());
       ok = false;
     }

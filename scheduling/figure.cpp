@@ -1,18 +1,23 @@
 #include "scheduling/figure.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "carnival/file_publish.hpp"
-#include "carnival/store_error.hpp"
+#include "figures/chart.hpp"
 #include "scheduling/report.hpp"
 
 namespace ncp2::sched {
 
 namespace {
+
+using figures::Anchor;
+using figures::Figure;
+using figures::LineShape;
+using figures::RectShape;
+using figures::TextShape;
+using Area = figures::Box;
 
 constexpr int kWidth = 1100;
 constexpr double kLeft = 80;
@@ -21,15 +26,6 @@ constexpr double kPanelHeight = 220;
 constexpr double kGap = 70;
 constexpr double kTop = 60;
 constexpr int kBusBuckets = 50;
-// Okabe-Ito, as the counters plot: distinguishable with the common colour-vision deficiencies.
-constexpr std::array<const char*, 7> kPalette = {"#000000", "#0072B2", "#D55E00", "#009E73",
-                                                 "#CC79A7", "#E69F00", "#56B4E9"};
-
-struct Area {
-  double left, top, width, height;
-  [[nodiscard]] double bottom() const { return top + height; }
-};
-
 // The set's applications, or its policies (the baseline's row, 0 % by definition, left out).
 std::vector<std::string> distinct(const Experiment& e, const std::string& set, bool applications) {
   std::vector<std::string> out;
@@ -41,25 +37,12 @@ std::vector<std::string> distinct(const Experiment& e, const std::string& set, b
   return out;
 }
 
-std::string colour_of(std::size_t policy_index) { return kPalette[policy_index % kPalette.size()]; }
+std::string colour_of(std::size_t policy_index) { return figures::palette_colour(policy_index); }
 
 void add_legend(Figure& f, const std::vector<std::string>& policies, double top) {
-  for (std::size_t i = 0; i < policies.size(); ++i) {
-    const double y = top + 18 * static_cast<double>(i);
-    f.shapes.emplace_back(RectShape{{kWidth - kRight + 15, y - 10}, 12, 12, colour_of(i), ""});
-    f.shapes.emplace_back(TextShape{{kWidth - kRight + 32, y}, policies[i], 12, Anchor::Start, false});
-  }
-}
-
-// A frame with horizontal grid lines from `low` to `high` in steps of `step`, labelled.
-void add_frame(Figure& f, const Area& a, double low, double high, double step, const std::string& unit) {
-  for (double v = low; v <= high + step / 2; v += step) {
-    const double y = a.bottom() - (v - low) / (high - low) * a.height;
-    f.shapes.emplace_back(LineShape{{{a.left, y}, {a.left + a.width, y}}, v == 0 ? "#888888" : "#dddddd", 1});
-    f.shapes.emplace_back(
-        TextShape{{a.left - 6, y + 4}, fmt::format("{:g}{}", v, unit), 11, Anchor::End, false});
-  }
-  f.shapes.emplace_back(RectShape{{a.left, a.top}, a.width, a.height, "", "#000000"});
+  std::vector<figures::LegendEntry> entries;
+  for (std::size_t i = 0; i < policies.size(); ++i) entries.push_back({policies[i], colour_of(i)});
+  figures::add_legend(f, {kWidth - kRight + 15, top}, entries);
 }
 
 // Improvement over the baseline: one group of bars per application, one bar per policy.
@@ -82,7 +65,7 @@ void add_improvement_panel(Figure& f, const Experiment& e, const std::string& se
       14,
       Anchor::Start,
       true});
-  add_frame(f, a, low, high, step, "%");
+  figures::add_y_grid(f, a, low, high, step, "%");
   const double group = a.width / static_cast<double>(std::max<std::size_t>(applications.size(), 1));
   const double bar = group * 0.8 / static_cast<double>(std::max<std::size_t>(policies.size(), 1));
   const auto y_of = [&](double v) { return a.bottom() - (v - low) / (high - low) * a.height; };
@@ -120,7 +103,7 @@ void add_bus_panel(Figure& f, const Experiment& e, const std::string& set, const
                 14,
                 Anchor::Start,
                 true});
-  add_frame(f, a, 0, 100, 25, "%");
+  figures::add_y_grid(f, a, 0, 100, 25, "%");
   f.shapes.emplace_back(
       TextShape{{a.left + a.width, a.bottom() + 16}, fmt::format("{:.1f} s", end), 11, Anchor::End, false});
   for (std::size_t p = 0; p < policies.size(); ++p)
@@ -141,53 +124,13 @@ void add_bus_panel(Figure& f, const Experiment& e, const std::string& set, const
     }
 }
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '&')
-      out += "&amp;";
-    else if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else
-      out += c;
-  }
-  return out;
-}
-
-struct SvgWriter {
-  std::string& out;
-  void operator()(const LineShape& l) const {
-    std::string points;
-    for (const auto& p : l.points) points += fmt::format("{:.1f},{:.1f} ", p.x, p.y);
-    out += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="{}"/>)", points,
-                       l.colour, l.width) +
-           "\n";
-  }
-  void operator()(const RectShape& r) const {
-    out +=
-        fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="{:.1f}" height="{:.1f}" fill="{}" stroke="{}"/>)",
-                    r.corner.x, r.corner.y, r.width, r.height, r.fill.empty() ? "none" : r.fill,
-                    r.stroke.empty() ? "none" : r.stroke) +
-        "\n";
-  }
-  void operator()(const TextShape& t) const {
-    const char* anchor =
-        t.anchor == Anchor::Start ? "start" : (t.anchor == Anchor::Middle ? "middle" : "end");
-    out += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="{}" text-anchor="{}"{}>{}</text>)", t.at.x,
-                       t.at.y, t.size, anchor, t.bold ? R"( font-weight="bold")" : "", escape(t.text)) +
-           "\n";
-  }
-};
-
 }  // namespace
 
 Figure experiment_figure(const Experiment& experiment) {
   std::vector<std::string> sets;
   for (const auto& r : experiment.rows)
     if (std::find(sets.begin(), sets.end(), r.set) == sets.end()) sets.push_back(r.set);
-  if (sets.empty()) throw PlotError("nothing to plot: the experiment has no result");
+  if (sets.empty()) throw figures::PlotError("nothing to plot: the experiment has no result");
   Figure f;
   f.width = kWidth;
   f.height = static_cast<int>(kTop + static_cast<double>(sets.size()) * 2 * (kPanelHeight + kGap));
@@ -210,35 +153,6 @@ Figure experiment_figure(const Experiment& experiment) {
     top += kPanelHeight + kGap;
   }
   return f;
-}
-
-std::string figure_svg(const Figure& figure) {
-  std::string out =
-      fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" )"
-                  R"(font-family="DejaVu Sans, sans-serif">)"
-                  "\n",
-                  figure.width, figure.height);
-  for (const auto& shape : figure.shapes) std::visit(SvgWriter{out}, shape);
-  return out + "</svg>\n";
-}
-
-std::string check_plot_path(const std::string& path) {
-  if (path.ends_with(".svg")) return "";
-  if (!path.ends_with(".png")) return fmt::format("--plot {}: the file name must end in .png or .svg", path);
-  if (!png_available())
-    return fmt::format("--plot {}: this ncp2 was built without Qt 6, so it cannot draw PNG plots (use .svg)",
-                       path);
-  return "";
-}
-
-void write_figure(const Figure& figure, const std::string& path) {
-  if (const std::string problem = check_plot_path(path); !problem.empty()) throw PlotError(problem);
-  if (path.ends_with(".png")) return write_figure_png(figure, path);
-  try {
-    carnival::write_file_atomically(path, [&](std::ostream& out) { out << figure_svg(figure); });
-  } catch (const carnival::StoreError& e) {
-    throw PlotError(e.what());
-  }
 }
 
 }  // namespace ncp2::sched
