@@ -2,10 +2,8 @@
 // summary and optionally writes the statistics as JSON.
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -24,6 +22,7 @@
 #include "cli/machine_options.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/race_output.hpp"
+#include "cli/stop_signals.hpp"
 #include "cli/time_model_options.hpp"
 #include "dsm/types.hpp"
 #include "emulator/config.hpp"
@@ -118,32 +117,6 @@ class ProgressLine {
   bool shown_ = false;
 };
 
-// SIGINT, SIGTERM and SIGHUP (the terminal closed) stop the emulation cleanly: the run ends, its database is
-// written with status 'incomplete', and the command exits 1.
-std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop.store(true, std::memory_order_relaxed); }
-
-struct SignalGuard {
-  SignalGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
-  }
-  ~SignalGuard() {
-    sigaction(SIGINT, &old_int, nullptr);
-    sigaction(SIGTERM, &old_term, nullptr);
-    sigaction(SIGHUP, &old_hup, nullptr);
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-  struct sigaction old_int {};
-  struct sigaction old_term {};
-  struct sigaction old_hup {};
-};
-
 void print_summary(const run::RunOutcome& o) {
   const dsm::NodeStats t = o.totals();
   fmt::print("workload  {} ({}), seed {}\n", o.workload, o.params.describe(), o.seed);
@@ -193,7 +166,7 @@ run::SessionOptions session_options(const RunOptions& o) {
   s.baseline = o.baseline;
   s.detect_races = o.detect_races;
   s.check_spans = o.check_spans;
-  s.stop_flag = &g_stop;
+  s.stop_flag = &stop_requested();
   if (!o.max_virtual_time.empty())
     s.max_virtual_time = emu::kTimeZero + emu::parse_duration(o.max_virtual_time);
   if (!o.max_wall.empty())
@@ -356,7 +329,8 @@ int run(const RunOptions& o) {
   else
     session->use_compute_meter(time_model.meter.get());
 
-  const SignalGuard signals;
+  // Ctrl-C, SIGTERM, SIGHUP: the run ends, its database is written with status 'incomplete', exit 1.
+  const StopSignals signals;
   std::optional<ProgressLine> line;
   run::RunOutcome outcome = session->run(display(o, line, session->workload().name));
   if (session->baseline_interrupted()) return kExitFailure;

@@ -28,6 +28,9 @@ std::unique_ptr<CommandLine> make_command_line() {
                      add_reproduce_command(app), add_calibrate_command(app), add_validate_command(app)})
     cl->runners[sub.app] = sub.run;
   for (auto&& sub : {add_timing_command(app), add_clocksync_command(app)}) cl->runners[sub.app] = sub.run;
+  // Design-space sweeps (sweep/): a grid of `ncp2 run` points of this very executable.
+  const Subcommand sweeps = add_sweep_command(app);
+  cl->runners[sweeps.app] = sweeps.run;
   return cl;
 }
 

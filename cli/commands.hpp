@@ -26,5 +26,6 @@ Subcommand add_schedule_command(CLI::App& app);
 Subcommand add_reproduce_command(CLI::App& app);
 Subcommand add_calibrate_command(CLI::App& app);
 Subcommand add_validate_command(CLI::App& app);
+Subcommand add_sweep_command(CLI::App& app);
 
 }  // namespace ncp2::cli

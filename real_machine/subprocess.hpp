@@ -1,7 +1,11 @@
 #pragma once
 // Running a command as a child, its standard output and error captured together: `mpirun
 // --version` (launcher.cpp), and `ncp2-cc` and `ncp2 run` as `ncp2 calibrate` and `ncp2 validate`
-// run them; and where ncp2's own executables are.
+// run them; in the background, its output in a file (`ncp2 sweep`'s points); and where ncp2's own
+// executables are.
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,5 +28,38 @@ struct CommandResult {
 
 // The last `lines` lines of `text` (for a failure's message).
 [[nodiscard]] std::string last_lines(const std::string& text, int lines);
+
+// The command as a shell would read it back: words quoted only where they need it (logs, messages,
+// a sweep's stored command).
+[[nodiscard]] std::string command_line_text(const std::vector<std::string>& argv);
+
+// A command running in the background, leader of a process group of its own, its standard output
+// and error appended to a file (`ncp2 sweep`'s points). Its own group keeps a terminal's Ctrl-C
+// from reaching it directly, so that its starter decides how it stops; it is sent SIGTERM if its
+// starter dies first. Destroying a command still running kills its group and reaps it.
+class BackgroundCommand {
+ public:
+  // Starts argv[0] (searched on PATH when it has no '/'). Throws std::runtime_error when the
+  // output file cannot be opened or the process not started; a program that cannot be executed
+  // ends with exit code 127 and the reason in the output file.
+  BackgroundCommand(const std::vector<std::string>& argv, const std::string& output_path);
+  ~BackgroundCommand();
+  BackgroundCommand(BackgroundCommand&& other) noexcept;
+  BackgroundCommand& operator=(BackgroundCommand&& other) noexcept;
+  BackgroundCommand(const BackgroundCommand&) = delete;
+  BackgroundCommand& operator=(const BackgroundCommand&) = delete;
+
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  // Its exit code once it has ended (-1: killed by a signal), without blocking; nullopt while it
+  // runs. The process is reaped by the call that sees it end.
+  [[nodiscard]] std::optional<int> poll();
+  // Sends `signal` to the command itself, or to every process of its group.
+  void signal(int signal) const;
+  void signal_group(int signal) const;
+
+ private:
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
 
 }  // namespace ncp2::real

@@ -269,6 +269,96 @@ def program_cases():
     ]
 
 
+def sweep_cases():
+    """`ncp2 sweep` (issue 44 item 4): bad input refused before anything runs, naming the key, the
+    value and the allowed range; another sweep's folder needs --force; a point failing at run time
+    is marked failed and the sweep goes on."""
+    def sweep(*args, out="{T}/sweep-new"):
+        return ["sweep", "counter", "--nodes", "1,2", *args, "--out", out]
+
+    def nothing_at(path):
+        return lambda t: f"{path.format(T=t)} was created" if os.path.exists(path.format(T=t)) else None
+
+    def sweep_intact(t):
+        points = sqlite3.connect(f"{t}/sweep-old/sweep.db").execute("SELECT name, status FROM points").fetchall()
+        ok = points == [("ncp2-n1", "done")] and os.path.exists(f"{t}/sweep-old/points/ncp2-n1.db")
+        return None if ok else f"the earlier sweep changed: {points}"
+
+    def not_a_sweep_intact(t):
+        text = open(f"{t}/not-a-sweep/sweep.db").read()
+        return None if text == "results of an earlier experiment\n" else "not-a-sweep/sweep.db changed"
+
+    def failed_and_went_on(t):
+        points = dict(sqlite3.connect(f"{t}/sweep-fail/sweep.db").execute("SELECT name, status FROM points"))
+        return None if points == {"ncp2-n1": "done", "ncp2-n2": "failed"} else f"points: {points}"
+
+    nothing = nothing_at("{T}/sweep-new")
+    return [
+        Case("sweep unknown key", sweep("--set", "network.latency=1us,2us"), 2,
+             "--set network.latency=1us: unknown key 'network.latency'; did you mean 'network.link_latency'?",
+             check=nothing),
+        Case("sweep value out of range", sweep("--set", "network.link_latency=1us,2s"), 2,
+             "--set network.link_latency=2s: key 'network.link_latency' (duration): 2s is out of range: allowed 0 s .. 1 s",
+             check=nothing),
+        Case("sweep value without unit", sweep("--set", "network.link_latency=1us,5"), 2,
+             "--set network.link_latency=5: key 'network.link_latency' (duration): duration '5' needs a unit"),
+        Case("sweep value of the wrong unit", sweep("--set", "network.link_bandwidth=1 GB/s,1us"), 2,
+             "--set network.link_bandwidth=1us: key 'network.link_bandwidth' (bandwidth): unknown bandwidth unit 'us'"),
+        Case("sweep empty node list", ["sweep", "counter", "--nodes", "", "--out", "{T}/sweep-new"], 2,
+             "--nodes: the list is empty", check=nothing),
+        Case("sweep empty value list", sweep("--set", "network.link_latency="), 2,
+             "--set network.link_latency: the list is empty"),
+        Case("sweep empty value in a list", sweep("--set", "network.link_latency=1us,,2us"), 2, "has an empty value"),
+        Case("sweep empty machine list", sweep("--machine", ""), 2, "--machine: the list is empty"),
+        Case("sweep node count twice", ["sweep", "counter", "--nodes", "1,2,2", "--out", "{T}/sweep-new"], 2,
+             "--nodes: 2 is given twice"),
+        Case("sweep value twice", sweep("--set", "network.link_latency=1us,1us"), 2,
+             "--set network.link_latency: 1us is given twice"),
+        Case("sweep one value written twice", sweep("--set", "network.link_latency=1us,1000ns"), 2,
+             "--set network.link_latency: 1us and 1000ns are the same value"),
+        Case("sweep zero nodes", ["sweep", "counter", "--nodes", "0,2", "--out", "{T}/sweep-new"], 2,
+             "--nodes: 0 is out of range (expected 1 to 16384)", check=nothing),
+        Case("sweep nodes not a number", ["sweep", "counter", "--nodes", "1,two", "--out", "{T}/sweep-new"], 2,
+             "'two' is not a whole number"),
+        Case("sweep too many nodes", ["sweep", "counter", "--nodes", "1,16385", "--out", "{T}/sweep-new"], 2,
+             "16385 is out of range"),
+        Case("sweep without nodes", ["sweep", "counter", "--out", "{T}/sweep-new"], 2, "--nodes is missing"),
+        Case("sweep without out", ["sweep", "counter", "--nodes", "1"], 2, "--out is missing"),
+        Case("sweep on the real machine", sweep("--machine", "ncp2,real"), 2, "real runs are measured, not emulated"),
+        Case("sweep unknown machine", sweep("--machine", "ncp2,vax"), 2, "--machine: 'vax' is not one of: ncp2, treadmarks"),
+        Case("sweep key given twice", sweep("--set", "cp.clock_mhz=25", "--set", "cp.clock_mhz=50"), 2,
+             "--set cp.clock_mhz is given twice: give all its values in one list"),
+        Case("sweep nodes through --set", sweep("--set", "machine.nodes=4,8"), 2,
+             "--set machine.nodes: give the sweep's node counts with --nodes"),
+        Case("sweep set without values", sweep("--set", "network.link_latency"), 2, "expected KEY=V1,V2"),
+        Case("sweep point that cannot be", ["sweep", "counter", "--nodes", "1,9", "--set", "network.topology=star",
+                                            "--out", "{T}/sweep-new"], 2, "cannot connect 9 nodes"),
+        Case("sweep unknown workload", ["sweep", "nosuch", "--nodes", "1", "--out", "{T}/sweep-new"], 2,
+             "workloads: counter"),
+        Case("sweep parameter misspelt", sweep("--param", "itertions=5"), 2, "did you mean 'iterations'?"),
+        Case("sweep program missing", ["sweep", "{T}/nosuch-prog", "--nodes", "1", "--out", "{T}/sweep-new"], 2,
+             "nosuch-prog (build it with ncp2-cc)"),
+        Case("sweep program not built with ncp2-cc", ["sweep", "/bin/true", "--nodes", "1", "--out", "{T}/sweep-new"],
+             2, "/bin/true was not built with ncp2-cc", check=nothing),
+        Case("sweep program is a text file", ["sweep", "{T}/text.txt", "--nodes", "1", "--out", "{T}/sweep-new"], 2,
+             "text.txt was not built with ncp2-cc"),
+        Case("sweep program arguments to a workload", sweep() + ["--", "x"], 2, "is a built-in workload"),
+        Case("sweep target-mhz without the measured model", sweep("--target-mhz", "100"), 2,
+             "--target-mhz and --scale need --time-model measured"),
+        Case("sweep jobs 0", sweep("-j", "0"), 2, "--jobs: 0 is out of range"),
+        Case("sweep json and csv", sweep("--json", "--csv"), 2, "choose one of --json and --csv"),
+        Case("sweep out where nothing can be created", sweep(out="/proc/ncp2-sweep"), 2, "cannot create the folder"),
+        Case("sweep out is a file", sweep(out="{T}/text.txt"), 2, "is not a folder"),
+        Case("sweep folder of another sweep", sweep(out="{T}/sweep-old"), 2, "holds another sweep",
+             check=sweep_intact),
+        Case("sweep --force over a file that is not a sweep", sweep("--force", out="{T}/not-a-sweep"), 2,
+             "not-a-sweep/sweep.db is not an SQLite database", check=not_a_sweep_intact),
+        Case("sweep point failing at run time", ["sweep", "{T}/errors", "--nodes", "1,2", "--out", "{T}/sweep-fail",
+                                                 "--", "segv"], 1, "failed  ncp2-n2: run error: node 1: crashed: Segmentation fault",
+             check=failed_and_went_on),
+    ]
+
+
 def gui_cases():
     shot = ["--screenshot", "{T}/shot.png"]
     cases = []
@@ -314,6 +404,12 @@ def make_fixtures(t, bin_dir, src, config_files):
     open(f"{t}/stale.db.tmp-999999", "w").write("left by a killed run")
     subprocess.run([f"{bin_dir}/ncp2-cc", "-O1", "-o", f"{t}/errors", f"{src}/tests/tmk/programs/errors.c"],
                    check=True, capture_output=True)
+    # A finished sweep, and a folder whose sweep.db is not a sweep's (ncp2 sweep's cases).
+    subprocess.run([f"{bin_dir}/ncp2", "sweep", "counter", "--nodes", "1", "--param", "iterations=5", "--out",
+                    f"{t}/sweep-old"], env=env, check=True, capture_output=True)
+    os.mkdir(f"{t}/not-a-sweep")
+    with open(f"{t}/not-a-sweep/sweep.db", "w") as f:
+        f.write("results of an earlier experiment\n")
 
 
 def fingerprints(t):
@@ -358,7 +454,7 @@ def main():
     bin_dir, src = sys.argv[1], sys.argv[2]
     only = sys.argv[3] if len(sys.argv) > 3 else ""
     configs, config_files = config_cases()
-    cases = cli_cases() + configs + database_cases() + lifecycle_cases() + program_cases()
+    cases = cli_cases() + configs + database_cases() + lifecycle_cases() + program_cases() + sweep_cases()
     if os.path.exists(f"{bin_dir}/carnival"):
         cases += gui_cases()
     else:
