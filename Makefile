@@ -7,7 +7,7 @@ BUILD ?= build
 PRESET ?= default
 JOBS ?= $(shell nproc)
 
-.PHONY: all deps build demo gui test test-all bench clean format
+.PHONY: all deps deps-bench deps-test build demo gui test test-all bench clean format
 
 all: build
 
@@ -16,6 +16,10 @@ deps:
 
 deps-bench:
 	@bash cmake/install-deps.sh bench
+
+# The tests' own packages too (a one-node Slurm cluster: cmake/install-deps.sh's test group).
+deps-test:
+	@bash cmake/install-deps.sh test
 
 $(BUILD)/build.ninja:
 	cmake --preset $(PRESET)
@@ -32,10 +36,10 @@ demo: deps $(BUILD)/build.ninja
 gui: deps $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS) --target carnival
 
-test: build
+test: deps-test build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) -LE slow
 
-test-all: build
+test-all: deps-test build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 bench: deps-bench build

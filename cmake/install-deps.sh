@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the build needs, and only those that are missing.
-# Idempotent: a second run installs nothing. Usage: install-deps.sh [core|bench|gui|ci|all]...
+# Idempotent: a second run installs nothing. Usage: install-deps.sh [core|bench|gui|test|ci|all]...
 set -euo pipefail
 
 core=(cmake ninja-build g++ pkg-config ccache
@@ -13,6 +13,10 @@ core=(cmake ninja-build g++ pkg-config ccache
       python3)  # tests/cli/bad_input_test.py (its sqlite3 module is in the standard library)
 bench=(libbenchmark-dev libsimgrid-dev python3 valgrind)
 gui=(qt6-base-dev qt6-svg-dev libgl-dev)  # qt6-svg-dev: the GUI's SVG export
+# What only the tests need: a one-node Slurm cluster (tests/slurm/one_node_slurm.sh) for `ncp2 sweep
+# --slurm` and real runs in an allocation. Not in core: a user's Slurm is the cluster's own, and
+# `make demo` has no use for daemons. `make test` installs this group.
+test=(slurm-wlm munge)
 # What .ci/run's checks need besides the build: formatting, clang-tidy, the structure check;
 # clang for the fuzz targets (fuzz/run.sh: libFuzzer ships with Debian's clang).
 ci=(clang-format clang-tidy python3 clang)
@@ -23,9 +27,10 @@ for group in "${@:-core}"; do
     core)  wanted+=("${core[@]}") ;;
     bench) wanted+=("${core[@]}" "${bench[@]}") ;;
     gui)   wanted+=("${core[@]}" "${gui[@]}") ;;
+    test)  wanted+=("${core[@]}" "${test[@]}") ;;
     ci)    wanted+=("${core[@]}" "${ci[@]}") ;;
-    all)   wanted+=("${core[@]}" "${bench[@]}" "${gui[@]}" "${ci[@]}") ;;
-    *) echo "install-deps: unknown group '$group' (core|bench|gui|ci|all)" >&2; exit 2 ;;
+    all)   wanted+=("${core[@]}" "${bench[@]}" "${gui[@]}" "${test[@]}" "${ci[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (core|bench|gui|test|ci|all)" >&2; exit 2 ;;
   esac
 done
 

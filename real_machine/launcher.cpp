@@ -107,6 +107,8 @@ int physical_cores() {
   return std::max(1, static_cast<int>(cores.size()));
 }
 
+}  // namespace
+
 std::string search_path(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::istringstream dirs(path ? path : "");
@@ -118,8 +120,6 @@ std::string search_path(const std::string& name) {
   }
   return {};
 }
-
-}  // namespace
 
 int Hostfile::listed_slots() const {
   int total = 0;
@@ -232,6 +232,21 @@ MpiEnvironment detect_environment(const MpiLaunch& launch) {
   env.root = geteuid() == 0;
   const char* job = std::getenv("SLURM_JOB_ID");
   env.slurm_allocation = job != nullptr && *job != '\0';
+  if (const char* tasks = std::getenv("SLURM_TASKS_PER_NODE"); env.slurm_allocation && tasks != nullptr)
+    env.slurm_slots = slurm_task_slots(tasks);
+  // mpirun refuses more ranks than the allocation's tasks, and its refusal would read as a failed
+  // run: said here, before anything starts (unless the user's own mpirun options place the ranks).
+  const auto places_ranks = [](const std::string& a) {
+    return a == "--oversubscribe" || a == "-H" || a.starts_with("--host") || a.starts_with("--machinefile");
+  };
+  if (launch.hostfile.empty() && env.slurm_slots && *env.slurm_slots < launch.nodes &&
+      std::none_of(launch.extra_mpirun_args.begin(), launch.extra_mpirun_args.end(), places_ranks))
+    throw LaunchError(
+        "the Slurm allocation (job " + std::string(job) + ") has " + std::to_string(*env.slurm_slots) +
+        " task slot(s) for mpirun (SLURM_TASKS_PER_NODE=" + std::getenv("SLURM_TASKS_PER_NODE") + ") and " +
+        std::to_string(launch.nodes) + " nodes were asked for: allocate a task per node (" + "salloc -n " +
+        std::to_string(launch.nodes) + ", sbatch --ntasks=" + std::to_string(launch.nodes) +
+        "), or --mpirun-args --oversubscribe");
   if (!launch.hostfile.empty()) {
     env.hostfile = read_hostfile(launch.hostfile);
     if (const auto most = env.hostfile->max_processes(); most && *most < launch.nodes)
@@ -250,6 +265,28 @@ MpiEnvironment detect_environment(const MpiLaunch& launch) {
   }
   env.mpirun = find_mpirun(launch.mpirun);
   return env;
+}
+
+std::optional<int> slurm_task_slots(std::string_view tasks_per_node) {
+  int total = 0;
+  for (std::string_view rest = tasks_per_node; !rest.empty();) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    int tasks = 0, nodes = 1;
+    const char* end = item.data() + item.size();
+    auto [at, error] = std::from_chars(item.data(), end, tasks);
+    if (error != std::errc{} || tasks < 0) return std::nullopt;
+    if (at != end) {  // "N(xM)"
+      if (!std::string_view(at, static_cast<std::size_t>(end - at)).starts_with("(x") || end[-1] != ')')
+        return std::nullopt;
+      const auto [count_end, count_error] = std::from_chars(at + 2, end - 1, nodes);
+      if (count_error != std::errc{} || count_end != end - 1 || nodes < 1) return std::nullopt;
+    }
+    total += tasks * nodes;
+  }
+  if (total < 1) return std::nullopt;
+  return total;
 }
 
 std::vector<std::string> split_shell_words(std::string_view text) {

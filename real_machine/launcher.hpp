@@ -62,12 +62,21 @@ struct MpiEnvironment {
   int cores = 1;                     // here; cores, not hyper-threads (what Open MPI counts as slots)
   bool root = false;                 // geteuid() == 0
   bool slurm_allocation = false;     // SLURM_JOB_ID set: mpirun takes the hosts from Slurm
+  std::optional<int> slurm_slots;    // the allocation's tasks (SLURM_TASKS_PER_NODE): mpirun's slots
   std::optional<Hostfile> hostfile;  // read_hostfile(launch.hostfile) when one is given
 };
 
 // This machine's environment for `launch`: cores, root, Slurm, the hostfile read (LaunchError when
 // bad), mpirun found (find_mpirun). Also checks the node count against the hostfile's limits.
 MpiEnvironment detect_environment(const MpiLaunch& launch);
+
+// Slurm's SLURM_TASKS_PER_NODE ("2(x3),1": 2 tasks on each of 3 nodes, then 1) summed: the slots
+// Open MPI's mpirun counts in an allocation. Nullopt when it does not parse.
+std::optional<int> slurm_task_slots(std::string_view tasks_per_node);
+
+// The executable `name` on PATH (a directory's file that we may execute), "" when none: mpirun,
+// a node command, Slurm's sbatch (`ncp2 sweep --slurm`).
+std::string search_path(const std::string& name);
 
 // Finds mpirun: `explicit_path` if given, else $NCP2_MPIRUN, else mpirun on $PATH; checks it is
 // Open MPI (`--version`). Throws LaunchError saying what to install or set.

@@ -183,8 +183,14 @@ int run_real_machine(const RealRun& r) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
   }
+  // Where the nodes run: a hostfile's hosts, else a Slurm allocation's (mpirun reads it), else here.
+  const char* slurm_job = std::getenv("SLURM_JOB_ID");
+  const std::string where = !r.hostfile.empty() ? " on the hosts of " + r.hostfile
+                            : slurm_job != nullptr && *slurm_job != '\0'
+                                ? fmt::format(" on the nodes of Slurm job {}", slurm_job)
+                                : std::string(" on this machine");
   fmt::print("machine   real, {} node{} (processes started by {}{})\n", r.nodes, r.nodes == 1 ? "" : "s",
-             launch.mpirun, r.hostfile.empty() ? " on this machine" : " on the hosts of " + r.hostfile);
+             launch.mpirun, where);
   std::fflush(stdout);
   int status = 0;
   try {

@@ -80,6 +80,37 @@ TEST(MpirunArgv, InsideSlurmMpirunCountsTheAllocation) {
   EXPECT_FALSE(contains(argv, "--hostfile"));
 }
 
+// Slurm's tasks per node, as Open MPI's mpirun counts its slots in an allocation.
+TEST(SlurmTaskSlots, SumsEveryNodesTasks) {
+  EXPECT_EQ(slurm_task_slots("2"), 2);
+  EXPECT_EQ(slurm_task_slots("2(x3),1"), 7);
+  EXPECT_EQ(slurm_task_slots("1(x2)"), 2);
+  EXPECT_FALSE(slurm_task_slots(""));
+  EXPECT_FALSE(slurm_task_slots("2(x"));
+  EXPECT_FALSE(slurm_task_slots("two"));
+  EXPECT_FALSE(slurm_task_slots("0"));
+}
+
+// More nodes than the allocation's tasks: refused before mpirun (which would refuse later, in
+// words that read as a failed run), unless the user's mpirun options place the ranks.
+TEST(DetectEnvironment, SlurmAllocationTooSmallIsSaidBeforeLaunching) {
+  const testing::ScopedEnv job("SLURM_JOB_ID", "77");
+  const testing::ScopedEnv tasks("SLURM_TASKS_PER_NODE", "1(x2)");
+  MpiLaunch launch = launch_of(2);
+  launch.node_command = {"/bin/true"};
+  EXPECT_EQ(detect_environment(launch).slurm_slots, 2);
+  launch.nodes = 3;
+  try {
+    (void)detect_environment(launch);
+    ADD_FAILURE() << "3 nodes in an allocation of 2 tasks";
+  } catch (const LaunchError& e) {
+    EXPECT_NE(std::string(e.what()).find("has 2 task slot(s)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("salloc -n 3"), std::string::npos) << e.what();
+  }
+  launch.extra_mpirun_args = {"--oversubscribe"};
+  EXPECT_NO_THROW((void)detect_environment(launch));
+}
+
 TEST(MpirunArgv, HostfileWithEnoughSlots) {
   MpiEnvironment env = local_env(1);
   env.hostfile = parse_hostfile("a slots=2\nb slots=2\n", "/tmp/hosts");
