@@ -20,12 +20,16 @@ CommandLine parse_command_line(const QStringList& arguments) {
   parser.setApplicationDescription(
       "CARNIVAL: where the time of a run went, and who made whom wait (reads a database written by "
       "`ncp2 run --db`).");
-  parser.addPositionalArgument("FILE.db", "The CARNIVAL database to open.");
+  parser.addPositionalArgument(
+      "FILE.db",
+      "The CARNIVAL database to open, or a sweep (the folder of `ncp2 sweep --out DIR`, "
+      "or its DIR/sweep.db).");
   const QCommandLineOption screenshot(
       "screenshot", "Render a view into OUT.png (OUT.svg: as SVG) without a display, then exit.", "OUT.png");
   const QCommandLineOption view(
       "view",
-      "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare.",
+      "The view to render: main, scope, histogram, profile-map, matrix, cpwait, races, timeline, compare, "
+      "sweep (a sweep's plots and points; what a sweep opens in).",
       "VIEW", "main");
   const QCommandLineOption scope("scope", "Select the scope of this name first.", "NAME");
   const QCommandLineOption size("size", "The window's size for --screenshot (default 1280x800).", "WxH");
@@ -49,7 +53,7 @@ CommandLine parse_command_line(const QStringList& arguments) {
   if (!view_from_name(out.view)) {
     out.error = QStringLiteral(
                     "unknown view '%1' (main, scope, histogram, profile-map, matrix, cpwait, races, "
-                    "timeline, compare)")
+                    "timeline, compare, sweep)")
                     .arg(out.view);
     return out;
   }
@@ -93,6 +97,17 @@ void settle() {
   for (int i = 0; i < 3; ++i) QApplication::processEvents();
 }
 
+// A sweep is opened (no run): its view is the picture; the run's options do not apply.
+QImage render_sweep(MainWindow& window, const CommandLine& options, QString* error) {
+  if (!options.scope.isEmpty() || options.node >= 0 || !options.compare.isEmpty()) {
+    *error = QStringLiteral("%1 is a sweep: --scope, --node and --compare are for a run").arg(options.file);
+    return {};
+  }
+  window.show_view(ViewId::Sweep);
+  settle();
+  return window.grab().toImage();
+}
+
 }  // namespace
 
 QImage render_view(MainWindow& window, const CommandLine& options, QString* error) {
@@ -106,6 +121,7 @@ QImage render_view(MainWindow& window, const CommandLine& options, QString* erro
   }
   AnalysisContext* context = window.context();
   const auto analysis = context->analysis();
+  if (!analysis) return render_sweep(window, options, error);
   if (options.node >= 0) {
     const auto ids = analysis->node_ids();
     if (std::find(ids.begin(), ids.end(), options.node) == ids.end()) {

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontMetrics>
@@ -28,9 +29,11 @@
 #include "gui/races_view.hpp"
 #include "gui/source_panel.hpp"
 #include "gui/source_view.hpp"
+#include "gui/sweep_view.hpp"
 #include "gui/timeline_view.hpp"
 #include "gui/views.hpp"
 #include "gui/widgets.hpp"
+#include "sweep/sweep_reader.hpp"
 
 namespace ncp2::gui {
 
@@ -46,6 +49,10 @@ QString check_file(const QString& path) {
     return QString::fromStdString(e.what());
   }
 }
+
+// A sweep's folder or its database; any other file (or folder) is opened as a run, which says
+// what it is not.
+bool is_sweep_location(const QString& path) { return sweep::is_sweep(path.toStdString()); }
 
 }  // namespace
 
@@ -70,6 +77,7 @@ std::optional<ViewId> view_from_name(const QString& name) {
   if (name == QLatin1String("races")) return ViewId::Races;
   if (name == QLatin1String("timeline")) return ViewId::Timeline;
   if (name == QLatin1String("compare")) return ViewId::Compare;
+  if (name == QLatin1String("sweep")) return ViewId::Sweep;
   return std::nullopt;
 }
 
@@ -160,6 +168,13 @@ void MainWindow::build_lower_pane() {
   compare_ = new CompareView(context_, lower_tabs_);
   lower_tabs_->addTab(timeline_, tr("Timeline"));
   lower_tabs_->addTab(compare_, tr("Compare"));
+  sweep_ = new SweepView(lower_tabs_);
+  lower_tabs_->addTab(sweep_, tr("Sweep"));
+  connect(sweep_, &SweepView::open_run_requested, this, &MainWindow::open_file);
+  connect(sweep_, &SweepView::compare_requested, this, &MainWindow::compare_with);
+  connect(sweep_, &SweepView::point_unavailable, this,
+          [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+  connect(this, &MainWindow::run_opened, sweep_, &SweepView::run_opened);
   lower_tabs_->setTabsClosable(true);
   connect(lower_tabs_, &QTabWidget::tabCloseRequested, lower_tabs_, &QWidget::hide);
   lower_tabs_->hide();
@@ -169,6 +184,7 @@ void MainWindow::build_menus() {
   auto* file = menuBar()->addMenu(tr("&File"));
   auto* open = file->addAction(tr("&Open…"), this, &MainWindow::choose_file);
   open->setShortcut(QKeySequence::Open);
+  file->addAction(tr("Open a s&weep folder…"), this, &MainWindow::choose_sweep_folder);
   recent_menu_ = file->addMenu(tr("Open &Recent"));
   refill_recent_menu();
   file->addAction(tr("&Compare with…"), this, &MainWindow::choose_comparison);
@@ -196,7 +212,9 @@ void MainWindow::build_menus() {
       ->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
   view->addAction(tr("Comparison"), this, [this] { show_view(ViewId::Compare); })
       ->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
-  view->addAction(tr("Hide the Timeline and Comparison pane"), lower_tabs_, &QWidget::hide);
+  view->addAction(tr("Sweep"), this, [this] { show_view(ViewId::Sweep); })
+      ->setShortcut(QKeySequence(QStringLiteral("Ctrl+%1").arg(key++)));
+  view->addAction(tr("Hide the Timeline, Comparison and Sweep pane"), lower_tabs_, &QWidget::hide);
 }
 
 void MainWindow::choose_comparison() {
@@ -244,6 +262,12 @@ void MainWindow::showEvent(QShowEvent* event) {
     split_done_ = true;
     split_for_code();
   }
+}
+
+void MainWindow::show_run_views(bool on) {
+  split_->setVisible(on);
+  lower_tabs_->setTabVisible(lower_tabs_->indexOf(timeline_), on);
+  lower_tabs_->setTabVisible(lower_tabs_->indexOf(compare_), on);
 }
 
 void MainWindow::show_lower(QWidget* view) {
@@ -335,13 +359,40 @@ void MainWindow::choose_file() {
   if (!path.isEmpty()) open_file(path);
 }
 
+void MainWindow::choose_sweep_folder() {
+  const QString dir =
+      QFileDialog::getExistingDirectory(this, tr("Open a sweep (the --out folder of ncp2 sweep)"));
+  if (!dir.isEmpty()) open_file(dir);
+}
+
+QString MainWindow::open_sweep(const QString& path) {
+  if (QString error = sweep_->open(path); !error.isEmpty()) {
+    fail(path, error);
+    return error;
+  }
+  show_run_views(!path_.isEmpty());  // no run open yet: the sweep takes the window
+  show_lower(sweep_);
+  setWindowTitle(tr("CARNIVAL — sweep %1 — %2")
+                     .arg(QString::fromStdString(sweep_->sweep()->header.target),
+                          QDir(QString::fromStdString(sweep_->sweep()->folder)).dirName()));
+  statusBar()->showMessage(tr("Opened the sweep %1").arg(path), 5000);
+  remember(path);
+  emit sweep_opened(path);
+  return {};
+}
+
 void MainWindow::open_file(const QString& path) {
+  if (is_sweep_location(path)) {
+    open_sweep(path);
+    return;
+  }
   statusBar()->showMessage(tr("Opening %1…").arg(path));
   QApplication::setOverrideCursor(Qt::BusyCursor);
   loader_.start([path] { return load_file(path); }, [this](const LoadResult& r) { loaded(r); });
 }
 
 QString MainWindow::open_file_and_wait(const QString& path) {
+  if (is_sweep_location(path)) return open_sweep(path);
   const LoadResult result = load_file(path);  // here: the caller waits anyway
   if (!result.summary) {
     fail(path, result.error);
@@ -361,6 +412,11 @@ void MainWindow::loaded(const LoadResult& result) {
     return;
   }
   path_ = result.path;
+  if (split_->isHidden()) {  // a sweep had the window: the run's views come back, half of the height
+    show_run_views(true);
+    const int total = std::max(outer_->height(), 2);
+    outer_->setSizes({total / 2, total / 2});
+  }
   integrity_error_.clear();
   warnings_.clear();
   for (const auto& w : result.summary->warnings()) warnings_ << QString::fromStdString(w);
@@ -479,6 +535,9 @@ void MainWindow::show_view(ViewId view) {
       return;
     case ViewId::Compare:
       show_lower(compare_);
+      return;
+    case ViewId::Sweep:
+      show_lower(sweep_);
       return;
   }
   // The table in front: 3/5 of the width (its times fit at 1024 px), the code stays readable.

@@ -3,7 +3,8 @@
 // profile per processor and its category histogram (tabs); below them, shown on demand, the
 // Timeline and a comparison with another run (File > Compare with…); a node filter; a banner for runs that
 // need a warning; the category legend always visible; File > Open and recent files (QSettings). Files are
-// read on worker threads; the window stays responsive while they load.
+// read on worker threads; the window stays responsive while they load. A sweep (`ncp2 sweep`'s folder
+// or its sweep.db) opens in the Sweep tab of the same pane: its points open as runs above.
 #include <QMainWindow>
 #include <QStringList>
 
@@ -25,6 +26,7 @@ class CPWaitView;
 class HistogramView;
 class ProfileMapView;
 class RacesView;
+class SweepView;
 class ScopeProfileView;
 class SourcePanel;
 class TimelineView;
@@ -37,8 +39,8 @@ struct LoadResult {
 };
 LoadResult load_file(const QString& path);  // never throws
 
-enum class ViewId { Main, Scope, Histogram, ProfileMap, Matrix, CPWait, Races, Timeline, Compare };
-// main|scope|histogram|profile-map|matrix|cpwait|races|timeline|compare
+enum class ViewId { Main, Scope, Histogram, ProfileMap, Matrix, CPWait, Races, Timeline, Compare, Sweep };
+// main|scope|histogram|profile-map|matrix|cpwait|races|timeline|compare|sweep
 std::optional<ViewId> view_from_name(const QString& name);
 // What File > Export draws: the whole window, the source view (with its choosers), or the
 // analysis tab in front.
@@ -59,6 +61,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] HistogramView* histogram() const { return histogram_; }
   [[nodiscard]] TimelineView* timeline() const { return timeline_; }
   [[nodiscard]] CompareView* comparison() const { return compare_; }
+  [[nodiscard]] SweepView* sweep_view() const { return sweep_; }
   // The pane under the source and the tabs: the Timeline and the comparison (hidden until used).
   [[nodiscard]] QTabWidget* lower_tabs() const { return lower_tabs_; }
   [[nodiscard]] CategoryLegend* legend() const { return legend_; }
@@ -72,7 +75,8 @@ class MainWindow : public QMainWindow {
   void set_interactive(bool on) { interactive_ = on; }
   void show_view(ViewId view);
 
-  // Starts loading on a worker thread; run_opened or open_failed follows.
+  // Starts loading on a worker thread; run_opened or open_failed follows. A sweep (a folder, or a
+  // sweep database) is read at once: sweep_opened or open_failed.
   void open_file(const QString& path);
   // Loads (still on a worker thread) and waits, including the integrity check; returns the
   // error, or an empty string. For headless use.
@@ -93,6 +97,7 @@ class MainWindow : public QMainWindow {
 
  signals:
   void run_opened(const QString& path);
+  void sweep_opened(const QString& path);
   void open_failed(const QString& path, const QString& message);
   void integrity_checked(const QString& path, const QString& error);  // error empty: sound
 
@@ -109,7 +114,10 @@ class MainWindow : public QMainWindow {
   void build_lower_pane();  // the Timeline and Compare tabs under the source and the tabs
   void choose_file();
   void choose_comparison();
+  void choose_sweep_folder();
+  QString open_sweep(const QString& path);  // the error, or ""
   void show_lower(QWidget* view);
+  void show_run_views(bool on);  // the source, the analysis tabs, the Timeline and Compare tabs
   void loaded(const LoadResult& result);
   void integrity_done(const QString& path, const QString& error);
   void remember(const QString& path);
@@ -127,6 +135,7 @@ class MainWindow : public QMainWindow {
   HistogramView* histogram_;
   TimelineView* timeline_ = nullptr;  // build_lower_pane()
   CompareView* compare_ = nullptr;
+  SweepView* sweep_ = nullptr;
   QTabWidget* lower_tabs_ = nullptr;
   QSplitter* outer_;
   CategoryLegend* legend_;
