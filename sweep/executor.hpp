@@ -33,6 +33,9 @@ struct PointRun {
 };
 
 struct ExecutorObserver {
+  // Right before a point's command is launched or submitted: what an earlier attempt left of it
+  // goes then, not before (an earlier Slurm job may still be running the point, writing its log).
+  std::function<void(std::size_t point)> launching;
   std::function<void(std::size_t point)> started;
   std::function<void(std::size_t point, const PointRun&)> finished;  // for every job that started
   std::function<void()> tick;  // now and then while points run (a progress line)

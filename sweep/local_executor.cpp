@@ -96,6 +96,7 @@ void LocalExecutor::run(const std::vector<PointJob>& jobs, const std::atomic<boo
     }
     while (running.size() < static_cast<std::size_t>(jobs_at_once_) && next < order.size()) {
       const PointJob& job = jobs[order[next++]];
+      if (observer.launching) observer.launching(job.point);
       try {
         running.push_back({&job, real::BackgroundCommand(job.argv, job.log_path), Clock::now()});
       } catch (const std::exception& e) {

@@ -437,6 +437,8 @@ void SlurmExecutor::run(const std::vector<PointJob>& jobs, const std::atomic<boo
     lines.push_back(line);
   }
   if (lines.empty() || stop.load()) return;
+  if (observer.launching)
+    for (const auto& [task, point] : task_points) observer.launching(point);
   slurm_job::Submission submitted = slurm_job::submit(lines, files, options_);
   progress_ << fmt::format("submitted {} points as slurm job {} (its files: {})\n", lines.size(),
                            submitted.job_id, files.root.string());

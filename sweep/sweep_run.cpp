@@ -113,7 +113,6 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options, Point
       sweep.keep(i);
       continue;
     }
-    remove_point_files(options.out_dir, p);  // a failed or interrupted earlier attempt
     sweep.outcome().records[i].message = "not run yet";
     jobs.push_back({i, point_command(options.ncp2, spec, p, options.out_dir),
                     fmt::format("{}/{}", options.out_dir, point_files(p).log), static_cast<double>(p.nodes)});
@@ -123,6 +122,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options, Point
                               sweep.outcome().kept, sweep.outcome().points.size(), jobs.size()));
   sweep.publish();
   ExecutorObserver events;
+  // A failed or interrupted earlier attempt's files go as the point is launched again.
+  events.launching = [&](std::size_t i) { remove_point_files(options.out_dir, sweep.point(i)); };
   events.started = [&sweep](std::size_t i) { sweep.started(i); };
   events.finished = [&sweep](std::size_t i, const PointRun& run) { sweep.finished(i, run); };
   events.tick = [&sweep] { sweep.report(); };
