@@ -57,7 +57,7 @@ std::string log_diagnosis(const std::string& path) {
 
 std::string failure_message(const std::string& log, const std::optional<PointRun>& run,
                             const std::string& fallback) {
-  const std::string said = log_diagnosis(log);
+  std::string said = log_diagnosis(log);
   if (!said.empty()) return said;
   if (!fallback.empty()) return fallback;
   if (run && run->exit_code >= 0) return fmt::format("exit code {}", run->exit_code);
