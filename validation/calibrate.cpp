@@ -109,36 +109,53 @@ double busy_wait_guess_us(const std::vector<MeasuredCost>& measured) {
 
 }  // namespace
 
+namespace {
+
+// The N of a busy-request-Nms cost, 0 for any other operation.
+int busy_spacing_ms(const std::string& operation) {
+  int ms = 0;
+  return std::sscanf(operation.c_str(), "busy-request-%dms", &ms) == 1 && ms > 0 ? ms : 0;
+}
+
+// `logs` split in two before index `split`: the squared distances of each to its group's mean,
+// summed (how alike each group is), and the later group's mean less the earlier's.
+struct LogSplit {
+  double error = 0;
+  double gap = 0;
+};
+LogSplit log_split(std::span<const double> logs, std::size_t split) {
+  const std::span<const double> low = logs.first(split), high = logs.subspan(split);
+  const double a = std::accumulate(low.begin(), low.end(), 0.0) / static_cast<double>(low.size());
+  const double b = std::accumulate(high.begin(), high.end(), 0.0) / static_cast<double>(high.size());
+  LogSplit out{0, b - a};
+  for (double x : low) out.error += (x - a) * (x - a);
+  for (double x : high) out.error += (x - b) * (x - b);
+  return out;
+}
+
+}  // namespace
+
 double busy_quiet_after_us(const std::vector<MeasuredCost>& measured) {
   double page_miss = 0;
   std::vector<std::pair<double, double>> waits;  // (spacing ms, the server's wait us), by spacing
   for (const MeasuredCost& m : measured) {
     if (m.operation == "page-miss") page_miss = m.median_us;
-    int ms = 0;
-    if (std::sscanf(m.operation.c_str(), "busy-request-%dms", &ms) == 1 && ms > 0)
-      waits.emplace_back(ms, m.median_us);
+    if (const int ms = busy_spacing_ms(m.operation); ms > 0) waits.emplace_back(ms, m.median_us);
   }
   std::sort(waits.begin(), waits.end());
   if (waits.size() < 2) return 0;
   std::vector<double> logs;
   logs.reserve(waits.size());
   for (const auto& w : waits) logs.push_back(std::log(std::max(w.second - page_miss, 1.0)));
-  const auto mean = [&](std::size_t from, std::size_t to) {
-    double sum = 0;
-    for (std::size_t k = from; k < to; ++k) sum += logs[k];
-    return sum / static_cast<double>(to - from);
-  };
   // The split into shorter and longer spacings whose waits are each most alike (least squares on
   // the logarithms); kept only when the two groups' waits differ by more than 2x.
   std::size_t best = 0;
   double best_error = 0;
   for (std::size_t split = 1; split < logs.size(); ++split) {
-    const double a = mean(0, split), b = mean(split, logs.size());
-    double error = 0;
-    for (std::size_t k = 0; k < logs.size(); ++k) error += std::pow(logs[k] - (k < split ? a : b), 2);
-    if (std::abs(a - b) > std::log(2.0) && (best == 0 || error < best_error)) {
+    const LogSplit at = log_split(logs, split);
+    if (std::abs(at.gap) > std::log(2.0) && (best == 0 || at.error < best_error)) {
       best = split;
-      best_error = error;
+      best_error = at.error;
     }
   }
   if (best == 0) return 0;
@@ -146,9 +163,8 @@ double busy_quiet_after_us(const std::vector<MeasuredCost>& measured) {
 }
 
 bool is_busy_not_quiet(const std::string& operation, double quiet_after_us) {
-  int ms = 0;
-  return std::sscanf(operation.c_str(), "busy-request-%dms", &ms) == 1 && ms > 0 &&
-         (quiet_after_us <= 0 || 1e3 * ms < quiet_after_us);
+  const int ms = busy_spacing_ms(operation);
+  return ms > 0 && (quiet_after_us <= 0 || 1e3 * ms < quiet_after_us);
 }
 
 namespace {
@@ -163,21 +179,13 @@ std::size_t two_mode_split(std::span<const double> times, double ratio) {
   logs.reserve(times.size());
   for (double t : times) logs.push_back(std::log(std::max(t, 1e-3)));
   std::size_t best = 0;
-  double best_error = 0, best_gap = 0;
-  for (std::size_t split = 1; split < logs.size(); ++split) {
-    const std::span<const double> low(logs.data(), split), high(logs.data() + split, logs.size() - split);
-    const double a = std::accumulate(low.begin(), low.end(), 0.0) / static_cast<double>(low.size());
-    const double b = std::accumulate(high.begin(), high.end(), 0.0) / static_cast<double>(high.size());
-    double error = 0;
-    for (double x : low) error += (x - a) * (x - a);
-    for (double x : high) error += (x - b) * (x - b);
-    if (best == 0 || error < best_error) {
+  LogSplit best_split;
+  for (std::size_t split = 1; split < logs.size(); ++split)
+    if (const LogSplit at = log_split(logs, split); best == 0 || at.error < best_split.error) {
       best = split;
-      best_error = error;
-      best_gap = b - a;
+      best_split = at;
     }
-  }
-  const bool modes = best >= 2 && logs.size() - best >= 2 && best_gap > std::log(ratio);
+  const bool modes = best >= 2 && logs.size() - best >= 2 && best_split.gap > std::log(ratio);
   return modes ? best : 0;
 }
 

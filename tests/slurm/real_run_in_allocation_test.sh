@@ -5,35 +5,20 @@
 # tasks than nodes is refused before anything starts.
 # Usage: with_one_node_slurm.sh real_run_in_allocation_test.sh BIN_DIR SOURCE_DIR
 set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"
 src="$2"
 [ -n "${SLURM_CONF:-}" ] || { echo "SLURM_CONF is not set: run under with_one_node_slurm.sh"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NCP2_HISTORY=
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 cd "$tmp" || exit 1
 
 "$bin/ncp2-cc" -O1 -o jacobi "$src/examples/jacobi.c" || { echo "FAIL: ncp2-cc"; exit 1; }
 native=$(./jacobi 130 130 6 | sed 's/ on [0-9]* node(s)//')
 
-# expect CODE COMMAND...: runs it (at most 3 minutes), checks its exit code; output in $tmp/out.
-expect() {
-  local code="$1" status
-  shift
-  timeout 180 "$@" >"$tmp/out" 2>&1
-  status=$?
-  if [ "$status" -ne "$code" ]; then
-    fail "$* exited $status, expected $code"
-    cat "$tmp/out"
-    return 1
-  fi
-  echo "ok: $* (exit $code)"
-}
-has() {  # has TEXT: the last output holds TEXT
-  grep -qF -- "$1" "$tmp/out" || { fail "no '$1' in the output of the last command:"; cat "$tmp/out"; }
-}
+EXPECT_TIMEOUT=180
+source "$here/checks.sh"  # fail, expect, has
 
 # mpirun's command line, logged by a wrapper (NCP2_MPIRUN) that then runs Open MPI's.
 mpirun=$(command -v mpirun) || { echo "FAIL: no mpirun"; exit 1; }

@@ -7,31 +7,15 @@
 # anything runs.
 # Usage: with_one_node_slurm.sh sweep_slurm_test.sh BIN_DIR
 set -u
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 bin="$1"
 [ -n "${SLURM_CONF:-}" ] || { echo "SLURM_CONF is not set: run under with_one_node_slurm.sh"; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export NCP2_HISTORY=
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 cd "$tmp" || exit 1
 
-# expect CODE COMMAND...: runs it (at most 5 minutes), checks its exit code; output in $tmp/out.
-expect() {
-  local code="$1" status
-  shift
-  timeout 300 "$@" >"$tmp/out" 2>&1
-  status=$?
-  if [ "$status" -ne "$code" ]; then
-    fail "$* exited $status, expected $code"
-    cat "$tmp/out"
-    return 1
-  fi
-  echo "ok: $* (exit $code)"
-}
-has() {  # has TEXT: the last output holds TEXT
-  grep -qF -- "$1" "$tmp/out" || { fail "no '$1' in the output of the last command:"; cat "$tmp/out"; }
-}
+source "$here/checks.sh"  # fail, expect, has
 points() {  # points DIR STATUS: how many points of DIR/sweep.db have STATUS
   sqlite3 "$1/sweep.db" "SELECT count(*) FROM points WHERE status = '$2'"
 }
