@@ -29,6 +29,12 @@ std::vector<Key<C>> protocol_keys() {
       "dsm.per_write_notice", [](C& c) -> emu::Duration& { return c.dsm.per_write_notice; },
       "creating or applying one write notice (invalidation)", kAssumed);
   k.duration(
+      "dsm.close_per_page", [](C& c) -> emu::Duration& { return c.dsm.close_per_page; },
+      "the node's own work per page an interval wrote, when the interval closes (a real node's agent makes "
+      "each page's twin and diff there: docs/validation.md)",
+      "0: none (TreadMarks makes diffs lazily); ncp2 calibrate --machine real measures it "
+      "(barrier-after-8-pages, barrier-after-520-pages)");
+  k.duration(
       "dsm.diff_scan_per_word", [](C& c) -> emu::Duration& { return c.dsm.diff_scan_per_word; },
       "software diff creation on the PP, per word of the page compared with its twin (treadmarks)", kAssumed);
   k.duration(
@@ -179,6 +185,7 @@ void validate(const SystemConfig& c) {
   non_negative("dsm.fault_trap", c.dsm.fault_trap);
   non_negative("dsm.protocol_handler", c.dsm.protocol_handler);
   non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
+  non_negative("dsm.close_per_page", c.dsm.close_per_page);
   non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);
   non_negative("dsm.diff_apply_per_word", c.dsm.diff_apply_per_word);
   non_negative("dsm.diff_encode_per_word", c.dsm.diff_encode_per_word);

@@ -18,6 +18,7 @@ struct DsmConfig {
   emu::Duration fault_trap{};            // PP takes an access fault and enters the DSM handler
   emu::Duration protocol_handler{};      // one protocol handler's bookkeeping (lock, barrier, request)
   emu::Duration per_write_notice{};      // creating or applying one write notice
+  emu::Duration close_per_page{};        // a closing interval's own work per page it wrote (a real node)
   emu::Duration diff_scan_per_word{};    // software diff creation, per word of the page (treadmarks)
   emu::Duration diff_apply_per_word{};   // software diff application, per word written (treadmarks)
   emu::Duration diff_encode_per_word{};  // software diff creation, per changed word copied (treadmarks)

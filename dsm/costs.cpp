@@ -35,6 +35,10 @@ void Runtime::Costs::write_notices(std::size_t count) {
   charge(rt_.config_.dsm.per_write_notice * static_cast<std::int64_t>(count));
 }
 
+void Runtime::Costs::interval_closed(std::size_t pages) {
+  charge(rt_.config_.dsm.close_per_page * static_cast<std::int64_t>(pages));
+}
+
 // A new diff: lazily, added to what the diff TreadMarks makes later will be charged; otherwise on
 // the PP (treadmarks).
 void Runtime::Costs::diff_made(PageId page, lrc::DiffSize size) {

@@ -92,6 +92,7 @@ class Runtime::Costs final : public lrc::CostSink {
  public:
   Costs(Runtime& runtime, NodeState& ns, emu::WorkContext* ctx) : rt_(runtime), ns_(ns), ctx_(ctx) {}
   void write_notices(std::size_t count) override;
+  void interval_closed(std::size_t pages) override;
   void diff_made(PageId page, lrc::DiffSize size) override;
   void diff_wanted(PageId page) override;
   void twin_made(PageId page) override;

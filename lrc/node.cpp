@@ -40,6 +40,7 @@ void Node::take_access_changes(std::vector<PageId>& out) {
 // The current interval's record (a write notice per page written) joins the history.
 void Node::record_interval(std::span<const PageId> written, CostSink& costs) {
   costs.write_notices(written.size());
+  costs.interval_closed(written.size());
   const auto me = static_cast<std::size_t>(index(self_));
   ++vt_[me];
   IntervalRecord rec;

@@ -30,7 +30,10 @@ class PageMemory {
 // charges the PP or the command that does it; a real run measures its time instead: NoCosts).
 class CostSink {
  public:
-  virtual void write_notices(std::size_t count) = 0;       // made when an interval closes, or applied
+  virtual void write_notices(std::size_t count) = 0;  // made when an interval closes, or applied
+  // An interval that wrote `pages` pages closed: the node's own work per page there (a real node's
+  // agent makes each page's twin and diff at the close, copy_at_close). Only the emulator charges it.
+  virtual void interval_closed(std::size_t /*pages*/) {}
   virtual void diff_made(PageId page, DiffSize size) = 0;  // a diff computed from its twin
   // TreadMarks, which makes diffs lazily, would make the page's diff now (requested, or the page
   // is invalidated): the emulator's lazy-diff model charges it here.

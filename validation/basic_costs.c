@@ -19,6 +19,13 @@
  *  - page-miss-burst: node 1 reads 8 pages in a row from node 0, the mean per page;
  *  - lock-local: a Tmk call that needs no message, handed to the node's server and back: node 0
  *    acquires and releases lock 0 (its own, held), the mean of 16 pairs;
+ *  - barrier-after-8-pages, barrier-after-520-pages: node 0 changes one word of each of 8 (520)
+ *    pages, then times the barrier that closes the interval (node 1 waits there already): a real
+ *    node's agent makes each written page's twin and diff at the close (copy_at_close), which the
+ *    other operations never time; the difference of the two over 512 pages is that work per page.
+ *    As many pages as a program's interval writes (2 MB: out of the caches, as jacobi's and sor's
+ *    0.5-1 k pages are; 72 pages cost a third as much per page), one word each so that the diffs
+ *    stay small and no garbage collection falls into the timed barrier;
  *  - busy-request-Nms: node 1 reads a page from node 0 while node 0 computes, N ms after node 0's
  *    server last ran (it managed a barrier): a real node's server shares its program's core, and
  *    the host's scheduler decides when it runs (N = 1, 2, 4, 8, 16).
@@ -47,6 +54,8 @@ enum {
   DIFF_MISS_CROSSED,
   PAGE_MISS_BURST,
   LOCK_LOCAL,
+  BARRIER_AFTER_FEW,
+  BARRIER_AFTER_MANY,
   BUSY_1,
   BUSY_2,
   BUSY_4,
@@ -67,6 +76,8 @@ static const char* const names[OPS] = {"lock-from-manager",
                                        "diff-miss-crossed",
                                        "page-miss-burst",
                                        "lock-local",
+                                       "barrier-after-8-pages",
+                                       "barrier-after-520-pages",
                                        "busy-request-1ms",
                                        "busy-request-2ms",
                                        "busy-request-4ms",
@@ -74,13 +85,15 @@ static const char* const names[OPS] = {"lock-from-manager",
                                        "busy-request-16ms"};
 enum { kPageWords = 1024, kBarriers = 16, kBurst = 8, kLocalPairs = 16 }; /* 4 KB pages of 32-bit words */
 enum { kBusySpacings = 5, kBusyMargin = 8 }; /* ms the computation outlasts the request's start */
+enum { kCloseFew = 8, kCloseMany = 520 };    /* pages written before a timed barrier */
 /* Pages per round: page-miss, diff-miss, diff-miss-page, diff-miss-crossed (2), the burst, one per
  * spacing. */
 enum { kPagesPerRound = 5 + kBurst + kBusySpacings };
 
 struct shared {
-  double* times;  /* [op * rounds + round], microseconds */
-  int32_t* pages; /* kPagesPerRound pages per round, each experiment its own (page_of) */
+  double* times;    /* [op * rounds + round], microseconds */
+  int32_t* pages;   /* kPagesPerRound pages per round, each experiment its own (page_of) */
+  int32_t* written; /* kCloseMany pages node 0 writes before a barrier, every round */
 };
 static struct shared s;
 
@@ -241,6 +254,22 @@ static void lock_local(int rounds) {
   }
 }
 
+/* Node 0 changes one word of each of `count` pages (its own: nobody else reads them), then times
+ * the barrier that closes that interval. */
+static void barriers_after_writes(int rounds, int op, int count) {
+  for (int r = 0; r < rounds; ++r) {
+    Tmk_barrier(17);
+    if (Tmk_proc_id == 0) {
+      for (int k = 0; k < count; ++k) s.written[k * kPageWords + r % kPageWords] = r + count;
+      const double t = now_us();
+      Tmk_barrier(18);
+      s.times[op * rounds + r] = now_us() - t;
+    } else {
+      Tmk_barrier(18);
+    }
+  }
+}
+
 static void spin_until(double t) {
   while (now_us() < t) {
   }
@@ -278,7 +307,10 @@ int main(int argc, char** argv) {
     const size_t page_bytes = kPageWords * sizeof *s.pages;
     char* block = Tmk_malloc((size_t)(kPagesPerRound * rounds + 1) * page_bytes);
     s.pages = block ? (int32_t*)(block + (page_bytes - (uintptr_t)block % page_bytes) % page_bytes) : 0;
-    if (!s.times || !s.pages) {
+    char* written = Tmk_malloc((size_t)(kCloseMany + 1) * page_bytes);
+    s.written =
+        written ? (int32_t*)(written + (page_bytes - (uintptr_t)written % page_bytes) % page_bytes) : 0;
+    if (!s.times || !s.pages || !s.written) {
       fprintf(stderr, "basic_costs: the shared heap is too small for %d rounds\n", rounds);
       Tmk_exit(2);
     }
@@ -294,6 +326,8 @@ int main(int argc, char** argv) {
   diff_miss_crossed(rounds);
   page_miss_burst(rounds);
   lock_local(rounds);
+  barriers_after_writes(rounds, BARRIER_AFTER_FEW, kCloseFew);
+  barriers_after_writes(rounds, BARRIER_AFTER_MANY, kCloseMany);
   busy_requests(rounds);
   Tmk_barrier(9);
   if (Tmk_proc_id == 0) {

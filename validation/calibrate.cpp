@@ -162,6 +162,19 @@ double busy_quiet_after_us(const std::vector<MeasuredCost>& measured) {
   return 1e3 * std::sqrt(waits[best - 1].first * waits[best].first);
 }
 
+double close_per_page_us(const std::vector<MeasuredCost>& measured, double per_write_notice_us) {
+  constexpr double kFewPages = 8;
+  constexpr double kManyPages = 520;  // validation/basic_costs.c's kCloseFew, kCloseMany
+  double few = -1;
+  double many = -1;
+  for (const MeasuredCost& m : measured) {
+    if (m.operation == "barrier-after-8-pages") few = m.median_us;
+    if (m.operation == "barrier-after-520-pages") many = m.median_us;
+  }
+  if (few < 0 || many < 0) return 0;
+  return std::max(0.0, (many - few) / (kManyPages - kFewPages) - per_write_notice_us);
+}
+
 bool is_busy_not_quiet(const std::string& operation, double quiet_after_us) {
   const int ms = busy_spacing_ms(operation);
   return ms > 0 && (quiet_after_us <= 0 || 1e3 * ms < quiet_after_us);
@@ -241,6 +254,10 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   c.low = fit_costs(base, raw_costs(nodes), low, c.parameters).values;
   c.high = fit_costs(base, raw_costs(nodes), high, c.parameters).values;
   c.fit.config.pp.busy_handler_prompt_share = c.busy_modes.prompt_share;
+  // Read off, not fitted: no other basic cost closes an interval that wrote pages.
+  c.close_per_page_us =
+      close_per_page_us(c.measured, static_cast<double>(emu::to_ps(c.fit.config.dsm.per_write_notice)) / 1e6);
+  dsm::apply_override(c.fit.config, fmt::format("dsm.close_per_page={:.6g} us", c.close_per_page_us));
   c.targets = std::move(median);
   return c;
 }
@@ -321,6 +338,10 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
            fmt::format("MEASURED on {}, {}: where the busy-request costs change with the time since the "
                        "server last ran (0: they do not)",
                        c.host, c.date.substr(0, 10)));
+  annotate(toml, "dsm.close_per_page",
+           fmt::format("MEASURED on {}, {}: (barrier-after-520-pages - barrier-after-8-pages) / 512 pages, "
+                       "less dsm.per_write_notice (0: not measured)",
+                       c.host, c.date.substr(0, 10)));
   annotate(toml, "pp.busy_handler_prompt_share",
            fmt::format("MEASURED on {}, {}: the busy requests' short mode (0: one mode)", c.host,
                        c.date.substr(0, 10)));
@@ -353,6 +374,7 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"costs", costs},
                          {"fitted", fitted},
                          {"busy_quiet_after_us", c.quiet_after_us},
+                         {"close_per_page_us", c.close_per_page_us},
                          {"busy_modes",
                           {{"rounds", c.busy_modes.rounds},
                            {"prompt_share", c.busy_modes.prompt_share},

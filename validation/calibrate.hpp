@@ -61,6 +61,13 @@ struct BusyModes {
 // Whether `operation` is a busy request of a spacing shorter than `quiet_after_us` (all when 0).
 [[nodiscard]] bool is_busy_not_quiet(const std::string& operation, double quiet_after_us);
 
+// A real node's agent makes each written page's twin and diff when the interval closes
+// (copy_at_close), a cost no other basic cost times: dsm.close_per_page, µs, read off the
+// barrier-after-520-pages and barrier-after-8-pages costs (their difference over the 512 pages, the
+// barrier's own cost cancelled), less what the model already charges per page there
+// (`per_write_notice_us`). 0 when either cost is missing or the difference is not positive.
+[[nodiscard]] double close_per_page_us(const std::vector<MeasuredCost>& measured, double per_write_notice_us);
+
 struct Calibration {
   std::vector<MeasuredCost> measured;
   FitOutcome fit;                 // to the medians
@@ -71,6 +78,7 @@ struct Calibration {
   int nodes = 0;
   double quiet_after_us = 0;              // pp.busy_handler_quiet_after, read off the busy-request costs
   BusyModes busy_modes;                   // the busy requests' two modes (pp.busy_handler_prompt_share)
+  double close_per_page_us = 0;           // dsm.close_per_page, read off the barriers after writes
   std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
 };
 // What the calibration fitted `m` to, and whether that is the busy requests' slow mode, not its median.

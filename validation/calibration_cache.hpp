@@ -14,8 +14,8 @@
 namespace ncp2::validation {
 
 // The record's format. Raise it when what a calibration measures or how it is kept changes:
-// every kept calibration is then made again.
-inline constexpr int kCalibrationCacheFormat = 1;
+// every kept calibration is then made again. 2: the barriers after writes (dsm.close_per_page).
+inline constexpr int kCalibrationCacheFormat = 2;
 
 // $NCP2_CALIBRATION_CACHE, else $XDG_CACHE_HOME/ncp2/calibrations, else
 // ~/.cache/ncp2/calibrations. Throws std::runtime_error when there is no home to put it in.
