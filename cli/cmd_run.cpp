@@ -51,6 +51,7 @@ struct RunOptions {
   TimeModelOptions time_model;
   std::string workload;
   std::vector<std::string> program_args;  // a program's arguments, after `--`
+  std::string runner = "process";         // a program's nodes: processes, or fibers in our process
   std::string node_output;                // a program's output per node in files of this directory
   std::vector<std::string> params;
   std::string preset;
@@ -229,17 +230,18 @@ std::optional<int> setup_scope_counters(const RunOptions& o, const TimeModelSetu
 // A program built with ncp2-cc instead of a built-in workload: its workload in the options.
 std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
   if (!tmk::looks_like_program(o.workload)) {
-    if (!o.program_args.empty() || !o.node_output.empty()) {
+    if (!o.program_args.empty() || !o.node_output.empty() || o.runner != "process") {
       fmt::print(stderr,
-                 "ncp2: {} is a built-in workload: program arguments and --node-output are for programs "
-                 "built with ncp2-cc (give their path, e.g. ./prog)\n",
+                 "ncp2: {} is a built-in workload: program arguments, --node-output and --runner are for "
+                 "programs built with ncp2-cc (give their path, e.g. ./prog)\n",
                  o.workload);
       return kExitUsage;
     }
     return std::nullopt;
   }
   try {
-    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output, o.detect_races});
+    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output, o.detect_races,
+                                       o.runner == "fiber" ? tmk::Runner::Fiber : tmk::Runner::Process});
   } catch (const workloads::WorkloadError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
@@ -249,7 +251,7 @@ std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
 
 // --machine real: the program on real processes (run/real_run.cpp); the emulator's options refused.
 int run_real(const RunOptions& o) {
-  const std::array<std::pair<bool, const char*>, 8> emulator_only{
+  const std::array<std::pair<bool, const char*>, 9> emulator_only{
       {{o.time_model.model != "deterministic" || o.time_model.target_mhz || o.time_model.scale,
         "--time-model"},
        {o.detect_races, "--detect-races"},
@@ -258,7 +260,8 @@ int run_real(const RunOptions& o) {
        {!o.stats_json.empty(), "--stats-json"},
        {!o.params.empty() || !o.preset.empty(), "--param/--preset"},
        {o.baseline, "--baseline"},
-       {!o.max_virtual_time.empty(), "--max-virtual-time (a real run has no virtual time; use --max-wall)"}}};
+       {!o.max_virtual_time.empty(), "--max-virtual-time (a real run has no virtual time; use --max-wall)"},
+       {o.runner != "process", "--runner"}}};
   for (const auto& [set, name] : emulator_only)
     if (set) {
       fmt::print(stderr, "ncp2: {} is for the emulated machines; --machine real runs the program as it is\n",
@@ -363,6 +366,13 @@ Subcommand add_run_command(CLI::App& app) {
                   "the workload (see ncp2 workloads), or the path of a program built with ncp2-cc")
       ->required();
   cmd->add_option("args", o->program_args, "a program's arguments, after --")->type_name("ARGS");
+  cmd->add_option("--runner", o->runner,
+                  "how a program's nodes run: process (one process each) or fiber (a copy of the program "
+                  "per node inside ncp2's process: faster, the same results; docs/tmk-programs.md); "
+                  "$NCP2_RUNNER when not given")
+      ->check(CLI::IsMember({"process", "fiber"}))
+      ->envname("NCP2_RUNNER")
+      ->capture_default_str();
   cmd->add_option("--node-output", o->node_output,
                   "a program's output in DIR/node-N.stdout and .stderr instead of prefixed lines on ours")
       ->type_name("DIR");

@@ -28,7 +28,10 @@ out=$("$tmp/prefix/bin/ncp2" run "$tmp/project/build/hello" --nodes 4 2>&1)
 grep -qF "[node 0] hello from 4 nodes: sum 64" <<<"$out" || { echo "$out"; echo "FAIL: CMake-built hello"; exit 1; }
 # The installed wrapper, moved elsewhere with its prefix: paths relative to itself.
 mv "$tmp/prefix" "$tmp/moved"
-"$tmp/moved/bin/ncp2-cc" -O2 -o "$tmp/hello2" "$tmp/hello.c"
+"$tmp/moved/bin/ncp2-cc" -O2 -o "$tmp/hello2" "$tmp/hello.c" 2>"$tmp/ncp2-cc.err"
+# Its fiber object too: the installed libncp2tmk_fiber.a found (no warning), the section there.
+[ -s "$tmp/ncp2-cc.err" ] && { cat "$tmp/ncp2-cc.err"; echo "FAIL: the relocated ncp2-cc warned"; exit 1; }
+readelf -S -W "$tmp/hello2" | grep -qF ' .ncp2_fiber ' || { echo "FAIL: no fiber object from the relocated ncp2-cc"; exit 1; }
 out=$("$tmp/moved/bin/ncp2" run "$tmp/hello2" --nodes 3 2>&1)
 grep -qF "[node 0] hello from 3 nodes: sum 33" <<<"$out" || { echo "$out"; echo "FAIL: relocated ncp2-cc"; exit 1; }
 echo "package test passed"

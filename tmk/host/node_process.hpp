@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tmk/channel.hpp"
+#include "tmk/host/node_program.hpp"
 
 namespace ncp2::tmk {
 
@@ -24,38 +25,28 @@ struct LaunchSpec {
   int access_log_fd = -1;  // the node's access log (tmk/host/access_log.hpp) when the run detects races
 };
 
-// How a wait for the process's next request ended.
-enum class WaitResult { Request, Exited };
-
-class NodeProcess {
+class NodeProcess final : public NodeProgram {
  public:
   // Creates the channel and the shared memory and starts the process (ASLR off, so that globals
   // have the same address on every node). Throws std::runtime_error with the reason.
   explicit NodeProcess(const LaunchSpec& spec);
-  ~NodeProcess();
+  ~NodeProcess() override;
   NodeProcess(const NodeProcess&) = delete;
   NodeProcess& operator=(const NodeProcess&) = delete;
 
-  [[nodiscard]] Channel& channel() { return *channel_; }
-  [[nodiscard]] unsigned char* bulk() { return bulk_; }
-  // The snapshots of the pages whose write faults the node took at once (DeferredFault).
-  [[nodiscard]] std::byte* snapshots() { return reinterpret_cast<std::byte*>(bulk_ + kBulkBytes); }
-  [[nodiscard]] std::byte* heap() { return heap_; }
+  [[nodiscard]] Channel& channel() override { return *channel_; }
+  [[nodiscard]] unsigned char* bulk() override { return bulk_; }
+  [[nodiscard]] std::byte* heap() override { return heap_; }
   [[nodiscard]] pid_t pid() const { return pid_; }
 
-  // Waits for the process's first request (it runs freely until its Tmk_startup).
-  WaitResult wait_for_request();
-  // Hands the turn to the process and waits for its next request.
-  WaitResult resume();
-  // Called every 50 ms while the process runs its own code without a request (it may throw: the
-  // run's limits, dsm::Runtime::check_limits).
-  void set_wait_timeout(std::function<void()> check) { wait_timeout_ = std::move(check); }
-  // The process ended (Exit request, or it died): reaps it and returns the wait status.
-  int reap();
+  WaitResult wait_for_request() override;
+  WaitResult resume() override;
+  void set_wait_timeout(std::function<void()> check) override { wait_timeout_ = std::move(check); }
+  // Reaps the process and returns its wait status.
+  int reap() override;
   [[nodiscard]] bool reaped() const { return reaped_; }
-  [[nodiscard]] int wait_status() const { return status_; }
-  // Ends the process if it still runs (a failed run).
-  void kill();
+  [[nodiscard]] int wait_status() const override { return status_; }
+  void kill() override;
   // Whether it still runs (reaps it when it ended).
   [[nodiscard]] bool running() { return still_running(); }
 

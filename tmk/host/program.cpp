@@ -15,6 +15,7 @@
 
 #include "carnival/run_scopes.hpp"
 #include "debug_info/source_lines.hpp"
+#include "tmk/host/fiber_object.hpp"
 #include "tmk/host/program_internal.hpp"
 
 namespace ncp2::tmk {
@@ -87,6 +88,10 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
     if (const std::string why = meter_->set_external(emu::node_id(static_cast<int>(i))); !why.empty())
       throw workloads::WorkloadError("the measured time model cannot time this program: " + why);
   detect_races_ = runtime.race_detector() != nullptr;
+  if (spec_.runner == Runner::Fiber) {
+    fiber_program_ = std::make_unique<FiberProgram>(spec_.path, heap_bytes_);
+    sites_.read_lines_from(fiber_program_->object_path());
+  }
   heap_ = std::make_unique<SharedHeap>(heap_bytes_);
   runtime.set_region_memory([this](dsm::NodeId n, std::size_t bytes) {
     if (bytes > heap_bytes_) throw std::logic_error("shared region larger than the node's shared memory");
@@ -138,6 +143,11 @@ void ProgramInstance::start_process(Node& node) {
   }
   launch.stdout_fd = out;
   launch.stderr_fd = err;
+  if (fiber_program_) {  // the node's streams take the descriptors over
+    node.process =
+        std::make_unique<NodeFiber>(FiberLaunch{fiber_program_.get(), spec_.args, node.id, out, err});
+    return;
+  }
   if (detect_races_) {
     node.accesses = std::make_unique<AccessLog>(heap_bytes_, page_bytes_);
     launch.access_log_fd = node.accesses->fd();
@@ -263,8 +273,15 @@ workloads::Workload program_workload(const ProgramSpec& spec) {
     throw workloads::WorkloadError(fmt::format("no program {} (build it with ncp2-cc)", spec.path));
   if (!std::filesystem::is_regular_file(spec.path) || ::access(spec.path.c_str(), X_OK) != 0)
     throw workloads::WorkloadError(fmt::format("{} is not an executable program", spec.path));
+  if (spec.detect_races && spec.runner == Runner::Fiber)
+    throw workloads::WorkloadError(
+        "--detect-races needs the process runner (the fiber runner does not record accesses): "
+        "drop --runner fiber");
   if (spec.detect_races && !built_with_race_checks(spec.path))
     throw workloads::WorkloadError(without_race_checks_message(spec.path));
+  if (spec.runner == Runner::Fiber)
+    if (const FiberObject object = read_fiber_object(spec.path); !object.found())
+      throw workloads::WorkloadError(object.error);
   if (!spec.output_dir.empty() && !std::filesystem::is_directory(spec.output_dir))
     throw workloads::WorkloadError(
         std::filesystem::exists(spec.output_dir)

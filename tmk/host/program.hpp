@@ -1,6 +1,7 @@
 #pragma once
 // A TreadMarks-API program built with ncp2-cc, run as a workload of the emulator: one process of
-// the program per emulated node (tmk/host/node_process.hpp), each driven by its node's PP fiber.
+// the program per emulated node (tmk/host/node_process.hpp), or one copy of it on a fiber per node
+// (tmk/host/node_fiber.hpp), each driven by its node's PP fiber.
 // Every Tmk call and access fault of a node is run by the DSM runtime at the node's virtual time;
 // the computation between them is charged from the instructions the program executed
 // (cost.instruction cycles each). docs/tmk-programs.md.
@@ -11,12 +12,17 @@
 
 namespace ncp2::tmk {
 
+// How a program's nodes run: a process each (the default), or a copy of the program on a fiber
+// each, inside the emulator's process (node_fiber.hpp; issue 45).
+enum class Runner { Process, Fiber };
+
 struct ProgramSpec {
   std::string path;               // the executable, as the user gave it
   std::vector<std::string> args;  // its arguments (after `--`)
   std::string output_dir;         // empty: each node's output on ours, lines prefixed "[node N] "
   // The run detects data races: the program must be built with ncp2-cc --ncp2-races.
   bool detect_races = false;
+  Runner runner = Runner::Process;
 };
 
 // True when `name` names a program rather than a built-in workload: it contains a '/' or is an

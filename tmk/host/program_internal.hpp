@@ -13,6 +13,7 @@
 #include "dsm/process.hpp"
 #include "tmk/host/access_log.hpp"
 #include "tmk/host/channel_server.hpp"
+#include "tmk/host/node_fiber.hpp"
 #include "tmk/host/node_process.hpp"
 #include "tmk/host/output_relay.hpp"
 #include "tmk/host/program.hpp"
@@ -28,6 +29,7 @@ class ProgramInstance final : public workloads::Instance {
   ~ProgramInstance() override {
     for (auto& n : nodes_)
       if (n.process) n.process->kill();
+    for (auto& n : nodes_) n.process.reset();  // a fiber's output closes with it: before the relay waits
     relay_.finish();
   }
   ProgramInstance(const ProgramInstance&) = delete;
@@ -43,7 +45,7 @@ class ProgramInstance final : public workloads::Instance {
  private:
   struct Node {
     int id = 0;
-    std::unique_ptr<NodeProcess> process;
+    std::unique_ptr<NodeProgram> process;
     std::unique_ptr<AccessLog> accesses;  // when the run detects races
     std::unique_ptr<ChannelServer> server;
     std::uint64_t charged_icount = 0;
@@ -89,6 +91,7 @@ class ProgramInstance final : public workloads::Instance {
   }
 
   ProgramSpec spec_;
+  std::unique_ptr<FiberProgram> fiber_program_;  // the fiber runner's object (declared before the nodes)
   std::vector<Node> nodes_;
   bool launched_ = false;
   std::unique_ptr<SharedHeap> heap_;

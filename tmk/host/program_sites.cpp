@@ -17,7 +17,9 @@ ProgramSites::ProgramSites(std::string program) : program_(std::move(program)) {
 ProgramSites::~ProgramSites() = default;
 
 const debug_info::SourceLines* ProgramSites::load(std::uint64_t load_base) {
-  if (!lines_) lines_ = std::make_unique<debug_info::SourceLines>(program_, load_base);
+  if (!lines_)
+    lines_ =
+        std::make_unique<debug_info::SourceLines>(lines_file_.empty() ? program_ : lines_file_, load_base);
   return lines_.get();
 }
 
@@ -45,7 +47,8 @@ std::string ProgramSites::resolve_file(const std::string& file) const {
 }
 
 std::string ProgramSites::where(const Channel& c) const {
-  if (!lines_ || c.pc == 0) return {};
+  // A crash without a place of its own (the fiber runner's abort(): no signal) is placed by its frames.
+  if (!lines_ || (c.pc == 0 && (c.request != Request::Crash || c.frame_count == 0))) return {};
   const bool fault = c.request == Request::Fault || c.request == Request::Crash;
   const std::uint64_t key = c.pc * 2 + (fault ? 1 : 0);
   if (c.request != Request::Crash)
@@ -55,7 +58,8 @@ std::string ProgramSites::where(const Channel& c) const {
     // Inside a library (abort, a bad free): the program's innermost frame on the stack.
     for (std::uint32_t i = 0; i < std::min<std::uint32_t>(c.frame_count, 16); ++i) {
       const SourceLine frame = lines_->before_return(c.frames[i]);
-      if (frame.known() && !frame.file.ends_with("tmk_runtime.cpp"))
+      if (frame.known() && !frame.file.ends_with("tmk_runtime.cpp") &&
+          !frame.file.ends_with("fiber_mode.cpp") && !frame.file.ends_with("fiber_libc.cpp"))
         return fmt::format(" in a library call at {}", frame.describe(c.frames[i]));
     }
   }

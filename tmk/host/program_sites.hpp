@@ -21,6 +21,9 @@ namespace ncp2::tmk {
 class ProgramSites {
  public:
   explicit ProgramSites(std::string program);
+  // The line tables come from `file` instead of the program (the fiber runner's shared object, at
+  // addresses relative to 0); `__FILE__` names still resolve against the program's directory.
+  void read_lines_from(std::string file) { lines_file_ = std::move(file); }
   ~ProgramSites();
   ProgramSites(const ProgramSites&) = delete;
   ProgramSites& operator=(const ProgramSites&) = delete;
@@ -47,6 +50,7 @@ class ProgramSites {
 
  private:
   std::string program_;
+  std::string lines_file_;  // empty: the program's
   std::unique_ptr<debug_info::SourceLines> lines_;
   std::unordered_map<std::uint64_t, Sites> sites_by_pc_;
   // Real runs ask where for every remote acquire and barrier (deadlock reports): cached.

@@ -27,7 +27,10 @@
 
 #include "tmk.h"
 #include "tmk/channel.hpp"
+#include "tmk/fiber_abi.hpp"
 #include "tmk/runtime/die.hpp"
+#include "tmk/runtime/fiber_mode.hpp"
+#include "tmk/runtime/runtime_internal.hpp"
 #include "write_guards.hpp"
 
 using ncp2::tmk::Channel;
@@ -44,14 +47,11 @@ unsigned Tmk_nprocs = 1;
 unsigned long long __ncp2_tmk_icount = 0;            // NOLINT: the pass's ABI names
 unsigned long long __ncp2_tmk_icount_limit = ~0ULL;  // NOLINT
 void __ncp2_tmk_icount_hook();                       // NOLINT
-// Race checks (ncp2-cc --ncp2-races, tmk/instrument/race_pass.cpp): the pass calls these for an
-// access at `address` when `address - kHeapBase < __ncp2_tmk_race_bytes`, which stays 0 (nothing
-// recorded) unless the run detects data races. The pass defines the marker in every module it
-// instruments; weak here, so its address tells whether the program was built for race checks.
-unsigned long long __ncp2_tmk_race_bytes = 0;  // NOLINT: the pass's ABI names
-void __ncp2_tmk_race_read(unsigned long long address, unsigned long long size);   // NOLINT
-void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size);  // NOLINT
-extern const char __ncp2_tmk_race_checks __attribute__((weak));                   // NOLINT
+// Race checks (ncp2-cc --ncp2-races): recorded by access_recording.cpp; the marker tells whether
+// the program was built with them.
+extern unsigned long long __ncp2_tmk_race_bytes;                  // NOLINT: the pass's ABI names
+extern const char __ncp2_tmk_race_checks __attribute__((weak));   // NOLINT
+extern const char __ncp2_tmk_write_guards __attribute__((weak));  // NOLINT: the guard pass's marker
 }
 
 namespace {
@@ -68,17 +68,6 @@ struct State {
   unsigned long long resumed_at = 0;  // TSC when the node last resumed native execution
 };
 State g;  // NOLINT: the process's one runtime
-
-// The access log shared with the emulator (tmk/channel.hpp AccessLogLayout); null when not recording.
-struct AccessLog {
-  ncp2::tmk::AccessLogHeader* header = nullptr;
-  std::uint32_t* touched = nullptr;
-  ncp2::tmk::AccessSites* sites = nullptr;
-  std::uint64_t* bits = nullptr;
-  std::size_t words = 0;
-  unsigned page_shift = 12;
-};
-AccessLog g_log;  // NOLINT: the process's one log
 
 long futex(std::atomic<std::uint32_t>* word, int op, std::uint32_t value) {
   return syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), op, value, nullptr, nullptr, 0);
@@ -113,7 +102,7 @@ void apply_distributed(Channel& c) {
     std::uint64_t size = 0;
     std::memcpy(&address, g.bulk + at, 8);
     std::memcpy(&size, g.bulk + at + 8, 8);
-    std::memcpy(reinterpret_cast<void*>(address), g.bulk + at + 16, size);
+    std::memcpy(ncp2::tmk::fiber::local_address(address), g.bulk + at + 16, size);
     at += 16 + (size + 7) / 8 * 8;
   }
   c.distributed = 0;
@@ -134,6 +123,14 @@ void post(Channel& c) {
 // bench/fine-grained, docs/performance.md (issue 41).
 void exchange(Channel& c) {
   post(c);
+  if (ncp2::tmk::fiber::active()) {
+    ncp2::tmk::fiber::hand_off();  // a fiber switch: the emulator replies before it returns
+    c.marks = 0;
+    c.marks_text_used = 0;
+    c.samples = 0;
+    c.deferred = 0;
+    return;
+  }
   const auto emulator = static_cast<std::uint32_t>(Turn::Emulator);
   if (!ncp2::tmk::await_turn_awake(c.turn, Turn::Node, 2'000, 50'000)) {
     for (;;) {
@@ -153,11 +150,12 @@ void exchange(Channel& c) {
 
 // One request: its reply's protections and distributed data applied before returning.
 std::int64_t call(Request request, std::uint64_t arg0, std::uint64_t arg1, void* pc) {
+  if (ncp2::tmk::fiber::detached()) return 0;  // being unloaded: no emulator to answer
   Channel& c = *g.channel;
   c.request = request;
   c.arg0 = arg0;
   c.arg1 = arg1;
-  c.pc = reinterpret_cast<std::uint64_t>(pc);
+  c.pc = ncp2::tmk::fiber::program_pc(pc);
   ++c.sequence;
   exchange(c);
   const std::int64_t result = c.result;
@@ -174,18 +172,22 @@ std::int64_t call(Request request, std::uint64_t arg0, std::uint64_t arg1, void*
 
 // Tells the emulator what went wrong and waits to be ended (the emulator kills the processes).
 [[noreturn]] void report(Request kind, int signal_number, std::uint64_t address, void* pc, const char* text) {
-  if (!g.channel) die(text);
+  if (!g.channel || ncp2::tmk::fiber::detached()) {  // no emulator to tell
+    (void)!write(STDERR_FILENO, text, std::strlen(text));
+    (void)!write(STDERR_FILENO, "\n", 1);
+    _exit(70);
+  }
   Channel& c = *g.channel;
   std::strncpy(c.text, text, sizeof(c.text) - 1);
   // The stack, so that a crash inside a library (abort, a bad free) is placed in the program.
   void* frames[16];
   const int n = backtrace(frames, 16);
   c.frame_count = n < 0 ? 0 : static_cast<std::uint32_t>(n);
-  for (std::uint32_t i = 0; i < c.frame_count; ++i) c.frames[i] = reinterpret_cast<std::uint64_t>(frames[i]);
+  for (std::uint32_t i = 0; i < c.frame_count; ++i) c.frames[i] = ncp2::tmk::fiber::program_pc(frames[i]);
   c.request = kind;
   c.arg0 = static_cast<std::uint64_t>(signal_number);
   c.arg1 = address;
-  c.pc = reinterpret_cast<std::uint64_t>(pc);
+  c.pc = ncp2::tmk::fiber::program_pc(pc);
   exchange(c);
   _exit(70);  // not reached: the emulator does not answer a crash
 }
@@ -277,9 +279,12 @@ void post_exit(int status, void* pc) {
   Channel& c = *g.channel;
   c.request = Request::Exit;
   c.arg0 = static_cast<std::uint64_t>(static_cast<unsigned>(status));
-  c.pc = reinterpret_cast<std::uint64_t>(pc);
+  c.pc = ncp2::tmk::fiber::program_pc(pc);
   ++c.sequence;
   post(c);
+  // A fiber's node ends here: the emulator never resumes it after its Exit.
+  if (ncp2::tmk::fiber::active())
+    for (;;) ncp2::tmk::fiber::hand_off();
 }
 
 void on_process_exit(int status, void* /*unused*/) {
@@ -291,7 +296,9 @@ int first_object(dl_phdr_info* info, std::size_t /*size*/, void* data) {
   return 1;  // the first object is the executable
 }
 
-int fd_from_env(const char* name) {
+}  // namespace
+
+int ncp2::tmk::runtime::fd_from_env(const char* name) {
   const char* value = std::getenv(name);
   if (!value) return -1;
   char* end = nullptr;
@@ -299,6 +306,9 @@ int fd_from_env(const char* name) {
   if (*end != '\0' || fd < 0) die("malformed file descriptor in the environment");
   return static_cast<int>(fd);
 }
+
+namespace {
+using ncp2::tmk::runtime::fd_from_env;
 
 void connect() {
   const int channel_fd = fd_from_env(ncp2::tmk::kChannelFdEnv);
@@ -312,6 +322,18 @@ void connect() {
       g.channel->layout_bytes != sizeof(Channel))
     die("this program was built against another version of the ncp2 runtime; rebuild it with ncp2-cc");
   dl_iterate_phdr(first_object, &g.channel->load_base);
+}
+
+// The fiber runner reaches the node's copy of the heap only through the guards.
+void start_fiber_guards() {
+  if (&__ncp2_tmk_write_guards == nullptr)
+    misuse(
+        "the program was built with ncp2-cc --ncp2-no-write-guards: the fiber runner reaches shared "
+        "memory only through the guards (rebuild it without that option, or run it with --runner process)",
+        nullptr);
+  const ncp2::tmk::FiberAttach& a = ncp2::tmk::fiber::attachment();
+  if (!ncp2::tmk::guards::start_fiber(a.table, a.heap, g.heap_bytes, g.page_bytes))
+    misuse("the guards could not start over the node's copy of the shared heap", nullptr);
 }
 
 void map_heap() {
@@ -336,67 +358,6 @@ void map_heap() {
   }
 }
 
-// Sets bits [from, from + count) of a bitmap; count > 0.
-void set_bits(std::uint64_t* bits, std::size_t from, std::size_t count) {
-  const std::size_t last = (from + count - 1) / 64;
-  std::size_t w = from / 64;
-  const std::uint64_t first_mask = ~std::uint64_t{0} << (from % 64);
-  const std::uint64_t last_mask = ~std::uint64_t{0} >> (63 - (from + count - 1) % 64);
-  if (w == last) {
-    bits[w] |= first_mask & last_mask;
-    return;
-  }
-  bits[w++] |= first_mask;
-  for (; w < last; ++w) bits[w] = ~std::uint64_t{0};
-  bits[last] |= last_mask;
-}
-
-// An access the pass found to be in shared memory, page by page (memcpy and unaligned accesses
-// may cross pages). The emulator reads the log only while this process waits for it.
-void record(std::uint64_t address, std::uint64_t size, bool write, std::uint64_t pc) {
-  const std::uint64_t heap = __ncp2_tmk_race_bytes;
-  std::uint64_t offset = address - ncp2::tmk::kHeapBase;
-  if (offset >= heap || size == 0) return;
-  if (size > heap - offset) size = heap - offset;
-  const std::uint64_t page_bytes = std::uint64_t{1} << g_log.page_shift;
-  while (size > 0) {
-    const auto page = static_cast<std::uint32_t>(offset >> g_log.page_shift);
-    const std::uint64_t in_page = offset & (page_bytes - 1);
-    const std::uint64_t piece = size < page_bytes - in_page ? size : page_bytes - in_page;
-    ncp2::tmk::AccessSites& sites = g_log.sites[page];
-    if (!ncp2::tmk::page_touched(sites)) g_log.touched[g_log.header->touched++] = page;
-    ncp2::tmk::note_access_site(write ? sites.write : sites.read, pc, static_cast<std::uint32_t>(in_page),
-                                static_cast<std::uint32_t>(in_page + piece - 1));
-    set_bits(g_log.bits + (std::size_t{page} * 2 + (write ? 1 : 0)) * g_log.words, in_page, piece);
-    offset += piece;
-    size -= piece;
-  }
-}
-
-// The access log, when the emulator passed one (the run detects races): recording starts if the
-// program was built with the checks (otherwise the emulator refuses the run at its startup).
-void map_access_log() {
-  const int fd = fd_from_env(ncp2::tmk::kAccessLogFdEnv);
-  if (fd < 0) return;
-  const ncp2::tmk::AccessLogLayout layout = ncp2::tmk::access_log_layout(g.heap_bytes, g.page_bytes);
-  void* at = mmap(nullptr, layout.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (at == MAP_FAILED) die("cannot map the access log of the race checks");
-  auto* base = static_cast<unsigned char*>(at);
-  auto* header = reinterpret_cast<ncp2::tmk::AccessLogHeader*>(base);
-  if (header->magic != ncp2::tmk::kChannelMagic || header->pages != layout.pages ||
-      header->page_bytes != g.page_bytes)
-    die("the emulator's access log does not match the shared heap");
-  if (&__ncp2_tmk_race_checks == nullptr || g.heap_base != ncp2::tmk::kHeapBase) return;
-  g_log.header = header;
-  g_log.touched = reinterpret_cast<std::uint32_t*>(base + layout.touched_at);
-  g_log.sites = reinterpret_cast<ncp2::tmk::AccessSites*>(base + layout.sites_at);
-  g_log.bits = reinterpret_cast<std::uint64_t*>(base + layout.bits_at);
-  g_log.words = layout.words;
-  g_log.page_shift = static_cast<unsigned>(__builtin_ctzll(g.page_bytes));
-  __ncp2_tmk_race_bytes = g.heap_bytes;
-}
-
 }  // namespace
 
 extern "C" {
@@ -409,12 +370,15 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
     return;
   }
   Channel& c = *g.channel;
-  install_handlers();
-  on_exit(on_process_exit, nullptr);
+  const bool fiber = ncp2::tmk::fiber::active();
+  if (!fiber) {  // a fiber shares the emulator's process: its signals and its exit are the runner's
+    install_handlers();
+    on_exit(on_process_exit, nullptr);
+  }
   // Startup's reply carries the heap's place and its first protections: map before applying.
   c.request = Request::Startup;
   c.race_checks = &__ncp2_tmk_race_checks != nullptr ? 1 : 0;
-  c.pc = reinterpret_cast<std::uint64_t>(__builtin_return_address(0));
+  c.pc = ncp2::tmk::fiber::program_pc(__builtin_return_address(0));
   ++c.sequence;
   exchange(c);
   Tmk_proc_id = c.node;
@@ -423,9 +387,12 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
   g.sample_period = c.sample_period;
   g.heap_bytes = c.heap_bytes;
   g.page_bytes = c.page_bytes;
-  map_heap();
+  if (fiber)
+    start_fiber_guards();
+  else
+    map_heap();
   ncp2::tmk::guards::connect(g.channel, g.bulk + ncp2::tmk::kBulkBytes, call);
-  map_access_log();
+  if (!fiber) ncp2::tmk::runtime::map_access_log(g.heap_base, g.heap_bytes, g.page_bytes);
   g.started = true;
   for (;;) {
     apply_protections(c);
@@ -446,22 +413,14 @@ __attribute__((noinline)) void __ncp2_tmk_icount_hook() {  // NOLINT: the pass's
   }
   Channel& c = *g.channel;
   if (c.samples == ncp2::tmk::kMaxSamples) call(Request::None, 0, 0, __builtin_return_address(0));
-  c.sample[c.samples++] = {__ncp2_tmk_icount, reinterpret_cast<std::uint64_t>(__builtin_return_address(0))};
+  c.sample[c.samples++] = {__ncp2_tmk_icount, ncp2::tmk::fiber::program_pc(__builtin_return_address(0))};
   __ncp2_tmk_icount_limit = __ncp2_tmk_icount + g.sample_period;
-}
-
-// The race checks' calls (their return address is the access's place in the program).
-__attribute__((noinline)) void __ncp2_tmk_race_read(unsigned long long address, unsigned long long size) {
-  record(address, size, false, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
-}
-
-__attribute__((noinline)) void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size) {
-  record(address, size, true, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
 }
 
 void Tmk_exit(int status) {
   require_started("Tmk_exit", __builtin_return_address(0));
-  if (g.channel && !g.exiting) post_exit(status, __builtin_return_address(0));
+  if (ncp2::tmk::fiber::active()) ncp2::tmk::fiber::finalize_copy();            // as std::exit below would
+  if (g.channel && !g.exiting) post_exit(status, __builtin_return_address(0));  // a fiber ends here
   std::exit(status);
 }
 
@@ -505,12 +464,13 @@ void Tmk_distribute(const void* ptr, size_t size) {
   if (!g.channel) return;
   if (Tmk_proc_id != 0) misuse("Tmk_distribute called by a node other than 0", pc);
   if (size + 16 > ncp2::tmk::kBulkBytes) misuse("Tmk_distribute of more than 64 MiB at once", pc);
-  if (on_the_stack(reinterpret_cast<std::uintptr_t>(ptr), size))
+  if (ncp2::tmk::fiber::active() ? !ncp2::tmk::fiber::in_program_image(ptr, size)
+                                 : on_the_stack(reinterpret_cast<std::uintptr_t>(ptr), size))
     misuse(
         "Tmk_distribute of a local variable: the other nodes hold something else at its address "
         "(distribute a global or a static variable)",
         pc);
-  const auto address = reinterpret_cast<std::uint64_t>(ptr);
+  const std::uint64_t address = ncp2::tmk::fiber::program_address(ptr);  // the same on every node
   const std::uint64_t bytes = size;
   std::memcpy(g.bulk, &address, 8);
   std::memcpy(g.bulk + 8, &bytes, 8);
@@ -562,3 +522,29 @@ void Tmk_scope_begin(const char* name, const char* file, int line) { mark(name, 
 void Tmk_scope_end(const char* file, int line) { mark(nullptr, file, line, false); }
 
 }  // extern "C"
+
+// The fiber runner's backstop found code without the guards (libc) touching shared memory at
+// `address` (tmk/fiber_abi.hpp FiberFault): the faults a guarded access would ask, at its pc.
+extern "C" void __ncp2_tmk_fiber_fault(std::uint64_t address, int write, void* pc) {  // NOLINT: the ABI
+  ncp2::tmk::guards::fault(address, 1, write != 0, pc);
+}
+
+// The runtime's requests for the fiber mode (runtime_internal.hpp).
+namespace ncp2::tmk::runtime {
+
+std::int64_t request(Request kind, std::uint64_t arg0, std::uint64_t arg1, void* pc) {
+  return call(kind, arg0, arg1, pc);
+}
+void report_and_stop(Request kind, int signal_number, std::uint64_t address, void* pc, const char* text) {
+  report(kind, signal_number, address, pc, text);
+}
+bool started() { return g.started; }
+void exit_started_node(int status, void* pc) {
+  if (!g.exiting) post_exit(status, pc);
+}
+void use_channel(Channel* channel) {
+  g.channel = channel;
+  g.bulk = reinterpret_cast<unsigned char*>(channel) + kChannelBytes;
+}
+
+}  // namespace ncp2::tmk::runtime
