@@ -3,6 +3,7 @@
 #include "tmk/host/node_fiber.hpp"
 
 #include <dlfcn.h>
+#include <elf.h>
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -13,6 +14,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdlib>
@@ -38,6 +40,25 @@ thread_local NodeFiber* t_running = nullptr;   // NOLINT: the node whose program
 thread_local NodeFiber* t_starting = nullptr;  // NOLINT: the node whose fiber is entered for the first time
 
 [[noreturn]] void refuse(const std::string& text) { throw workloads::WorkloadError(text); }
+
+// The bytes of a shared object the loader reads: up to the end of its last loadable segment. The
+// rest (debugging information, section headers) stays in the one file the line tables are read
+// from, instead of in every node's copy. The whole file when its program headers cannot be read.
+std::size_t loaded_extent(const std::vector<std::byte>& file) {
+  Elf64_Ehdr header{};
+  if (file.size() < sizeof header) return file.size();
+  std::memcpy(&header, file.data(), sizeof header);
+  const std::size_t table_end = header.e_phoff + std::size_t{header.e_phnum} * sizeof(Elf64_Phdr);
+  if (header.e_phentsize != sizeof(Elf64_Phdr) || table_end > file.size()) return file.size();
+  std::size_t end = table_end;
+  for (std::size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr ph{};
+    std::memcpy(&ph, file.data() + header.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_offset + ph.p_filesz > file.size()) return file.size();
+    end = std::max<std::size_t>(end, ph.p_offset + ph.p_filesz);
+  }
+  return end;
+}
 
 // The hull of a loaded object's segments.
 void find_image(void* handle, std::uintptr_t& begin, std::uintptr_t& end) {
@@ -71,16 +92,6 @@ void* map_anonymous(std::size_t bytes, int flags, const char* what) {
   if (at == MAP_FAILED)
     refuse(fmt::format("the fiber runner cannot map {} bytes for {}: {}", bytes, what, std::strerror(errno)));
   return at;
-}
-
-// Every node keeps a copy of the object open (dlopen tells copies apart by their names, and a
-// closed descriptor's name would be reused): raise the descriptors' soft limit to the hard one.
-void allow_descriptors(std::size_t more) {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
-  if (limit.rlim_cur >= more + 256 || limit.rlim_cur == limit.rlim_max) return;
-  limit.rlim_cur = limit.rlim_max;
-  (void)setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 }  // namespace
@@ -213,6 +224,31 @@ void LibcState::install() const {
   optopt = opt_opt;
 }
 
+// ---- The host's limits
+
+void check_fiber_mappings(std::size_t nodes) {
+  // Counted in /proc/self/smaps of a run (docs/tmk-programs.md): the copy 6, the stack 2, the
+  // channel, page states and heap copy 1 each. The emulator's own fibers are made already (in use).
+  constexpr std::size_t kPerNode = 11;
+  std::size_t limit = 0;
+  if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
+    unsigned long value = 0;
+    if (std::fscanf(f, "%lu", &value) == 1) limit = value;
+    std::fclose(f);
+  }
+  std::size_t in_use = 0;
+  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
+    for (int c = 0; (c = std::fgetc(f)) != EOF;) in_use += c == '\n' ? 1 : 0;
+    std::fclose(f);
+  }
+  const std::size_t needed = in_use + nodes * kPerNode + 1024;  // and room for the emulator's own
+  if (limit == 0 || needed <= limit) return;
+  refuse(fmt::format("the fiber runner needs about {} memory mappings for {} nodes ({} in use, {} per node), "
+                     "and this host allows {} (vm.max_map_count): run fewer nodes, raise the limit (as root: "
+                     "sysctl -w vm.max_map_count={}), or use --runner process",
+                     needed, nodes, in_use, kPerNode, limit, needed));
+}
+
 // ---- FiberProgram
 
 FiberProgram::FiberProgram(const std::string& executable, std::size_t heap_bytes)
@@ -220,6 +256,7 @@ FiberProgram::FiberProgram(const std::string& executable, std::size_t heap_bytes
   FiberObject object = read_fiber_object(executable);
   if (!object.found()) refuse(object.error);
   bytes_ = std::move(object.bytes);
+  loaded_bytes_ = loaded_extent(bytes_);
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/ncp2-fiber-XXXXXX";
   if (!mkdtemp(pattern.data()))
@@ -248,32 +285,43 @@ FiberProgram::FiberProgram(const std::string& executable, std::size_t heap_bytes
 FiberProgram::~FiberProgram() {
   release_signals();
   munmap(reinterpret_cast<void*>(kHeapBase), heap_bytes_);
-  for (int fd : copy_fds_) close(fd);
   std::error_code ignored;
   std::filesystem::remove_all(directory_, ignored);
 }
 
+// The copy's bytes in a memfd, opened through a symbolic link of its own name: glibc knows a loaded
+// object by the name it was opened by (a descriptor's /proc/self/fd/N would be reused by the next
+// copy once closed) and by its inode (each memfd's own). The link and the descriptor go once it is
+// loaded, so that a node costs no descriptor (4,096 nodes and more).
 void* FiberProgram::load_copy(int node) {
-  allow_descriptors(copy_fds_.size() + 1);
   const std::string name = fmt::format("ncp2-fiber-node-{}", node);
-  const int fd = static_cast<int>(syscall(SYS_memfd_create, name.c_str(), 0));
+  const int fd = static_cast<int>(syscall(SYS_memfd_create, name.c_str(), MFD_CLOEXEC));
   if (fd < 0)
     refuse(fmt::format("node {}: the fiber runner cannot create its copy of the program: {}", node,
                        std::strerror(errno)));
-  copy_fds_.push_back(fd);
+  const auto close_fd = [fd] { close(fd); };
   std::size_t done = 0;
-  while (done < bytes_.size()) {
-    const ssize_t n = write(fd, bytes_.data() + done, bytes_.size() - done);
-    if (n <= 0)
+  while (done < loaded_bytes_) {
+    const ssize_t n = write(fd, bytes_.data() + done, loaded_bytes_ - done);
+    if (n <= 0) {
+      close_fd();
       refuse(fmt::format("node {}: cannot write its copy of the program: {}", node, std::strerror(errno)));
+    }
     done += static_cast<std::size_t>(n);
   }
-  void* handle = dlopen(fmt::format("/proc/self/fd/{}", fd).c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char* why = dlerror();
+  const std::string link = fmt::format("{}/node-{}.so", directory_, node);
+  if (symlink(fmt::format("/proc/self/fd/{}", fd).c_str(), link.c_str()) != 0) {
+    close_fd();
+    refuse(fmt::format("node {}: the fiber runner cannot name its copy of the program: {}", node,
+                       std::strerror(errno)));
+  }
+  void* handle = dlopen(link.c_str(), RTLD_NOW | RTLD_LOCAL);
+  const char* why = handle ? nullptr : dlerror();
+  unlink(link.c_str());
+  close_fd();  // the mappings keep the memory
+  if (!handle)
     refuse(fmt::format("node {}: the fiber runner cannot load {}'s fiber object: {}", node, executable_,
                        why ? why : "unknown reason"));
-  }
   return handle;
 }
 
@@ -304,7 +352,9 @@ NodeFiber::NodeFiber(const FiberLaunch& launch) : object_(*launch.program), node
   detach_ = symbol<FiberDetach>(handle_, kFiberDetachSymbol, program);
 
   auto* base = static_cast<unsigned char*>(map_anonymous(kChannelMapBytes, MAP_PRIVATE, "a node's channel"));
-  channel_ = new (base) Channel{};  // NOLINT(cppcoreguidelines-owning-memory): placement in our mapping
+  // Default-initialized, not value-initialized: the fresh mapping is zero already, and writing its
+  // 200 KiB of zeros would make every node pay for pages its program may never use.
+  channel_ = new (base) Channel;  // NOLINT(cppcoreguidelines-owning-memory): placement in our mapping
   channel_->magic = kChannelMagic;
   channel_->version = kChannelVersion;
   channel_->layout_bytes = sizeof(Channel);

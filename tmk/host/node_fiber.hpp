@@ -44,9 +44,14 @@ class FiberProgram {
   std::string directory_;  // a private temporary directory holding the object's file
   std::string object_path_;
   std::vector<std::byte> bytes_;
-  std::vector<int> copy_fds_;  // each copy's memfd: open while loaded (dlopen knows a copy by its name)
+  std::size_t loaded_bytes_ = 0;  // what each copy holds of them (node_fiber.cpp loaded_extent)
   std::size_t heap_bytes_ = 0;
 };
+
+// Refuses, before anything is loaded, a run of `nodes` nodes that would need more memory mappings
+// than the host allows (vm.max_map_count): about 11 per node (a copy of the program, its stack,
+// channel, page states, heap copy) beside the emulator's own. Throws workloads::WorkloadError.
+void check_fiber_mappings(std::size_t nodes);
 
 struct FiberLaunch {
   FiberProgram* program = nullptr;

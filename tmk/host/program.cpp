@@ -89,6 +89,7 @@ void ProgramInstance::launch(dsm::Runtime& runtime) {
       throw workloads::WorkloadError("the measured time model cannot time this program: " + why);
   detect_races_ = runtime.race_detector() != nullptr;
   if (spec_.runner == Runner::Fiber) {
+    check_fiber_mappings(nodes_.size());
     fiber_program_ = std::make_unique<FiberProgram>(spec_.path, heap_bytes_);
     sites_.read_lines_from(fiber_program_->object_path());
   }
