@@ -51,7 +51,7 @@ struct RunOptions {
   TimeModelOptions time_model;
   std::string workload;
   std::vector<std::string> program_args;  // a program's arguments, after `--`
-  std::string runner = "process";         // a program's nodes: processes, or fibers in our process
+  std::string runner;                     // a program's nodes: process or fiber ("": $NCP2_RUNNER, else process)
   std::string node_output;                // a program's output per node in files of this directory
   std::vector<std::string> params;
   std::string preset;
@@ -230,7 +230,7 @@ std::optional<int> setup_scope_counters(const RunOptions& o, const TimeModelSetu
 // A program built with ncp2-cc instead of a built-in workload: its workload in the options.
 std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
   if (!tmk::looks_like_program(o.workload)) {
-    if (!o.program_args.empty() || !o.node_output.empty() || o.runner != "process") {
+    if (!o.program_args.empty() || !o.node_output.empty() || !o.runner.empty()) {
       fmt::print(stderr,
                  "ncp2: {} is a built-in workload: program arguments, --node-output and --runner are for "
                  "programs built with ncp2-cc (give their path, e.g. ./prog)\n",
@@ -239,9 +239,17 @@ std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
     }
     return std::nullopt;
   }
+  std::string runner = o.runner;
+  if (const char* env = std::getenv("NCP2_RUNNER"); runner.empty() && env && *env) {
+    runner = env;
+    if (runner != "process" && runner != "fiber") {
+      fmt::print(stderr, "ncp2: NCP2_RUNNER={}: a runner is process or fiber\n", runner);
+      return kExitUsage;
+    }
+  }
   try {
     s.program = tmk::program_workload({o.workload, o.program_args, o.node_output, o.detect_races,
-                                       o.runner == "fiber" ? tmk::Runner::Fiber : tmk::Runner::Process});
+                                       runner == "fiber" ? tmk::Runner::Fiber : tmk::Runner::Process});
   } catch (const workloads::WorkloadError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
@@ -261,7 +269,7 @@ int run_real(const RunOptions& o) {
        {!o.params.empty() || !o.preset.empty(), "--param/--preset"},
        {o.baseline, "--baseline"},
        {!o.max_virtual_time.empty(), "--max-virtual-time (a real run has no virtual time; use --max-wall)"},
-       {o.runner != "process", "--runner"}}};
+       {!o.runner.empty(), "--runner"}}};
   for (const auto& [set, name] : emulator_only)
     if (set) {
       fmt::print(stderr, "ncp2: {} is for the emulated machines; --machine real runs the program as it is\n",
@@ -369,10 +377,8 @@ Subcommand add_run_command(CLI::App& app) {
   cmd->add_option("--runner", o->runner,
                   "how a program's nodes run: process (one process each) or fiber (a copy of the program "
                   "per node inside ncp2's process: faster, the same results; docs/tmk-programs.md); "
-                  "$NCP2_RUNNER when not given")
-      ->check(CLI::IsMember({"process", "fiber"}))
-      ->envname("NCP2_RUNNER")
-      ->capture_default_str();
+                  "not given: $NCP2_RUNNER, else process")
+      ->check(CLI::IsMember({"process", "fiber"}));
   cmd->add_option("--node-output", o->node_output,
                   "a program's output in DIR/node-N.stdout and .stderr instead of prefixed lines on ours")
       ->type_name("DIR");

@@ -36,6 +36,8 @@ struct FiberAttach {
   Channel* channel = nullptr;     // followed by the bulk area and the snapshot area, as in kChannelMapBytes
   std::byte* heap = nullptr;      // the node's copy of the shared heap: program address kHeapBase is heap[0]
   std::uint8_t* table = nullptr;  // PageState per 4 KiB host page of the heap
+  // The node's access log when the run detects data races (AccessLogLayout; null: none).
+  std::byte* access_log = nullptr;
   // Hands the turn to the emulator after a request was posted in the channel; returns when the
   // emulator replied. Never returns after an Exit or a Crash request.
   void (*hand_off)(void* host) = nullptr;

@@ -5,7 +5,7 @@
 # apart from what records the host (tests/tmk/same_run.py). Programs: the examples, the random
 # data-race-free programs (seeds, node counts, both machines, with and without locks), the
 # programs of tests/tmk/programs and tests/protocol, the held-out validation set (C and C++).
-# Then the runner's own errors: what it refuses, crashes, exits before Tmk_startup.
+# Programs built without the guards, and the race detector. Then the runner's own errors.
 # Usage: fiber_runner_test.sh BIN_DIR SOURCE_DIR [quick]
 set -u
 bin="$1"
@@ -109,6 +109,14 @@ for what in release lockid barrierid heap segv abort exit3 free return before; d
 done
 same distribute_local "$tmp/distribute_local" --nodes 2
 
+# A program built without the guards (its every access to shared memory through the fiber
+# runner's backstop), and the race detector (programs built with --ncp2-races; a race found: exit 4).
+same jacobi_unguarded "$tmp/jacobi_unguarded" --nodes 3 -- 33 17 2
+for p in race_pair random_drf; do build "${p}_races" "$src/tests/tmk/programs/$p.c" --ncp2-races || exit 1; done
+same races-ww "$tmp/race_pair_races" --nodes 2 --detect-races -- ww
+same races-rw "$tmp/race_pair_races" --nodes 2 --detect-races -- rw
+same races-none "$tmp/random_drf_races" --nodes 4 --detect-races -- 5 800 3 1
+
 # What only the fiber runner says.
 fiber() {  # fiber CODE PATTERN ARGS...
   local code="$1" pattern="$2"
@@ -123,10 +131,9 @@ fiber() {  # fiber CODE PATTERN ARGS...
   fi
   echo "ok: --runner fiber $*"
 }
-fiber 1 "--ncp2-no-write-guards" "$tmp/jacobi_unguarded" --nodes 2 -- 33 17 2
 build jacobi_nofiber "$src/examples/jacobi.c" --ncp2-no-fiber || exit 1
 fiber 2 "without the fiber runner" "$tmp/jacobi_nofiber" --nodes 2
-fiber 2 "needs the process runner" "$tmp/jacobi" --nodes 2 --detect-races
+fiber 2 "without access checks" "$tmp/jacobi" --nodes 2 --detect-races
 fiber 2 "built-in workload" sor --nodes 2
 out=$("$bin/ncp2" run --runner thread "$tmp/jacobi" --nodes 2 2>&1)
 [ $? -eq 2 ] && grep -q "runner" <<<"$out" || fail "--runner thread: '$out'"

@@ -70,14 +70,26 @@ stats=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/guarded" --nodes 3 --progress ne
 field() { sed -E "s/.* ([0-9]+) $1.*/\1/" <<<"$stats"; }
 # Most write faults are taken at once (the page was valid: a snapshot, replayed by the emulator
 # before the next request), the others asked through the guards; code without guards still works.
+# Under the fiber runner (NCP2_RUNNER=fiber) code without the guards reaches shared memory through
+# the emulator's backstop, which asks through the guards: nothing is let through by mprotect.
+fibers=0
+[ "${NCP2_RUNNER:-process}" = fiber ] && fibers=1
+unguarded_min=3
+[ "$fibers" -eq 1 ] && unguarded_min=0
 if ! grep -q "write guards on" <<<"$stats" || [ "$(field "taken at once")" -lt 10 ] ||
-  [ "$(field "guarded write faults")" -lt 3 ] || [ "$(field "unguarded writes let through")" -lt 3 ]; then
+  [ "$(field "guarded write faults")" -lt 3 ] || [ "$(field "unguarded writes let through")" -lt "$unguarded_min" ]; then
   fail "faults taken at once, guarded faults and unguarded writes expected: $stats"
 else
   echo "ok: $stats"
 fi
 stats=$(NCP2_HOST_STATS=1 "$bin/ncp2" run "$tmp/plain" --nodes 3 --progress never -- 3 2>&1 | grep "node 1\] ncp2 tmk host")
-grep -q "write guards off, 0 guarded write faults" <<<"$stats" || fail "no guards expected: $stats"
+# Without the guards: none (the process runner); the fiber runner keeps the page states in the
+# guards' table anyway and its backstop asks through them.
+if [ "$fibers" -eq 1 ]; then
+  grep -q "write guards on, [1-9][0-9]* guarded write faults" <<<"$stats" || fail "the backstop's faults expected: $stats"
+else
+  grep -q "write guards off, 0 guarded write faults" <<<"$stats" || fail "no guards expected: $stats"
+fi
 
 # The examples: the same virtual times with and without the guards; the guards take the writes.
 # qsort (a task queue under a lock) is checked for results only: a lock that leaves while its last

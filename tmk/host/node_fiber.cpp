@@ -369,6 +369,7 @@ NodeFiber::NodeFiber(const FiberLaunch& launch) : object_(*launch.program), node
   attach_.channel = channel_;
   attach_.heap = heap_;
   attach_.table = table_;
+  attach_.access_log = launch.access_log;
   attach_.hand_off = &NodeFiber::hand_off;
   attach_.finish = &NodeFiber::finish;
   attach_.host = this;

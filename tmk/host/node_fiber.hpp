@@ -59,6 +59,7 @@ struct FiberLaunch {
   int node = 0;
   int stdout_fd = -1;  // the node's output (taken over: closed by the node)
   int stderr_fd = -1;
+  std::byte* access_log = nullptr;  // the node's access log (AccessLog::data) when the run detects races
 };
 
 // The per-thread state of libc that each node keeps as its own (a process has its own): errno,

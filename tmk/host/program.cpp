@@ -144,14 +144,16 @@ void ProgramInstance::start_process(Node& node) {
   }
   launch.stdout_fd = out;
   launch.stderr_fd = err;
-  if (fiber_program_) {  // the node's streams take the descriptors over
-    node.process =
-        std::make_unique<NodeFiber>(FiberLaunch{fiber_program_.get(), spec_.args, node.id, out, err});
-    return;
-  }
   if (detect_races_) {
     node.accesses = std::make_unique<AccessLog>(heap_bytes_, page_bytes_);
     launch.access_log_fd = node.accesses->fd();
+  }
+  if (fiber_program_) {  // the node's streams take the descriptors over; the log is shared memory
+    std::byte* log = node.accesses ? node.accesses->data() : nullptr;
+    if (node.accesses) node.accesses->close_fd();
+    node.process =
+        std::make_unique<NodeFiber>(FiberLaunch{fiber_program_.get(), spec_.args, node.id, out, err, log});
+    return;
   }
   node.process = std::make_unique<NodeProcess>(launch);
   ::close(out);
@@ -274,10 +276,6 @@ workloads::Workload program_workload(const ProgramSpec& spec) {
     throw workloads::WorkloadError(fmt::format("no program {} (build it with ncp2-cc)", spec.path));
   if (!std::filesystem::is_regular_file(spec.path) || ::access(spec.path.c_str(), X_OK) != 0)
     throw workloads::WorkloadError(fmt::format("{} is not an executable program", spec.path));
-  if (spec.detect_races && spec.runner == Runner::Fiber)
-    throw workloads::WorkloadError(
-        "--detect-races needs the process runner (the fiber runner does not record accesses): "
-        "drop --runner fiber");
   if (spec.detect_races && !built_with_race_checks(spec.path))
     throw workloads::WorkloadError(without_race_checks_message(spec.path));
   if (spec.runner == Runner::Fiber)

@@ -8,6 +8,7 @@
 
 #include "tmk/channel.hpp"
 #include "tmk/runtime/die.hpp"
+#include "tmk/runtime/fiber_mode.hpp"
 #include "tmk/runtime/runtime_internal.hpp"
 
 using ncp2::tmk::die;
@@ -85,7 +86,13 @@ void ncp2::tmk::runtime::map_access_log(std::uintptr_t heap_base, std::size_t he
   void* at = mmap(nullptr, layout.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   close(fd);
   if (at == MAP_FAILED) die("cannot map the access log of the race checks");
-  auto* base = static_cast<unsigned char*>(at);
+  use_access_log(static_cast<std::byte*>(at), heap_base, heap_bytes, page_bytes);
+}
+
+void ncp2::tmk::runtime::use_access_log(std::byte* log, std::uintptr_t heap_base, std::size_t heap_bytes,
+                                        std::size_t page_bytes) {
+  const ncp2::tmk::AccessLogLayout layout = ncp2::tmk::access_log_layout(heap_bytes, page_bytes);
+  auto* base = reinterpret_cast<unsigned char*>(log);
   auto* header = reinterpret_cast<ncp2::tmk::AccessLogHeader*>(base);
   if (header->magic != ncp2::tmk::kChannelMagic || header->pages != layout.pages ||
       header->page_bytes != page_bytes)
@@ -104,11 +111,11 @@ extern "C" {
 
 // The race checks' calls (their return address is the access's place in the program).
 __attribute__((noinline)) void __ncp2_tmk_race_read(unsigned long long address, unsigned long long size) {
-  record(address, size, false, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+  record(address, size, false, ncp2::tmk::fiber::program_pc(__builtin_return_address(0)));
 }
 
 __attribute__((noinline)) void __ncp2_tmk_race_write(unsigned long long address, unsigned long long size) {
-  record(address, size, true, reinterpret_cast<std::uint64_t>(__builtin_return_address(0)));
+  record(address, size, true, ncp2::tmk::fiber::program_pc(__builtin_return_address(0)));
 }
 
 }  // extern "C"

@@ -22,7 +22,9 @@ void use_channel(Channel* channel);
 
 // A file descriptor the emulator passed in the environment variable `name`; -1 when unset.
 int fd_from_env(const char* name);
-// The race checks' access log, when the emulator passed one (access_recording.cpp).
+// The race checks' access log, when the emulator passed one (access_recording.cpp): a process maps
+// it from the descriptor in its environment; a fiber is given its mapping.
 void map_access_log(std::uintptr_t heap_base, std::size_t heap_bytes, std::size_t page_bytes);
+void use_access_log(std::byte* log, std::uintptr_t heap_base, std::size_t heap_bytes, std::size_t page_bytes);
 
 }  // namespace ncp2::tmk::runtime

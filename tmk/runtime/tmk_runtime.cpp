@@ -51,7 +51,6 @@ void __ncp2_tmk_icount_hook();                       // NOLINT
 // the program was built with them.
 extern unsigned long long __ncp2_tmk_race_bytes;                  // NOLINT: the pass's ABI names
 extern const char __ncp2_tmk_race_checks __attribute__((weak));   // NOLINT
-extern const char __ncp2_tmk_write_guards __attribute__((weak));  // NOLINT: the guard pass's marker
 }
 
 namespace {
@@ -262,10 +261,15 @@ void report_host_counts() {
   const int length = std::snprintf(
       text, sizeof text,
       "ncp2 tmk host: write guards %s, %llu guarded write faults, %llu signalled faults, "
-      "%llu taken at once, %llu unguarded writes let through, %llu mprotect calls\n",
+      "%llu taken at once, %llu unguarded writes let through, %llu mprotect calls, %llu guarded read faults\n",
       ncp2::tmk::guards::active() ? "on" : "off", static_cast<unsigned long long>(n.guarded_faults),
       static_cast<unsigned long long>(n.signal_faults), static_cast<unsigned long long>(n.deferred_faults),
-      static_cast<unsigned long long>(n.unguarded_writes), static_cast<unsigned long long>(n.mprotects));
+      static_cast<unsigned long long>(n.unguarded_writes), static_cast<unsigned long long>(n.mprotects),
+      static_cast<unsigned long long>(n.read_faults));
+  if (ncp2::tmk::fiber::active()) {  // the node's own standard error (ncp2's descriptor 2 is shared)
+    std::fputs(text, stderr);
+    return;
+  }
   (void)!write(STDERR_FILENO, text, static_cast<std::size_t>(length));
 }
 
@@ -324,13 +328,10 @@ void connect() {
   dl_iterate_phdr(first_object, &g.channel->load_base);
 }
 
-// The fiber runner reaches the node's copy of the heap only through the guards.
+// The fiber runner keeps the node's page states in the guards' table whether or not the program was
+// built with the guards: code without them reaches the heap through the emulator's backstop (a trap
+// per page and turn, tmk/host/node_fiber.cpp), which reads the same table.
 void start_fiber_guards() {
-  if (&__ncp2_tmk_write_guards == nullptr)
-    misuse(
-        "the program was built with ncp2-cc --ncp2-no-write-guards: the fiber runner reaches shared "
-        "memory only through the guards (rebuild it without that option, or run it with --runner process)",
-        nullptr);
   const ncp2::tmk::FiberAttach& a = ncp2::tmk::fiber::attachment();
   if (!ncp2::tmk::guards::start_fiber(a.table, a.heap, g.heap_bytes, g.page_bytes))
     misuse("the guards could not start over the node's copy of the shared heap", nullptr);
@@ -392,7 +393,10 @@ void Tmk_startup(int /*argc*/, char** /*argv*/) {
   else
     map_heap();
   ncp2::tmk::guards::connect(g.channel, g.bulk + ncp2::tmk::kBulkBytes, call);
-  if (!fiber) ncp2::tmk::runtime::map_access_log(g.heap_base, g.heap_bytes, g.page_bytes);
+  if (!fiber)
+    ncp2::tmk::runtime::map_access_log(g.heap_base, g.heap_bytes, g.page_bytes);
+  else if (std::byte* log = ncp2::tmk::fiber::attachment().access_log)
+    ncp2::tmk::runtime::use_access_log(log, g.heap_base, g.heap_bytes, g.page_bytes);
   g.started = true;
   for (;;) {
     apply_protections(c);
