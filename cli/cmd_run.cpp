@@ -51,8 +51,8 @@ struct RunOptions {
   TimeModelOptions time_model;
   std::string workload;
   std::vector<std::string> program_args;  // a program's arguments, after `--`
-  std::string runner;                     // a program's nodes: process or fiber ("": $NCP2_RUNNER, else process)
-  std::string node_output;                // a program's output per node in files of this directory
+  std::string runner;       // a program's nodes: process or fiber ("": $NCP2_RUNNER, else process)
+  std::string node_output;  // a program's output per node in files of this directory
   std::vector<std::string> params;
   std::string preset;
   std::uint64_t seed = 1;
@@ -248,8 +248,10 @@ std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
     }
   }
   try {
-    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output, o.detect_races,
-                                       runner == "fiber" ? tmk::Runner::Fiber : tmk::Runner::Process});
+    const tmk::Runner chosen = runner.empty()      ? tmk::Runner::Auto
+                               : runner == "fiber" ? tmk::Runner::Fiber
+                                                   : tmk::Runner::Process;
+    s.program = tmk::program_workload({o.workload, o.program_args, o.node_output, o.detect_races, chosen});
   } catch (const workloads::WorkloadError& e) {
     fmt::print(stderr, "ncp2: {}\n", e.what());
     return kExitUsage;
@@ -375,9 +377,10 @@ Subcommand add_run_command(CLI::App& app) {
       ->required();
   cmd->add_option("args", o->program_args, "a program's arguments, after --")->type_name("ARGS");
   cmd->add_option("--runner", o->runner,
-                  "how a program's nodes run: process (one process each) or fiber (a copy of the program "
-                  "per node inside ncp2's process: faster, the same results; docs/tmk-programs.md); "
-                  "not given: $NCP2_RUNNER, else process")
+                  "how a program's nodes run: fiber (a copy of the program per node inside ncp2's process) "
+                  "or process (one process each): the same results, fibers faster; not given: $NCP2_RUNNER, "
+                  "else fiber when the program carries ncp2-cc's fiber object, else process "
+                  "(docs/tmk-programs.md)")
       ->check(CLI::IsMember({"process", "fiber"}));
   cmd->add_option("--node-output", o->node_output,
                   "a program's output in DIR/node-N.stdout and .stderr instead of prefixed lines on ours")

@@ -41,8 +41,9 @@ struct FiberAttach {
   // Hands the turn to the emulator after a request was posted in the channel; returns when the
   // emulator replied. Never returns after an Exit or a Crash request.
   void (*hand_off)(void* host) = nullptr;
-  // The node's program ended before its Tmk_startup (it never used the channel) with `status`, as
-  // a process of the process runner may exit before its first request. Never returns.
+  // The node's program ended without a request: before its Tmk_startup with exit `status` (as a
+  // process of the process runner may exit before its first request), or killed by signal
+  // -`status` when negative (raise(SIGKILL)). Never returns.
   void (*finish)(void* host, int status) = nullptr;
   void* host = nullptr;
 };

@@ -116,6 +116,8 @@ for p in race_pair random_drf; do build "${p}_races" "$src/tests/tmk/programs/$p
 same races-ww "$tmp/race_pair_races" --nodes 2 --detect-races -- ww
 same races-rw "$tmp/race_pair_races" --nodes 2 --detect-races -- rw
 same races-none "$tmp/random_drf_races" --nodes 4 --detect-races -- 5 800 3 1
+same races-die "$tmp/race_pair_races" --nodes 2 --detect-races -- die    # _exit(3) without Tmk_exit
+same races-crash "$tmp/race_pair_races" --nodes 2 --detect-races -- crash
 
 # What only the fiber runner says.
 fiber() {  # fiber CODE PATTERN ARGS...

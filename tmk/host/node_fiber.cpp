@@ -243,10 +243,11 @@ void check_fiber_mappings(std::size_t nodes) {
   }
   const std::size_t needed = in_use + nodes * kPerNode + 1024;  // and room for the emulator's own
   if (limit == 0 || needed <= limit) return;
-  refuse(fmt::format("the fiber runner needs about {} memory mappings for {} nodes ({} in use, {} per node), "
-                     "and this host allows {} (vm.max_map_count): run fewer nodes, raise the limit (as root: "
-                     "sysctl -w vm.max_map_count={}), or use --runner process",
-                     needed, nodes, in_use, kPerNode, limit, needed));
+  refuse(
+      fmt::format("the fiber runner needs about {} memory mappings for {} nodes ({} in use, {} per node), "
+                  "and this host allows {} (vm.max_map_count): run fewer nodes, raise the limit (as root: "
+                  "sysctl -w vm.max_map_count={}), or use --runner process",
+                  needed, nodes, in_use, kPerNode, limit, needed));
 }
 
 // ---- FiberProgram
@@ -429,7 +430,7 @@ void NodeFiber::hand_off(void* host) {
 void NodeFiber::finish(void* host, int status) {
   auto* self = static_cast<NodeFiber*>(host);
   self->exited_ = true;
-  self->status_ = W_EXITCODE(status & 0xff, 0);
+  self->status_ = status < 0 ? (-status & 0x7f) : W_EXITCODE(status & 0xff, 0);  // killed, or exited
   emu::fiber_switch::switch_to(self->program_, self->host_);
   std::abort();  // never resumed
 }

@@ -271,16 +271,20 @@ bool looks_like_program(const std::string& name) {
   return name.find('/') != std::string::npos || std::filesystem::is_regular_file(name);
 }
 
-workloads::Workload program_workload(const ProgramSpec& spec) {
+workloads::Workload program_workload(const ProgramSpec& given) {
+  ProgramSpec spec = given;
   if (!std::filesystem::exists(spec.path))
     throw workloads::WorkloadError(fmt::format("no program {} (build it with ncp2-cc)", spec.path));
   if (!std::filesystem::is_regular_file(spec.path) || ::access(spec.path.c_str(), X_OK) != 0)
     throw workloads::WorkloadError(fmt::format("{} is not an executable program", spec.path));
   if (spec.detect_races && !built_with_race_checks(spec.path))
     throw workloads::WorkloadError(without_race_checks_message(spec.path));
-  if (spec.runner == Runner::Fiber)
-    if (const FiberObject object = read_fiber_object(spec.path); !object.found())
-      throw workloads::WorkloadError(object.error);
+  if (spec.runner != Runner::Process) {
+    const bool found = read_fiber_object(spec.path).found();
+    if (spec.runner == Runner::Auto) spec.runner = found ? Runner::Fiber : Runner::Process;
+    if (spec.runner == Runner::Fiber && !found)
+      throw workloads::WorkloadError(read_fiber_object(spec.path).error);
+  }
   if (!spec.output_dir.empty() && !std::filesystem::is_directory(spec.output_dir))
     throw workloads::WorkloadError(
         std::filesystem::exists(spec.output_dir)

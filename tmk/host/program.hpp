@@ -12,9 +12,11 @@
 
 namespace ncp2::tmk {
 
-// How a program's nodes run: a process each (the default), or a copy of the program on a fiber
-// each, inside the emulator's process (node_fiber.hpp; issue 45).
-enum class Runner { Process, Fiber };
+// How a program's nodes run: a copy of the program on a fiber each, inside the emulator's process
+// (node_fiber.hpp; issue 45), or a process each (node_process.hpp). Auto, the default: fibers when
+// the executable carries the fiber object ncp2-cc embeds, else processes (a program linked without
+// it: ncp2-cc --ncp2-no-fiber, a non-PIC library, a CMake build with find_package(ncp2)).
+enum class Runner { Auto, Process, Fiber };
 
 struct ProgramSpec {
   std::string path;               // the executable, as the user gave it
@@ -22,7 +24,7 @@ struct ProgramSpec {
   std::string output_dir;         // empty: each node's output on ours, lines prefixed "[node N] "
   // The run detects data races: the program must be built with ncp2-cc --ncp2-races.
   bool detect_races = false;
-  Runner runner = Runner::Process;
+  Runner runner = Runner::Auto;
 };
 
 // True when `name` names a program rather than a built-in workload: it contains a '/' or is an

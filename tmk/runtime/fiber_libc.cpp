@@ -184,15 +184,15 @@ NCP2_WRAP_NORETURN void __wrap_exit(int status) {
   __real_exit(status);
 }
 NCP2_WRAP_NORETURN void __wrap__exit(int status) {
-  if (fiber::active()) fiber::end_node(status, __builtin_return_address(0));
+  if (fiber::active()) fiber::vanish(status);  // no exit handlers: no Exit request either
   __real__exit(status);
 }
 NCP2_WRAP_NORETURN void __wrap__Exit(int status) {
-  if (fiber::active()) fiber::end_node(status, __builtin_return_address(0));
+  if (fiber::active()) fiber::vanish(status);  // no exit handlers: no Exit request either
   __real__Exit(status);
 }
 NCP2_WRAP_NORETURN void __wrap_quick_exit(int status) {
-  if (fiber::active()) fiber::end_node(status, __builtin_return_address(0));
+  if (fiber::active()) fiber::vanish(status);  // no exit handlers: no Exit request either
   __real_quick_exit(status);
 }
 
@@ -218,7 +218,11 @@ int raise_in_fiber(int signal_number) {
         "the program stops itself with a signal: the fiber runner shares one process among the nodes; "
         "run it with --runner process",
         __builtin_return_address(0));
-  fiber::crash(signal_number, strsignal(signal_number), __builtin_return_address(0));
+  // The signals the process runner's runtime reports as crashes; the others end the process.
+  if (signal_number == SIGSEGV || signal_number == SIGBUS || signal_number == SIGFPE ||
+      signal_number == SIGILL || signal_number == SIGABRT)
+    fiber::crash(signal_number, strsignal(signal_number), __builtin_return_address(0));
+  fiber::killed(signal_number);
 }
 
 }  // namespace

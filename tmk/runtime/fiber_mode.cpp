@@ -101,6 +101,14 @@ void finalize_copy() {
   runtime::report_and_stop(Request::Crash, signal_number, 0, nullptr, text);
 }
 
+[[noreturn]] void vanish(int status) {
+  for (;;) f.attach.finish(f.attach.host, status & 0xff);
+}
+
+[[noreturn]] void killed(int signal_number) {
+  for (;;) f.attach.finish(f.attach.host, -signal_number);  // a negative status: killed by the signal
+}
+
 [[noreturn]] void refuse(const char* text, const void* pc) {
   runtime::report_and_stop(Request::Misuse, 0, 0, const_cast<void*>(pc), text);
 }

@@ -31,6 +31,15 @@ std::uint64_t program_pc(const void* pc);
 // frames (the program's innermost line) as a crash inside a library call is; `pc` unused.
 [[noreturn]] void crash(int signal_number, const char* text, const void* pc);
 
+// _exit(), _Exit(), quick_exit(): a process ends at once, without its exit handlers (so without the
+// runtime's Exit request); the node ends the same way, and the emulator says that it exited with
+// `status` without Tmk_exit.
+[[noreturn]] void vanish(int status);
+
+// A signal that ends a process without a report of the runtime's (SIGKILL, SIGTERM, ...) raised by
+// the program: the node ends as a process killed by it ends (its wait status says so).
+[[noreturn]] void killed(int signal_number);
+
 // A call the fiber runner cannot run (a signal handler, a thread): the run stops with `text`
 // (a Misuse request), which should name the process runner as the way to run the program.
 [[noreturn]] void refuse(const char* text, const void* pc);
