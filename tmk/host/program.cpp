@@ -15,6 +15,7 @@
 
 #include "carnival/run_scopes.hpp"
 #include "debug_info/source_lines.hpp"
+#include "emulator/fiber_sanitizer.hpp"
 #include "tmk/host/fiber_object.hpp"
 #include "tmk/host/program_internal.hpp"
 
@@ -271,6 +272,15 @@ bool looks_like_program(const std::string& name) {
   return name.find('/') != std::string::npos || std::filesystem::is_regular_file(name);
 }
 
+// A build with AddressSanitizer or ThreadSanitizer: the program fibers' stack switches are not
+// annotated for them (emulator/fiber_sanitizer.hpp annotates the kernel's own), so the default runs
+// programs as processes there; --runner fiber still may be asked for.
+#if defined(NCP2_ASAN) || defined(NCP2_TSAN)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+
 workloads::Workload program_workload(const ProgramSpec& given) {
   ProgramSpec spec = given;
   if (!std::filesystem::exists(spec.path))
@@ -281,7 +291,7 @@ workloads::Workload program_workload(const ProgramSpec& given) {
     throw workloads::WorkloadError(without_race_checks_message(spec.path));
   if (spec.runner != Runner::Process) {
     const bool found = read_fiber_object(spec.path).found();
-    if (spec.runner == Runner::Auto) spec.runner = found ? Runner::Fiber : Runner::Process;
+    if (spec.runner == Runner::Auto) spec.runner = found && !kSanitized ? Runner::Fiber : Runner::Process;
     if (spec.runner == Runner::Fiber && !found)
       throw workloads::WorkloadError(read_fiber_object(spec.path).error);
   }
