@@ -49,8 +49,8 @@ unsigned long long __ncp2_tmk_icount_limit = ~0ULL;  // NOLINT
 void __ncp2_tmk_icount_hook();                       // NOLINT
 // Race checks (ncp2-cc --ncp2-races): recorded by access_recording.cpp; the marker tells whether
 // the program was built with them.
-extern unsigned long long __ncp2_tmk_race_bytes;                  // NOLINT: the pass's ABI names
-extern const char __ncp2_tmk_race_checks __attribute__((weak));   // NOLINT
+extern unsigned long long __ncp2_tmk_race_bytes;                 // NOLINT: the pass's ABI names
+extern const char __ncp2_tmk_race_checks __attribute__((weak));  // NOLINT
 }
 
 namespace {
@@ -261,7 +261,8 @@ void report_host_counts() {
   const int length = std::snprintf(
       text, sizeof text,
       "ncp2 tmk host: write guards %s, %llu guarded write faults, %llu signalled faults, "
-      "%llu taken at once, %llu unguarded writes let through, %llu mprotect calls, %llu guarded read faults\n",
+      "%llu taken at once, %llu unguarded writes let through, %llu mprotect calls, %llu guarded read "
+      "faults\n",
       ncp2::tmk::guards::active() ? "on" : "off", static_cast<unsigned long long>(n.guarded_faults),
       static_cast<unsigned long long>(n.signal_faults), static_cast<unsigned long long>(n.deferred_faults),
       static_cast<unsigned long long>(n.unguarded_writes), static_cast<unsigned long long>(n.mprotects),
