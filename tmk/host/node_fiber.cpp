@@ -5,21 +5,23 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -40,6 +42,11 @@ thread_local NodeFiber* t_running = nullptr;   // NOLINT: the node whose program
 thread_local NodeFiber* t_starting = nullptr;  // NOLINT: the node whose fiber is entered for the first time
 
 [[noreturn]] void refuse(const std::string& text) { throw workloads::WorkloadError(text); }
+
+// The program's address of the shared heap's byte `offset` (fixed: tmk/channel.hpp kHeapBase).
+void* heap_address(std::size_t offset) {
+  return reinterpret_cast<void*>(kHeapBase + offset);  // NOLINT(performance-no-int-to-ptr): a fixed address
+}
 
 // The bytes of a shared object the loader reads: up to the end of its last loadable segment. The
 // rest (debugging information, section headers) stays in the one file the line tables are read
@@ -65,7 +72,7 @@ void find_image(void* handle, std::uintptr_t& begin, std::uintptr_t& end) {
   link_map* map = nullptr;
   if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return;
   struct Search {
-    std::uintptr_t base;
+    std::uintptr_t base = 0;
     std::uintptr_t begin = 0;
     std::uintptr_t end = 0;
   } search{map->l_addr};
@@ -140,6 +147,7 @@ void on_signal(int signal_number, siginfo_t* info, void* context) {
     return;
   }
   auto* uc = static_cast<ucontext_t*>(context);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a register's value
   void* pc = reinterpret_cast<void*>(uc->uc_mcontext.gregs[REG_RIP]);
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   if (signal_number == SIGSEGV) {
@@ -155,7 +163,8 @@ void on_tick(int /*signal_number*/, siginfo_t* /*info*/, void* context) {
   NodeFiber* node = NodeFiber::running();
   if (!node) return;
   const auto* uc = static_cast<const ucontext_t*>(context);
-  node->tick(reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]));
+  node->tick(
+      reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RIP]));  // NOLINT(performance-no-int-to-ptr)
 }
 
 int tick_signal() { return SIGRTMAX - 2; }
@@ -231,16 +240,10 @@ void check_fiber_mappings(std::size_t nodes) {
   // channel, page states and heap copy 1 each. The emulator's own fibers are made already (in use).
   constexpr std::size_t kPerNode = 11;
   std::size_t limit = 0;
-  if (FILE* f = std::fopen("/proc/sys/vm/max_map_count", "r")) {
-    unsigned long value = 0;
-    if (std::fscanf(f, "%lu", &value) == 1) limit = value;
-    std::fclose(f);
-  }
-  std::size_t in_use = 0;
-  if (FILE* f = std::fopen("/proc/self/maps", "r")) {
-    for (int c = 0; (c = std::fgetc(f)) != EOF;) in_use += c == '\n' ? 1 : 0;
-    std::fclose(f);
-  }
+  std::ifstream("/proc/sys/vm/max_map_count") >> limit;  // 0 when unreadable: no check
+  std::ifstream maps("/proc/self/maps");
+  const auto in_use = static_cast<std::size_t>(
+      std::count(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>(), '\n'));
   const std::size_t needed = in_use + nodes * kPerNode + 1024;  // and room for the emulator's own
   if (limit == 0 || needed <= limit) return;
   refuse(
@@ -265,14 +268,15 @@ FiberProgram::FiberProgram(const std::string& executable, std::size_t heap_bytes
                        std::strerror(errno)));
   directory_ = pattern;
   object_path_ = directory_ + "/" + std::filesystem::path(executable).filename().string() + ".ncp2-fiber.so";
-  FILE* out = std::fopen(object_path_.c_str(), "wb");
-  const bool written = out && std::fwrite(bytes_.data(), 1, bytes_.size(), out) == bytes_.size();
-  if (out) std::fclose(out);
+  std::ofstream out(object_path_, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes_.data()), static_cast<std::streamsize>(bytes_.size()));
+  out.close();
+  const bool written = out.good();
   if (!written)
     refuse(fmt::format("the fiber runner cannot write {}: {}", object_path_, std::strerror(errno)));
   // The heap's program addresses: nothing of the emulator may lie there, and an access by code
   // without the guards must trap (the backstop maps the running node's page there).
-  void* want = reinterpret_cast<void*>(kHeapBase);
+  void* want = heap_address(0);
   void* got = mmap(want, heap_bytes_, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
   if (got != want) {
@@ -285,7 +289,7 @@ FiberProgram::FiberProgram(const std::string& executable, std::size_t heap_bytes
 
 FiberProgram::~FiberProgram() {
   release_signals();
-  munmap(reinterpret_cast<void*>(kHeapBase), heap_bytes_);
+  munmap(heap_address(0), heap_bytes_);
   std::error_code ignored;
   std::filesystem::remove_all(directory_, ignored);
 }
@@ -407,8 +411,9 @@ NodeFiber::~NodeFiber() {
 }
 
 void NodeFiber::close_output() {
-  if (libc_.out) std::fclose(libc_.out);
-  if (libc_.err) std::fclose(libc_.err);
+  // libc's streams, as a process's stdout and stderr are: closed here, with their descriptors.
+  if (libc_.out) std::fclose(libc_.out);  // NOLINT(cppcoreguidelines-owning-memory)
+  if (libc_.err) std::fclose(libc_.err);  // NOLINT(cppcoreguidelines-owning-memory)
   libc_.out = nullptr;
   libc_.err = nullptr;
 }
@@ -485,7 +490,7 @@ bool NodeFiber::backstop(std::uintptr_t address, bool write, void* pc) {
   };
   if (!allowed()) fault_(address, write ? 1 : 0, pc);  // the node's fiber is switched out meanwhile
   if (!allowed()) return false;
-  void* at = reinterpret_cast<void*>(kHeapBase + page * kHostPage);
+  void* at = heap_address(page * kHostPage);
   void* got = mremap(heap_ + page * kHostPage, 0, kHostPage, MREMAP_MAYMOVE | MREMAP_FIXED, at);
   if (got != at) return false;
   backstop_pages_.push_back(static_cast<std::uint32_t>(page));
@@ -494,9 +499,12 @@ bool NodeFiber::backstop(std::uintptr_t address, bool write, void* pc) {
 }
 
 void NodeFiber::drop_backstop() {
+  // A page left mapped would show this node's data to the next node's unguarded code: no going on.
   for (const std::uint32_t page : backstop_pages_)
-    mmap(reinterpret_cast<void*>(kHeapBase + std::size_t{page} * kHostPage), kHostPage, PROT_NONE,
-         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (mmap(heap_address(std::size_t{page} * kHostPage), kHostPage, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+      refuse(fmt::format("the fiber runner cannot unmap a page of the shared heap's addresses: {}",
+                         std::strerror(errno)));
   backstop_pages_.clear();
 }
 

@@ -34,8 +34,7 @@ void OutputRelay::finish() {
 }
 
 namespace {
-void emit(int node, bool is_stderr, std::string_view line) {
-  std::FILE* out = is_stderr ? stderr : stdout;
+void emit(std::FILE* out, int node, std::string_view line) {
   fmt::print(out, "[node {}] {}\n", node, line);
   std::fflush(out);
 }
@@ -56,7 +55,7 @@ void OutputRelay::loop() {
         if (s.fd != p.fd) continue;
         const ssize_t n = read(s.fd, buffer.data(), buffer.size());
         if (n <= 0) {  // the process ended: its last unterminated line, then close
-          if (!s.partial.empty()) emit(s.node, s.is_stderr, s.partial);
+          if (!s.partial.empty()) emit(s.is_stderr ? err_ : out_, s.node, s.partial);
           close(s.fd);
           s.fd = -1;
           break;
@@ -64,7 +63,7 @@ void OutputRelay::loop() {
         s.partial.append(buffer.data(), static_cast<std::size_t>(n));
         std::size_t start = 0;
         for (std::size_t nl; (nl = s.partial.find('\n', start)) != std::string::npos; start = nl + 1)
-          emit(s.node, s.is_stderr, std::string_view(s.partial).substr(start, nl - start));
+          emit(s.is_stderr ? err_ : out_, s.node, std::string_view(s.partial).substr(start, nl - start));
         s.partial.erase(0, start);
         break;
       }

@@ -2,6 +2,7 @@
 // The output of a program's node processes on ours: a thread reads each node's stdout and stderr
 // pipes and writes whole lines, prefixed with the node ("[node 3] ..."), to our stdout and stderr.
 #include <atomic>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,10 @@ class OutputRelay {
   void loop();
 
   std::vector<Source> sources_;
+  // ncp2's own streams, taken when the relay is made: the fiber runner points libc's stdout and
+  // stderr at a node's streams while the node runs, and this thread must not follow them.
+  std::FILE* out_ = stdout;
+  std::FILE* err_ = stderr;
   std::thread thread_;
 };
 

@@ -11,8 +11,6 @@
 #include "tmk/runtime/fiber_mode.hpp"
 #include "tmk/runtime/runtime_internal.hpp"
 
-using ncp2::tmk::die;
-
 extern "C" {
 // The pass calls these for an access at `address` when `address - kHeapBase < __ncp2_tmk_race_bytes`,
 // which stays 0 (nothing recorded) unless the run detects data races. The pass defines the marker

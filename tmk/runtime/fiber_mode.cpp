@@ -121,8 +121,8 @@ extern "C" {
 extern const std::uint32_t __ncp2_tmk_fiber_abi[3] = {  // NOLINT: read by the emulator with dlsym
     ncp2::tmk::kFiberAbiVersion, sizeof(ncp2::tmk::FiberAttach), sizeof(ncp2::tmk::Channel)};
 
-[[noreturn]] void __ncp2_tmk_fiber_main(const ncp2::tmk::FiberAttach* attach, int argc,
-                                        char** argv) {  // NOLINT
+// NOLINTNEXTLINE(bugprone-reserved-identifier,readability-identifier-naming): the ABI's name
+[[noreturn]] void __ncp2_tmk_fiber_main(const ncp2::tmk::FiberAttach* attach, int argc, char** argv) {
   using ncp2::tmk::fiber::f;
   f.attach = *attach;
   Dl_info self{};
