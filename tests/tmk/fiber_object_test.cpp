@@ -46,6 +46,21 @@ TEST_F(FiberObjectTest, AProgramBuiltByNcp2CcCarriesALoadableSharedObject) {
   EXPECT_NE(dlsym(copy.get(), "probe_line"), nullptr);
 }
 
+// Each node's copy holds only what the loader reads: its loadable segments, not the debugging
+// information (built with -g, the object is several times that), and still loads.
+TEST_F(FiberObjectTest, ACopyNeedsOnlyTheLoadableBytes) {
+  const FiberObject object = read_fiber_object(build("prog"));
+  ASSERT_TRUE(object.found()) << object.error;
+  EXPECT_GT(object.loaded_bytes, 0U);
+  EXPECT_LT(object.loaded_bytes, object.bytes.size());
+  const std::vector<std::byte> loadable(
+      object.bytes.begin(), object.bytes.begin() + static_cast<std::ptrdiff_t>(object.loaded_bytes));
+  testing::write_bytes(path("loadable.so"), loadable);
+  const testing::Loaded copy = load_copy(path("loadable.so"));
+  ASSERT_TRUE(copy);
+  EXPECT_NE(dlsym(copy.get(), kFiberMainSymbol), nullptr);
+}
+
 TEST_F(FiberObjectTest, AProgramBuiltWithoutItSaysHowToRebuild) {
   expect_error(build("prog", {"--ncp2-no-fiber"}), "built without the fiber runner's object (rebuild it");
 }

@@ -22,7 +22,7 @@ struct ElfCloser {
 };
 using ElfHandle = std::unique_ptr<Elf, ElfCloser>;
 
-FiberObject failure(const std::string& path, const std::string& why) { return {{}, path + ": " + why}; }
+FiberObject failure(const std::string& path, const std::string& why) { return {{}, 0, path + ": " + why}; }
 
 FiberObject unreadable(const std::string& path, const std::string& why) {
   return failure(path, "unreadable as a program built by ncp2-cc (" + why + ")");
@@ -66,6 +66,22 @@ bool find_section(Elf* elf, std::size_t names, GElf_Shdr& found) {
   return false;
 }
 
+// The end of the last loadable segment of the shared object `bytes` (all of it when its program
+// headers cannot be read).
+std::size_t loaded_extent(std::vector<std::byte>& bytes) {
+  const ElfHandle elf(elf_memory(reinterpret_cast<char*>(bytes.data()), bytes.size()));
+  std::size_t headers = 0;
+  if (!elf || elf_getphdrnum(elf.get(), &headers) != 0) return bytes.size();
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < headers; ++i) {
+    GElf_Phdr ph;
+    if (!gelf_getphdr(elf.get(), static_cast<int>(i), &ph) || ph.p_offset + ph.p_filesz > bytes.size())
+      return bytes.size();
+    if (ph.p_offset + ph.p_filesz > end) end = ph.p_offset + ph.p_filesz;
+  }
+  return end == 0 ? bytes.size() : end;
+}
+
 }  // namespace
 
 FiberObject read_fiber_object(const std::string& path) {
@@ -93,7 +109,9 @@ FiberObject read_fiber_object(const std::string& path) {
   const auto* begin = reinterpret_cast<const std::byte*>(contents.data()) + section.sh_offset;
   if (!starts_as_elf(begin, section.sh_size))
     return unreadable(path, std::string("its section ") + kFiberSection + " holds no shared object");
-  return {{begin, begin + section.sh_size}, {}};
+  FiberObject object{{begin, begin + section.sh_size}, 0, {}};
+  object.loaded_bytes = loaded_extent(object.bytes);
+  return object;
 }
 
 }  // namespace ncp2::tmk

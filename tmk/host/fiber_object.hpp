@@ -10,7 +10,11 @@ namespace ncp2::tmk {
 
 struct FiberObject {
   std::vector<std::byte> bytes;  // the shared object's file, as ncp2-cc linked it
-  std::string error;             // why there is none ("" when `bytes` holds it), naming the path
+  // What the loader reads of it: up to the end of its last loadable segment (the rest, debugging
+  // information and section headers, need not be in every node's copy). bytes.size() when its
+  // program headers cannot be read.
+  std::size_t loaded_bytes = 0;
+  std::string error;  // why there is none ("" when `bytes` holds it), naming the path
 
   [[nodiscard]] bool found() const { return error.empty(); }
 };

@@ -3,7 +3,6 @@
 #include "tmk/host/node_fiber.hpp"
 
 #include <dlfcn.h>
-#include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -26,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "tmk/host/fiber_object.hpp"
+#include "tmk/loaded_image.hpp"
 #include "workloads/workload.hpp"
 
 namespace ncp2::tmk {
@@ -46,52 +46,6 @@ thread_local NodeFiber* t_starting = nullptr;  // NOLINT: the node whose fiber i
 // The program's address of the shared heap's byte `offset` (fixed: tmk/channel.hpp kHeapBase).
 void* heap_address(std::size_t offset) {
   return reinterpret_cast<void*>(kHeapBase + offset);  // NOLINT(performance-no-int-to-ptr): a fixed address
-}
-
-// The bytes of a shared object the loader reads: up to the end of its last loadable segment. The
-// rest (debugging information, section headers) stays in the one file the line tables are read
-// from, instead of in every node's copy. The whole file when its program headers cannot be read.
-std::size_t loaded_extent(const std::vector<std::byte>& file) {
-  Elf64_Ehdr header{};
-  if (file.size() < sizeof header) return file.size();
-  std::memcpy(&header, file.data(), sizeof header);
-  const std::size_t table_end = header.e_phoff + std::size_t{header.e_phnum} * sizeof(Elf64_Phdr);
-  if (header.e_phentsize != sizeof(Elf64_Phdr) || table_end > file.size()) return file.size();
-  std::size_t end = table_end;
-  for (std::size_t i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    std::memcpy(&ph, file.data() + header.e_phoff + i * sizeof ph, sizeof ph);
-    if (ph.p_offset + ph.p_filesz > file.size()) return file.size();
-    end = std::max<std::size_t>(end, ph.p_offset + ph.p_filesz);
-  }
-  return end;
-}
-
-// The hull of a loaded object's segments.
-void find_image(void* handle, std::uintptr_t& begin, std::uintptr_t& end) {
-  link_map* map = nullptr;
-  if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map) return;
-  struct Search {
-    std::uintptr_t base = 0;
-    std::uintptr_t begin = 0;
-    std::uintptr_t end = 0;
-  } search{map->l_addr};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t /*size*/, void* data) {
-        auto* s = static_cast<Search*>(data);
-        if (info->dlpi_addr != s->base) return 0;
-        for (int i = 0; i < info->dlpi_phnum; ++i) {
-          const auto& ph = info->dlpi_phdr[i];
-          if (ph.p_type != PT_LOAD) continue;
-          const std::uintptr_t b = info->dlpi_addr + ph.p_vaddr;
-          if (s->begin == 0 || b < s->begin) s->begin = b;
-          if (b + ph.p_memsz > s->end) s->end = b + ph.p_memsz;
-        }
-        return 1;
-      },
-      &search);
-  begin = search.begin;
-  end = search.end;
 }
 
 void* map_anonymous(std::size_t bytes, int flags, const char* what) {
@@ -260,7 +214,7 @@ FiberProgram::FiberProgram(const std::string& executable, std::size_t heap_bytes
   FiberObject object = read_fiber_object(executable);
   if (!object.found()) refuse(object.error);
   bytes_ = std::move(object.bytes);
-  loaded_bytes_ = loaded_extent(bytes_);
+  loaded_bytes_ = object.loaded_bytes;
   const char* tmp = std::getenv("TMPDIR");
   std::string pattern = (tmp && *tmp ? std::string(tmp) : std::string("/tmp")) + "/ncp2-fiber-XXXXXX";
   if (!mkdtemp(pattern.data()))
@@ -346,7 +300,8 @@ T symbol(void* handle, const char* name, const std::string& program) {
 NodeFiber::NodeFiber(const FiberLaunch& launch) : object_(*launch.program), node_(launch.node) {
   const std::string& program = object_.executable();
   handle_ = object_.load_copy(node_);
-  find_image(handle_, image_begin_, image_end_);
+  link_map* map = nullptr;
+  if (dlinfo(handle_, RTLD_DI_LINKMAP, &map) == 0 && map) image_ = loaded_image(map->l_addr);
   const auto* abi = symbol<const std::uint32_t*>(handle_, kFiberAbiSymbol, program);
   if (abi[0] != kFiberAbiVersion || abi[1] != sizeof(FiberAttach) || abi[2] != sizeof(Channel))
     refuse(fmt::format("{} was built against another version of the ncp2 runtime; rebuild it with ncp2-cc",
@@ -466,7 +421,7 @@ WaitResult NodeFiber::run_program() {
 
 void NodeFiber::tick(const void* pc) {
   const auto at = reinterpret_cast<std::uintptr_t>(pc);
-  if (at < image_begin_ || at >= image_end_) return;  // in a library: the next tick
+  if (!image_.contains(at)) return;  // in a library: the next tick
   ticked_ = true;
   emu::fiber_switch::switch_to(program_, host_);
 }

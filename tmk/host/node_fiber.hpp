@@ -17,6 +17,7 @@
 #include "emulator/fiber_switch.hpp"
 #include "tmk/fiber_abi.hpp"
 #include "tmk/host/node_program.hpp"
+#include "tmk/loaded_image.hpp"
 
 namespace ncp2::tmk {
 
@@ -122,9 +123,8 @@ class NodeFiber final : public NodeProgram {
 
   FiberProgram& object_;
   std::function<void()> check_;
-  bool ticked_ = false;             // the fiber was switched out by the tick, not by a request
-  std::uintptr_t image_begin_ = 0;  // the copy's loaded segments' hull (the tick's "own code")
-  std::uintptr_t image_end_ = 0;
+  bool ticked_ = false;  // the fiber was switched out by the tick, not by a request
+  LoadedImage image_;    // the copy's segments (the tick's "own code")
   int node_ = 0;
   void* handle_ = nullptr;
   FiberMain main_ = nullptr;

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "tmk/fiber_abi.hpp"
+#include "tmk/loaded_image.hpp"
 #include "tmk/runtime/runtime_internal.hpp"
 
 extern "C" {
@@ -29,28 +30,13 @@ namespace {
 struct Attached {
   FiberAttach attach;
   bool active = false;
-  bool detached = false;           // the emulator is unloading the copy
-  const char* name = "";           // argv[0]'s last component
-  std::uintptr_t base = 0;         // the copy's load address
-  std::uintptr_t image_begin = 0;  // its loaded segments' hull
-  std::uintptr_t image_end = 0;
+  bool detached = false;  // the emulator is unloading the copy
+  const char* name = "";  // argv[0]'s last component
+  LoadedImage image;      // the copy's load address and segments
 };
 Attached f;  // NOLINT: the copy's one attachment (each node's copy has its own)
 
-int find_image(dl_phdr_info* info, std::size_t /*size*/, void* /*data*/) {
-  if (info->dlpi_addr != f.base) return 0;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD) continue;
-    const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
-    const std::uintptr_t end = begin + ph.p_memsz;
-    if (f.image_begin == 0 || begin < f.image_begin) f.image_begin = begin;
-    if (end > f.image_end) f.image_end = end;
-  }
-  return 1;
-}
-
-bool in_image(std::uintptr_t a) { return a >= f.image_begin && a < f.image_end; }
+bool in_image(std::uintptr_t a) { return f.image.contains(a); }
 
 }  // namespace
 
@@ -65,17 +51,18 @@ std::uint64_t program_pc(const void* pc) { return program_address(pc); }
 std::uint64_t program_address(const void* address) {
   const auto a = reinterpret_cast<std::uintptr_t>(address);
   if (!f.active || a == 0 || !in_image(a)) return a;
-  return a - f.base;
+  return a - f.image.base;
 }
 
 void* local_address(std::uint64_t program_address) {
-  if (!f.active || program_address >= f.image_end - f.base) return reinterpret_cast<void*>(program_address);
-  return reinterpret_cast<void*>(program_address + f.base);
+  if (!f.active || program_address >= f.image.end - f.image.base)
+    return reinterpret_cast<void*>(program_address);
+  return reinterpret_cast<void*>(program_address + f.image.base);
 }
 
 bool in_program_image(const void* address, std::size_t bytes) {
   const auto a = reinterpret_cast<std::uintptr_t>(address);
-  return in_image(a) && bytes <= f.image_end - a;
+  return in_image(a) && bytes <= f.image.end - a;
 }
 
 void hand_off() { f.attach.hand_off(f.attach.host); }
@@ -127,8 +114,7 @@ extern const std::uint32_t __ncp2_tmk_fiber_abi[3] = {  // NOLINT: read by the e
   f.attach = *attach;
   Dl_info self{};
   dladdr(reinterpret_cast<void*>(&__ncp2_tmk_fiber_main), &self);
-  f.base = reinterpret_cast<std::uintptr_t>(self.dli_fbase);
-  dl_iterate_phdr(ncp2::tmk::fiber::find_image, nullptr);
+  f.image = ncp2::tmk::loaded_image(reinterpret_cast<std::uintptr_t>(self.dli_fbase));
   f.active = true;
   if (argc > 0 && argv[0]) {
     const char* slash = std::strrchr(argv[0], '/');
