@@ -139,6 +139,11 @@ fiber 2 "without access checks" "$tmp/jacobi" --nodes 2 --detect-races
 fiber 2 "built-in workload" sor --nodes 2
 out=$("$bin/ncp2" run --runner thread "$tmp/jacobi" --nodes 2 2>&1)
 [ $? -eq 2 ] && grep -q "runner" <<<"$out" || fail "--runner thread: '$out'"
+out=$(NCP2_RUNNER=threads "$bin/ncp2" run "$tmp/jacobi" --nodes 2 2>&1)
+[ $? -eq 2 ] && grep -q "NCP2_RUNNER=threads: a runner is process or fiber" <<<"$out" || fail "NCP2_RUNNER=threads: '$out'"
+# The environment's runner is a default for emulated runs only; --runner on a real run is refused.
+out=$(NCP2_RUNNER=fiber "$bin/ncp2" run --runner process "$tmp/jacobi" --nodes 2 -- 33 17 2 2>&1)
+[ $? -eq 0 ] || fail "--runner process over NCP2_RUNNER=fiber: '$out'"
 out=$("$bin/ncp2" run --runner fiber --machine real "$tmp/jacobi" --nodes 2 2>&1)
 [ $? -eq 2 ] && grep -q -- "--runner" <<<"$out" || fail "--runner fiber --machine real: '$out'"
 
