@@ -290,10 +290,10 @@ workloads::Workload program_workload(const ProgramSpec& given) {
   if (spec.detect_races && !built_with_race_checks(spec.path))
     throw workloads::WorkloadError(without_race_checks_message(spec.path));
   if (spec.runner != Runner::Process) {
-    const bool found = read_fiber_object(spec.path).found();
-    if (spec.runner == Runner::Auto) spec.runner = found && !kSanitized ? Runner::Fiber : Runner::Process;
-    if (spec.runner == Runner::Fiber && !found)
-      throw workloads::WorkloadError(read_fiber_object(spec.path).error);
+    const FiberObject object = read_fiber_object(spec.path);
+    if (spec.runner == Runner::Auto)
+      spec.runner = object.found() && !kSanitized ? Runner::Fiber : Runner::Process;
+    if (spec.runner == Runner::Fiber && !object.found()) throw workloads::WorkloadError(object.error);
   }
   if (!spec.output_dir.empty() && !std::filesystem::is_directory(spec.output_dir))
     throw workloads::WorkloadError(

@@ -97,6 +97,16 @@ sighandler_t set_remembered(const char* call, int signal_number, sighandler_t ha
 
 }  // namespace
 
+namespace {
+// One draw of the family: `draw(&result)` on the copy's state (the _r functions' shape).
+template <class T, class Draw>
+T drawn(Draw draw) {
+  T result{};
+  draw(&result);
+  return result;
+}
+}  // namespace
+
 // The names --wrap and libc give: reserved, and not ours to style.
 // NOLINTBEGIN(bugprone-reserved-identifier, readability-identifier-naming)
 
@@ -115,34 +125,22 @@ NCP2_WRAP void __wrap_srand(unsigned seed) { __wrap_srandom(seed); }
 // which lcong48 changes) ------------------------------------------------------------------------
 
 NCP2_WRAP double __wrap_drand48() {
-  double result = 0;
-  drand48_r(&drand48_state, &result);
-  return result;
+  return drawn<double>([](double* r) { drand48_r(&drand48_state, r); });
 }
 NCP2_WRAP double __wrap_erand48(unsigned short xsubi[3]) {
-  double result = 0;
-  erand48_r(xsubi, &drand48_state, &result);
-  return result;
+  return drawn<double>([xsubi](double* r) { erand48_r(xsubi, &drand48_state, r); });
 }
 NCP2_WRAP long __wrap_lrand48() {
-  long result = 0;
-  lrand48_r(&drand48_state, &result);
-  return result;
+  return drawn<long>([](long* r) { lrand48_r(&drand48_state, r); });
 }
 NCP2_WRAP long __wrap_nrand48(unsigned short xsubi[3]) {
-  long result = 0;
-  nrand48_r(xsubi, &drand48_state, &result);
-  return result;
+  return drawn<long>([xsubi](long* r) { nrand48_r(xsubi, &drand48_state, r); });
 }
 NCP2_WRAP long __wrap_mrand48() {
-  long result = 0;
-  mrand48_r(&drand48_state, &result);
-  return result;
+  return drawn<long>([](long* r) { mrand48_r(&drand48_state, r); });
 }
 NCP2_WRAP long __wrap_jrand48(unsigned short xsubi[3]) {
-  long result = 0;
-  jrand48_r(xsubi, &drand48_state, &result);
-  return result;
+  return drawn<long>([xsubi](long* r) { jrand48_r(xsubi, &drand48_state, r); });
 }
 NCP2_WRAP void __wrap_srand48(long seed) { srand48_r(seed, &drand48_state); }
 NCP2_WRAP unsigned short* __wrap_seed48(unsigned short seed[3]) {
