@@ -26,7 +26,6 @@ void ProgramProfile::request_taken(const tmk::Channel& c, double resumed_ns, dou
   last_icount_ = c.icount;
   pending_ = std::make_unique<Pending>();
   pending_->posted_ns = std::min(posted_ns, picked_ns);
-  pending_->picked_ns = picked_ns;
 }
 
 void ProgramProfile::scope_at_call(const tmk::Channel& c) {
@@ -80,16 +79,22 @@ void ProgramProfile::close(double resumed_ns) {
   pending_.reset();
 }
 
-// One wait per exchange. The first also holds the request's time in the agent's queue, the last
-// the program's resumption; between two, the agent's own work is Extra.
+// One wait per exchange, from the moment its request was sent; the last also holds the program's
+// resumption. Before the first, the hand-off to the agent and its own work (closing the interval,
+// a fault's entry) are Extra, as an emulated node's protocol entry before its wait begins
+// (dsm/runtime.cpp, send_request): so the two machines put an interval's close in the same
+// category. Between two waits, the agent's own work is Extra too.
 void ProgramProfile::close_with_waits(const Pending& p, double resumed_ns) {
   const double total = std::max(0.0, resumed_ns - p.posted_ns);
+  const std::string operation(lrc::to_string(p.operation));
+  const double sent = std::clamp(p.exchanges.front().start_ns, p.posted_ns, p.posted_ns + total);
+  if (sent > p.posted_ns)
+    record_.add_segment({false, Category::Extra, operation, p.scope, p.posted_ns, sent});
   double waited = 0;
   for (std::size_t k = 0; k < p.exchanges.size(); ++k) {
     const Exchange& x = p.exchanges[k];
-    const bool first = k == 0;
     const bool last = k + 1 == p.exchanges.size();
-    const double start = first ? p.posted_ns : x.start_ns;
+    const double start = std::max(x.start_ns, sent);
     const double end = last ? std::max(x.end_ns, resumed_ns) : x.end_ns;
     MeasuredWait w;
     w.scope = p.scope;
@@ -99,8 +104,7 @@ void ProgramProfile::close_with_waits(const Pending& p, double resumed_ns) {
     w.cause_node = x.cause_node;
     w.start_ns = start;
     // The parts that can be observed; what is left of the agent's handling is its own work.
-    const double remote = std::max(0.0, x.end_ns - x.start_ns);
-    if (first) part(w, WaitPart::CPLWait) = std::max(0.0, p.picked_ns - p.posted_ns);
+    const double remote = std::max(0.0, x.end_ns - start);
     if (last) part(w, WaitPart::PPLWait) = p.replied_ns > 0 ? std::max(0.0, resumed_ns - p.replied_ns) : 0;
     const double sync = std::min(x.sync_ns, remote);
     const double service = std::min(x.service_ns, remote - sync);
@@ -117,8 +121,7 @@ void ProgramProfile::close_with_waits(const Pending& p, double resumed_ns) {
     record_.add_segment({false, Category::Wait, w.operation, p.scope, start, start + w.duration_ns});
     record_.waits.push_back(std::move(w));
   }
-  if (total > waited)
-    record_.add(p.scope, Category::Extra, std::string(lrc::to_string(p.operation)), total - waited);
+  if (total > waited) record_.add(p.scope, Category::Extra, operation, total - waited);
   record_.note_site(p.scope);
 }
 

@@ -3,10 +3,12 @@
 // execution between two requests is Comp, spread over the scopes its scope marks and samples name
 // in proportion to the instructions counted between them (ncp2-cc's pass; without it, all to the
 // last scope). A request's time, from the moment the program posted it to the moment it resumed,
-// is Wait when it waited for another node (a wait row per exchange, cut into the parts that can be
-// observed, as the emulator records one per wait), else Extra. The same scope sites as an emulated
-// run of the program (tmk/host/program.cpp), so the two compare scope by scope. Written into the
-// node's record; the local thread's only (but current_scope()).
+// is Wait when it waited for another node (a wait row per exchange, from its request's sending, cut
+// into the parts that can be observed, as the emulator records one per wait), else Extra — the
+// hand-off to the agent and its work before the first exchange included, as an emulated node's
+// protocol entry. The same scope sites as an emulated run of the program (tmk/host/program.cpp),
+// so the two compare scope by scope. Written into the node's record; the local thread's only (but
+// current_scope()).
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -59,7 +61,6 @@ class ProgramProfile {
     bool startup = false;                             // joining the run: not the program's time
     lrc::Operation operation = lrc::Operation::None;  // the first it entered: its time outside waits
     double posted_ns = 0;
-    double picked_ns = 0;  // when the agent took the request
     double replied_ns = 0;
     std::vector<Exchange> exchanges;  // its waits for other nodes, in order
   };
