@@ -16,6 +16,11 @@ namespace ncp2::carnival {
 
 namespace {
 
+// The category of what the PP's program was doing: waiting, in the protocol, or computing.
+Category interrupted_category(const emu::Attribution& a) {
+  return a.in_wait ? Category::Wait : (a.operation != 0 ? Category::Extra : Category::Comp);
+}
+
 std::uint64_t cell_key(int node, std::uint32_t scope, Category category, std::uint8_t operation) {
   return (static_cast<std::uint64_t>(node) << 48) | (static_cast<std::uint64_t>(scope & 0xFFFFFF) << 24) |
          (static_cast<std::uint64_t>(category) << 8) | operation;
@@ -38,7 +43,11 @@ const std::string& operation_name(std::uint8_t op) { return operation_names()[op
 }  // namespace
 
 Profiler::Profiler(dsm::Runtime& runtime, emu::Cluster& cluster, ProfilerOptions options)
-    : runtime_(runtime), cluster_(cluster), options_(options), has_cp_(cluster.has_cp()) {
+    : runtime_(runtime),
+      cluster_(cluster),
+      options_(options),
+      has_cp_(cluster.has_cp()),
+      service_as_interrupted_(cluster.config().pp.separate_server != 0) {
   nodes_.resize(static_cast<std::size_t>(cluster.size()));
   int node = 0;
   for (NodeTrack& track : nodes_)  // each CP's time by scope, into its node's cells
@@ -266,9 +275,10 @@ void Profiler::on_pp_span(std::size_t n, const Event& e) {
   const emu::PpActivity activity = e.activity;
   const emu::Attribution& attribution = e.attribution;
   const emu::HandlerTag tag = e.tag;
-  // A service handler inside a wait is taken out of that wait (noted at once, accounted later).
+  // A service handler inside a wait is taken out of that wait (noted at once, accounted later),
+  // unless the server is a process of its own: the program's wait then holds it, as a real run's.
   if (activity == emu::PpActivity::Handler && tag.service && attribution.in_wait &&
-      !(stopped_ && f >= end_ps_))
+      !service_as_interrupted_ && !(stopped_ && f >= end_ps_))
     nodes_[n].service_in_wait.emplace_back(f, stopped_ ? std::min(t, end_ps_) : t);
   PendingSpan& p = pending_pp_[n];
   if (p.valid) account_pp(n, p);
@@ -336,6 +346,11 @@ void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
   std::uint8_t operation;
   switch (s.activity) {
     case emu::PpActivity::Handler:
+      if (s.tag.service && service_as_interrupted_ && !s.exited) {  // what the program was doing
+        category = interrupted_category(a);
+        operation = a.operation;
+        break;
+      }
       category = s.tag.service ? Category::Prste : Category::Wait;
       operation = s.tag.operation;
       break;
@@ -344,7 +359,7 @@ void Profiler::account_pp(std::size_t n, const PendingSpan& s) {
       operation = a.operation;
       break;
     default:
-      category = a.in_wait ? Category::Wait : (a.operation != 0 ? Category::Extra : Category::Comp);
+      category = interrupted_category(a);
       operation = a.operation;
       break;
   }

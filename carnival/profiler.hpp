@@ -178,6 +178,7 @@ class Profiler final : public emu::ActivityProbe, public dsm::WaitSink {
   emu::Cluster& cluster_;
   ProfilerOptions options_;
   bool has_cp_;
+  bool service_as_interrupted_;  // pp.separate_server: a served request is the program's time, no Prste
   bool stopped_ = false;
   int exit_observer_id_ = 0;
   int exited_count_ = 0;

@@ -103,6 +103,13 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "the "
       "measured wait is either short or a time slice, rarely between (treadmarks)",
       "0: every one waits; measured by ncp2 calibrate --machine real (docs/validation.md)", Range{0, 1});
+  k.integer(
+      "pp.separate_server", [](MachineConfig& c) -> int& { return c.pp.separate_server; },
+      "1: the node's protocol server is a process of its own sharing the PP's core (a real node's agent): a "
+      "request served while the program computes, works in the protocol or waits is profiled as that "
+      "category (as a real run records it), not as Prste; only the profile changes (treadmarks)",
+      "0: handlers are Prste; 1 in the presets ncp2 calibrate --machine real writes (docs/validation.md)",
+      Range{0, 1});
 
   k.real(
       "cp.clock_mhz", [](MachineConfig& c) -> double& { return c.cp.clock_mhz; },

@@ -373,3 +373,51 @@ TEST(Profiler, InterruptedRunsKeepTheirDocumentedInvariants) {
 
 }  // namespace
 }  // namespace ncp2::carnival
+
+namespace ncp2::carnival {
+namespace {
+
+std::map<Category, std::int64_t> by_category(const RunData& d) {
+  std::map<Category, std::int64_t> out;
+  for (const auto& c : d.profile) out[c.category] += c.time_ps;
+  return out;
+}
+
+// pp.separate_server (issue 43): a real node's server is a process beside its program, so what it
+// serves is the program's time in what it was doing — as a real run records it — not Prste. The
+// run is the same; the requests served move from Prste into Comp, Extra and Wait, and a wait no
+// longer has its service taken out.
+TEST(Profiler, ASeparateServerProfilesServiceAsWhatItInterrupted) {
+  for (const char* name : {"tsp", "water", "phases"}) {
+    const auto& w = workloads::find_workload(name);
+    dsm::SystemConfig config = dsm::default_config(emu::MachineKind::TreadMarks);
+    config.machine.nodes = 3;
+    const auto params = w.resolve("small", {});
+    run::RunOptions options;
+    options.profile = true;
+    const auto interrupt = run::run_workload(config, w, params, 1, options);
+    dsm::apply_override(config, "pp.separate_server=1");
+    const auto separate = run::run_workload(config, w, params, 1, options);
+    ASSERT_TRUE(interrupt.ok() && separate.ok()) << name;
+    SCOPED_TRACE(name);
+    EXPECT_EQ(interrupt.timed_end, separate.timed_end) << "only the profile changes";
+    check_invariants(*separate.profile, false, fmt::format("{} with a separate server", name));
+    auto before = by_category(*interrupt.profile);
+    auto after = by_category(*separate.profile);
+    ASSERT_GT(before[Category::Prste], 0) << "the workload serves requests";
+    EXPECT_LT(after[Category::Prste], before[Category::Prste] / 10) << "only an exited node's service stays";
+    std::int64_t moved = 0;
+    for (const Category c : {Category::Comp, Category::Extra, Category::Wait}) {
+      EXPECT_GE(after[c], before[c]);
+      moved += after[c] - before[c];
+    }
+    EXPECT_EQ(moved, before[Category::Prste] - after[Category::Prste]);
+    EXPECT_GT(after[Category::Wait], before[Category::Wait]) << "service inside waits stays in them";
+    ASSERT_EQ(interrupt.profile->waits.size(), separate.profile->waits.size());
+    for (std::size_t i = 0; i < separate.profile->waits.size(); ++i)
+      EXPECT_GE(separate.profile->waits[i].duration_ps, interrupt.profile->waits[i].duration_ps);
+  }
+}
+
+}  // namespace
+}  // namespace ncp2::carnival

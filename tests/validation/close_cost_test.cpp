@@ -84,5 +84,19 @@ TEST(CloseCost, ACalibrationWithoutTheBarriersAfterWritesChargesNothing) {
   EXPECT_EQ(emu::to_ps(cal.fit.config.dsm.close_per_page), 0);
 }
 
+// A real node's agent is a process beside its program: every calibrated preset profiles the
+// service as the program's time (pp.separate_server), as a real run records it.
+TEST(CloseCost, ACalibratedPresetHasASeparateServer) {
+  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
+  truth.machine.nodes = 2;
+  std::vector<MeasuredCost> measured;
+  for (const auto& c : run::measure_raw_basic_costs(truth, 2))
+    measured.push_back(cost(c.operation, c.microseconds));
+  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+  EXPECT_EQ(cal.fit.config.pp.separate_server, 1);
+  EXPECT_NE(calibration_toml(cal, "ncp2 calibrate").find("separate_server = 1  # a real node"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace ncp2::validation
