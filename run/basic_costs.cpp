@@ -201,6 +201,47 @@ void busy_requests(dsm::Process& p, Experiment& e) {
   }
 }
 
+// lock-burst: a lock-heavy program's rhythm (validation/basic_costs.c's constants). Node 0 takes
+// kBurstLocks locks of its own ((k+1)*N: managed by node 0, no other experiment's), so it is their
+// last holder, then computes through kBurstWindowUs; node 1 computes kBurstLeadMs, then acquires and
+// releases them in turn, computing kBurstGapUs between two, while kBurstLastUs of node 0's
+// computation is left: the mean per acquire.
+constexpr int kBurstLocks = 16;
+constexpr int kBurstLeadMs = 2;
+constexpr std::int64_t kBurstGapUs = 100;
+constexpr std::int64_t kBurstPaceUs = 2000;
+constexpr std::int64_t kBurstLastUs = 8000;
+constexpr std::int64_t kBurstWindowUs =
+    1000 * kBurstLeadMs + kBurstLocks * (kBurstGapUs + kBurstPaceUs) + kBurstLastUs;
+
+emu::Duration microseconds(std::int64_t us) { return emu::Duration{us * 1000 * 1000}; }
+
+void lock_burst(dsm::Process& p, Experiment& e) {
+  const auto lock = [n = static_cast<unsigned>(p.nprocs())](int k) {
+    return static_cast<unsigned>(k + 1) * n;
+  };
+  if (p.id() == 0)
+    for (int k = 0; k < kBurstLocks; ++k) {
+      p.lock_acquire(lock(k));
+      p.lock_release(lock(k));
+    }
+  p.barrier(1);
+  const emu::TimePoint start = e.now();
+  if (p.id() == 0) p.compute(microseconds(kBurstWindowUs));
+  if (p.id() != 1) return;
+  p.compute(milliseconds(kBurstLeadMs));
+  emu::Duration acquiring{0};
+  int made = 0;
+  for (; made < kBurstLocks && e.now() - start < microseconds(kBurstWindowUs - kBurstLastUs); ++made) {
+    if (made > 0) p.compute(microseconds(kBurstGapUs));
+    const emu::TimePoint t = e.now();
+    p.lock_acquire(lock(made));
+    acquiring += e.now() - t;
+    p.lock_release(lock(made));
+  }
+  e.record("lock-burst", acquiring / made);
+}
+
 }  // namespace
 
 const std::vector<std::string>& basic_cost_operations() {
@@ -217,12 +258,14 @@ struct BasicCostRuns {
         barrier_run(config, nodes),
         page_run(pages_config, nodes),
         real_node_run(config, nodes),
-        busy_run(config, nodes) {}
+        busy_run(config, nodes),
+        lock_burst_run(config, nodes) {}
   Experiment lock_run;
   Experiment barrier_run;
   Experiment page_run;
   Experiment real_node_run;
   Experiment busy_run;
+  Experiment lock_burst_run;
 };
 // The diffs are timed at the write fault that makes them: with lazy diffs (dsm.lazy_diffs) the
 // same diff, at the same cost (Runtime::diff_cost), is made later, when requested.
@@ -239,6 +282,7 @@ std::unique_ptr<BasicCostRuns> run_experiments(const dsm::SystemConfig& config, 
   if (real_node) {
     r->real_node_run.run(real_node_pages, "real-node pages");
     r->busy_run.run(busy_requests, "requests to a computing node");
+    r->lock_burst_run.run(lock_burst, "lock requests to a computing node");
   }
   return r;
 }
@@ -276,6 +320,10 @@ std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, 
     out.push_back({name, fmt::format("page miss at a node that computes, {} ms after it last served", ms),
                    r->busy_run.microseconds(name)});
   }
+  out.push_back({"lock-burst",
+                 fmt::format("remote acquire from a node that computes, {} in turn {} us apart (mean)",
+                             kBurstLocks, kBurstGapUs),
+                 r->lock_burst_run.microseconds("lock-burst")});
   return out;
 }
 

@@ -29,7 +29,9 @@ struct BasicCost {
 // after a page was left unchanged, entirely changed, every other word changed
 // ("write-fault-after-unchanged", "-after-changed", "-after-half": their diff made too). The
 // lock experiments' roles: lock 1 (its manager node 1) is taken from its manager by node 2 (node
-// 0 on 2 nodes), then forwarded to node 3 (node 0 on 3 nodes).
+// 0 on 2 nodes), then forwarded to node 3 (node 0 on 3 nodes). Also a real node's (issue 43):
+// "diff-miss-page", "diff-miss-crossed", "page-miss-burst", "lock-local", "busy-request-Nms" and
+// "lock-burst" (node 1 acquires 16 locks of node 0's in turn while node 0 computes: the mean).
 [[nodiscard]] std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, int nodes);
 
 // The names measure_basic_costs() returns, in its order.

@@ -28,7 +28,13 @@
  *    stay small and no garbage collection falls into the timed barrier;
  *  - busy-request-Nms: node 1 reads a page from node 0 while node 0 computes, N ms after node 0's
  *    server last ran (it managed a barrier): a real node's server shares its program's core, and
- *    the host's scheduler decides when it runs (N = 1, 2, 4, 8, 16).
+ *    the host's scheduler decides when it runs (N = 1, 2, 4, 8, 16);
+ *  - lock-burst: a lock-heavy program's rhythm (issue 43): node 0 takes 16 locks of its own
+ *    ((k+1)*N, managed by node 0: no other experiment's), so it is their last holder, then
+ *    computes; node 1, 2 ms later, acquires and releases each in turn, computing 100 us between
+ *    two: each request meets node 0's computing program, 0.1-2 ms after its server last ran. The
+ *    mean per acquire (of those node 1 had time for while node 0 still computed: all 16 unless
+ *    they average over 2 ms).
  * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US P90_US ROUNDS" (the 90th
  * percentile by nearest rank: the smallest time at least 90 % of the rounds do not exceed), and for
  * the busy requests "basic-cost-rounds NAME T1 T2 ..." (every round, sorted).
@@ -61,6 +67,7 @@ enum {
   BUSY_4,
   BUSY_8,
   BUSY_16,
+  LOCK_BURST,
   OPS
 };
 static const char* const names[OPS] = {"lock-from-manager",
@@ -82,10 +89,18 @@ static const char* const names[OPS] = {"lock-from-manager",
                                        "busy-request-2ms",
                                        "busy-request-4ms",
                                        "busy-request-8ms",
-                                       "busy-request-16ms"};
+                                       "busy-request-16ms",
+                                       "lock-burst"};
 enum { kPageWords = 1024, kBarriers = 16, kBurst = 8, kLocalPairs = 16 }; /* 4 KB pages of 32-bit words */
 enum { kBusySpacings = 5, kBusyMargin = 8 }; /* ms the computation outlasts the request's start */
 enum { kCloseFew = 8, kCloseMany = 520 };    /* pages written before a timed barrier */
+/* lock-burst: node 1 starts after kBurstLeadMs of computing and computes kBurstGapUs between two
+ * acquires. Node 0 computes through kBurstWindowUs: room for every acquire at up to kBurstPaceUs,
+ * and kBurstLastUs for the last one; node 1 starts an acquire only while kBurstLastUs of the
+ * window is left (a request's longest wait seen here: two of the host's 4 ms scheduler ticks), so
+ * none meets a node that waits (which would serve it at once), however slow the host. */
+enum { kBurstLocks = 16, kBurstLeadMs = 2, kBurstGapUs = 100, kBurstPaceUs = 2000, kBurstLastUs = 8000 };
+enum { kBurstWindowUs = 1000 * kBurstLeadMs + kBurstLocks * (kBurstGapUs + kBurstPaceUs) + kBurstLastUs };
 /* Pages per round: page-miss, diff-miss, diff-miss-page, diff-miss-crossed (2), the burst, one per
  * spacing. */
 enum { kPagesPerRound = 5 + kBurst + kBusySpacings };
@@ -294,6 +309,42 @@ static void busy_requests(int rounds) {
     }
 }
 
+/* Node 0 takes each lock (from node 1 after the first round) and is its last holder; after a
+ * barrier it computes while node 1 acquires and releases them in turn, computing between two. A
+ * round whose last acquire ended after node 0's computation (it may have met a waiting node) is
+ * said. */
+static void lock_burst(int rounds) {
+  const unsigned n = Tmk_nprocs;
+  int outlasted = 0;
+  for (int r = 0; r < rounds; ++r) {
+    Tmk_barrier(19);
+    if (Tmk_proc_id == 0)
+      for (unsigned k = 0; k < kBurstLocks; ++k) {
+        Tmk_lock_acquire((k + 1) * n); /* managed by node 0: lock 0 and 1 + r*N are not of this form */
+        Tmk_lock_release((k + 1) * n);
+      }
+    Tmk_barrier(20);
+    const double start = now_us();
+    if (Tmk_proc_id == 0) spin_until(start + kBurstWindowUs);
+    if (Tmk_proc_id != 1) continue;
+    spin_until(start + 1e3 * kBurstLeadMs);
+    double acquiring = 0;
+    unsigned made = 0;
+    for (; made < kBurstLocks && now_us() - start < kBurstWindowUs - kBurstLastUs; ++made) {
+      if (made > 0) spin_until(now_us() + kBurstGapUs);
+      const double t = now_us();
+      Tmk_lock_acquire((made + 1) * n);
+      acquiring += now_us() - t;
+      Tmk_lock_release((made + 1) * n);
+    }
+    s.times[LOCK_BURST * rounds + r] = acquiring / made;
+    if (now_us() - start > kBurstWindowUs) ++outlasted;
+  }
+  if (outlasted > 0)
+    fprintf(stderr, "basic_costs: lock-burst: %d of %d rounds outlasted node 0's computation\n", outlasted,
+            rounds);
+}
+
 int main(int argc, char** argv) {
   Tmk_startup(argc, argv);
   const int rounds = argc > 1 ? atoi(argv[1]) : 9;
@@ -329,6 +380,7 @@ int main(int argc, char** argv) {
   barriers_after_writes(rounds, BARRIER_AFTER_FEW, kCloseFew);
   barriers_after_writes(rounds, BARRIER_AFTER_MANY, kCloseMany);
   busy_requests(rounds);
+  lock_burst(rounds);
   Tmk_barrier(9);
   if (Tmk_proc_id == 0) {
     double* sorted = malloc((size_t)rounds * sizeof *sorted);
@@ -339,7 +391,7 @@ int main(int argc, char** argv) {
       const int p90 = (9 * rounds + 9) / 10 - 1; /* nearest rank: ceil(0.9 * rounds), from 1 */
       printf("basic-cost %s %.3f %.3f %.3f %.3f %d\n", names[op], sorted[rounds / 2], sorted[0],
              sorted[rounds - 1], sorted[p90], rounds);
-      if (op >= BUSY_1) { /* each round: the busy requests' two modes are read off them */
+      if (op >= BUSY_1 && op <= BUSY_16) { /* each round: the busy requests' two modes are read off them */
         printf("basic-cost-rounds %s", names[op]);
         for (int r = 0; r < rounds; ++r) printf(" %.3f", sorted[r]);
         printf("\n");

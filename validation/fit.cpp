@@ -125,7 +125,7 @@ std::vector<FitParameter> real_node_parameters() {
 }
 
 bool is_check_only(const std::string& operation) {
-  return operation == "page-miss" || operation == "diff-miss-crossed";
+  return operation == "page-miss" || operation == "diff-miss-crossed" || operation == "lock-burst";
 }
 
 std::vector<FitParameter> period_preset_parameters() {

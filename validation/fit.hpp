@@ -42,6 +42,10 @@ struct FitParameter {
 // up to 33 % on a synthetic machine). A single page miss after a quiet stretch: on a real node it
 // also pays the wake-up of both sleeping servers (73 us against 40 us per page in a burst on this
 // host, issue 43), which programs that fault in bursts rarely pay; the burst is fitted instead.
+// Lock requests in a row to a node that computes (lock-burst): the host's scheduler makes their
+// waits, as contention makes the crossed miss's — no parameter stands for how a request 100 us
+// after the last one meets the holder's program (the server waits are fitted to single busy
+// requests), so it is compared, to show what the model misses there.
 [[nodiscard]] bool is_check_only(const std::string& operation);
 // The costs the 1994 presets calibrate (configs/decstation-*-1994.toml, CALIBRATED); the others
 // are the paper's own (SOURCED) or assumptions.
