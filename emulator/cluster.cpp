@@ -141,7 +141,18 @@ Duration Cluster::busy_handler_delay(const Processor& pp) {
     if (unit_interval(mix64(mix64(at) ^ draw)) < c.busy_handler_prompt_share)
       return c.busy_handler_delay_quiet;
   }
+  if (c.busy_handler_tick > Duration{0}) return until_next_tick(pp.node(), c.busy_handler_tick);
   return c.busy_handler_delay;
+}
+
+// The node's core ticks every `tick` from a phase of its own (drawn from the node, fixed for the
+// run): the time from now to the next tick, a whole tick when one falls now.
+Duration Cluster::until_next_tick(NodeId node, Duration tick) const {
+  const std::int64_t period = tick.count();
+  const auto phase =
+      static_cast<std::int64_t>(mix64(mix64(index(node)) ^ kTickSalt) % static_cast<std::uint64_t>(period));
+  const std::int64_t into = ((to_ps(kernel_.now()) - phase) % period + period) % period;
+  return Duration{period - into};
 }
 
 void Cluster::deliver(Message* m) {

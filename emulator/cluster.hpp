@@ -105,6 +105,8 @@ class Cluster {
  private:
   void deliver(Message* m);
   [[nodiscard]] Duration busy_handler_delay(const Processor& pp);
+  [[nodiscard]] Duration until_next_tick(NodeId node, Duration tick) const;  // pp.busy_handler_tick
+  static constexpr std::uint64_t kTickSalt = 0x7469636bULL;  // the phases apart from the prompt draws
   void cp_send(WorkContext& ctx, Message* m);
   // The software per-byte path of a message's payload on a machine without CPs (send or receive).
   [[nodiscard]] Duration message_software(const Message& m) const {

@@ -56,6 +56,11 @@ struct PpConfig {
   // busy_handler_delay are served as promptly as a quiet server's (busy_handler_delay_quiet),
   // each arrival drawn from the node's own reproducible sequence. 0: every one waits.
   double busy_handler_prompt_share = 0;
+  // The host scheduler's tick (0: none). A computing program is preempted only at a tick of its
+  // core, so a server waiting for that core gets it at the node's next tick (a fixed grid per node,
+  // its phase drawn from the node), not after busy_handler_delay: a request at a random moment waits
+  // half a tick on average, one right after the server last ran (a burst) nearly a whole tick.
+  Duration busy_handler_tick{};
   // 1: the node's protocol server is a process of its own sharing the PP's core (a real node's
   // agent), so the program's time is what the program sees: a request served while it computes,
   // works in the protocol or waits is counted there (as a real run records it), not as Prste. Only

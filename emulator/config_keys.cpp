@@ -103,6 +103,13 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "the "
       "measured wait is either short or a time slice, rarely between (treadmarks)",
       "0: every one waits; measured by ncp2 calibrate --machine real (docs/validation.md)", Range{0, 1});
+  k.duration(
+      "pp.busy_handler_tick", [](MachineConfig& c) -> Duration& { return c.pp.busy_handler_tick; },
+      "the host scheduler's tick: a message that would wait pp.busy_handler_delay is taken at the node's "
+      "next "
+      "tick instead (a fixed grid per node, its phase drawn from the node): a computing program is preempted "
+      "only at a tick of its core (treadmarks)",
+      "0: no tick, pp.busy_handler_delay; measured by ncp2 calibrate --machine real (docs/validation.md)");
   k.integer(
       "pp.separate_server", [](MachineConfig& c) -> int& { return c.pp.separate_server; },
       "1: the node's protocol server is a process of its own sharing the PP's core (a real node's agent): a "

@@ -184,6 +184,16 @@ namespace {
 
 double median_of(std::span<const double> sorted) { return sorted[sorted.size() / 2]; }
 
+// Every round of the busy requests of the spacings before the quiet stretch, sorted.
+std::vector<double> pooled_busy_rounds(const std::vector<MeasuredCost>& measured, double quiet_after_us) {
+  std::vector<double> times;
+  for (const MeasuredCost& m : measured)
+    if (is_busy_not_quiet(m.operation, quiet_after_us))
+      times.insert(times.end(), m.rounds_us.begin(), m.rounds_us.end());
+  std::sort(times.begin(), times.end());
+  return times;
+}
+
 // Where sorted `times` split into a short and a long group most alike each (least squares on the
 // logarithms), kept when the groups' means differ by more than `ratio`x and each holds 2 or more
 // (a lone outlier is not a mode); 0: none.
@@ -204,12 +214,15 @@ std::size_t two_mode_split(std::span<const double> times, double ratio) {
 
 }  // namespace
 
+double busy_tick_us(const std::vector<MeasuredCost>& measured, double quiet_after_us) {
+  const std::vector<double> times = pooled_busy_rounds(measured, quiet_after_us);
+  const std::span<const double> slow = std::span<const double>(times).subspan(two_mode_split(times, 4.0));
+  if (slow.empty()) return 0;
+  return std::max(median_of(slow), 2 * median_of(slow) - slow.front());
+}
+
 BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_after_us) {
-  std::vector<double> times;
-  for (const MeasuredCost& m : measured)
-    if (is_busy_not_quiet(m.operation, quiet_after_us))
-      times.insert(times.end(), m.rounds_us.begin(), m.rounds_us.end());
-  std::sort(times.begin(), times.end());
+  const std::vector<double> times = pooled_busy_rounds(measured, quiet_after_us);
   BusyModes modes;
   modes.rounds = static_cast<int>(times.size());
   const std::size_t split = two_mode_split(times, 4.0);
@@ -222,6 +235,10 @@ BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_aft
   modes.slow_max_us = slow.back();
   return modes;
 }
+
+namespace {
+void read_off(Calibration& c, int nodes);
+}  // namespace
 
 Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
                             std::string date) {
@@ -254,16 +271,30 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   c.low = fit_costs(base, raw_costs(nodes), low, c.parameters).values;
   c.high = fit_costs(base, raw_costs(nodes), high, c.parameters).values;
   c.fit.config.pp.busy_handler_prompt_share = c.busy_modes.prompt_share;
-  // Read off, not fitted: no other basic cost closes an interval that wrote pages.
+  c.targets = std::move(median);
+  read_off(c, nodes);
+  return c;
+}
+
+namespace {
+
+// What the preset takes from the measurements without fitting, and what it then reproduces of the
+// costs compared, not fitted.
+void read_off(Calibration& c, int nodes) {
+  // No other basic cost closes an interval that wrote pages.
   c.close_per_page_us =
       close_per_page_us(c.measured, static_cast<double>(emu::to_ps(c.fit.config.dsm.per_write_notice)) / 1e6);
   dsm::apply_override(c.fit.config, fmt::format("dsm.close_per_page={:.6g} us", c.close_per_page_us));
   // A real node's agent is a process beside its program: what it serves is the program's time in
   // whatever the program was doing, as a real run records it (profile only; docs/validation.md).
   dsm::apply_override(c.fit.config, "pp.separate_server=1");
-  c.targets = std::move(median);
-  return c;
+  c.busy_tick_us = busy_tick_us(c.measured, c.quiet_after_us);
+  dsm::apply_override(c.fit.config, fmt::format("pp.busy_handler_tick={:.6g} us", c.busy_tick_us));
+  for (auto& [operation, us] : raw_costs(nodes)(c.fit.config))
+    if (is_check_only(operation)) c.fit.reproduced[operation] = us;
 }
+
+}  // namespace
 
 bool fitted_to_slow_mode(const Calibration& c, const MeasuredCost& m) {
   return c.busy_modes.found() && is_busy_not_quiet(m.operation, c.quiet_after_us) &&
@@ -345,6 +376,10 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
            fmt::format("MEASURED on {}, {}: (barrier-after-520-pages - barrier-after-8-pages) / 512 pages, "
                        "less dsm.per_write_notice (0: not measured)",
                        c.host, c.date.substr(0, 10)));
+  annotate(toml, "pp.busy_handler_tick",
+           fmt::format(
+               "MEASURED on {}, {}: the busy requests' slow mode, spread evenly up to a tick (0: one mode)",
+               c.host, c.date.substr(0, 10)));
   annotate(toml, "pp.separate_server",
            "a real node: its agent is a process beside the program, so its service is profiled as what "
            "the program was doing, as a real run records it");
@@ -381,6 +416,7 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"fitted", fitted},
                          {"busy_quiet_after_us", c.quiet_after_us},
                          {"close_per_page_us", c.close_per_page_us},
+                         {"busy_tick_us", c.busy_tick_us},
                          {"busy_modes",
                           {{"rounds", c.busy_modes.rounds},
                            {"prompt_share", c.busy_modes.prompt_share},

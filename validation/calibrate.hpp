@@ -58,6 +58,12 @@ struct BusyModes {
   [[nodiscard]] bool found() const { return slow_median_us > 0; }
 };
 [[nodiscard]] BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_after_us);
+// The host scheduler's tick (pp.busy_handler_tick), µs: a busy request that is not served promptly
+// waits for the next tick of its node's core, a wait spread evenly from the slow mode's smallest
+// round to a whole tick, so the tick is twice the slow mode's median less its smallest round (the
+// rounds of the spacings before the quiet stretch; all of them when they do not split in two
+// modes). 0 without busy requests.
+[[nodiscard]] double busy_tick_us(const std::vector<MeasuredCost>& measured, double quiet_after_us);
 // Whether `operation` is a busy request of a spacing shorter than `quiet_after_us` (all when 0).
 [[nodiscard]] bool is_busy_not_quiet(const std::string& operation, double quiet_after_us);
 
@@ -79,6 +85,7 @@ struct Calibration {
   double quiet_after_us = 0;              // pp.busy_handler_quiet_after, read off the busy-request costs
   BusyModes busy_modes;                   // the busy requests' two modes (pp.busy_handler_prompt_share)
   double close_per_page_us = 0;           // dsm.close_per_page, read off the barriers after writes
+  double busy_tick_us = 0;                // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
   std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
 };
 // What the calibration fitted `m` to, and whether that is the busy requests' slow mode, not its median.

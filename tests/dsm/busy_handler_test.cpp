@@ -2,11 +2,13 @@
 // request to a node whose program computes waits for the scheduler's delay, or until the program
 // blocks in a protocol entry of its own, whichever comes first; a server quiet for long enough
 // waits the quiet delay; a node that waits serves at once; all 0 changes nothing; a prompt share
-// serves that share of the waits as a quiet server's, drawn reproducibly.
+// serves that share of the waits as a quiet server's, drawn reproducibly; with a tick, the server
+// runs at the node's next tick.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -128,6 +130,74 @@ TEST(BusyHandler, APromptShareServesThatShareOfTheWaitsAsAQuietServer) {
   EXPECT_LT(prompt, 36);
   apply_override(config, "pp.busy_handler_prompt_share=1");
   for (double t : busy_reads(config, 4)) EXPECT_NEAR(t, none.front() - 2700, 1);
+}
+
+// Node 1 reads `reads` pages of node 0's in a row, `gap_us` of its own computing apart, 1 ms after
+// a barrier, while node 0 computes 40 ms: each read's time and the moment it ended (ps).
+struct Reads {
+  std::vector<double> us;
+  std::vector<std::int64_t> ended_ps;
+};
+Reads burst(const SystemConfig& config, int rounds, int reads, std::int64_t gap_us) {
+  Harness h(config);
+  Reads out;
+  const auto result = h.run([&](Process& p) {
+    const auto pages = static_cast<std::size_t>(rounds * reads);
+    auto view = p.view(p.alloc<std::int32_t>("pages", 1024 * pages));
+    for (int r = 0; r < rounds; ++r) {
+      p.barrier(0);
+      if (p.id() == 0) p.compute(us(40000));
+      if (p.id() != 1) continue;
+      p.compute(us(1000));
+      for (int k = 0; k < reads; ++k) {
+        const emu::TimePoint start = h.kernel.now();
+        (void)view.get(1024 * static_cast<std::size_t>(r * reads + k));
+        out.us.push_back(in_us(h.kernel.now() - start));
+        out.ended_ps.push_back(emu::to_ps(h.kernel.now()));
+        p.compute(us(gap_us));
+      }
+    }
+    p.barrier(1);
+  });
+  EXPECT_EQ(result.status, emu::RunStatus::Completed) << result.diagnosis;
+  return out;
+}
+
+// pp.busy_handler_tick: the server gets the computing program's core at the node's next tick, a
+// fixed grid: every served request ends the same time after a tick, so their ends are whole ticks
+// apart; a request at a random moment waits less than a tick, one right after the last (a burst)
+// nearly a whole tick — where a fixed delay waits the same for both.
+TEST(BusyHandler, WithATickTheServerRunsAtTheNodesNextTick) {
+  constexpr std::int64_t kTickPs = 4000 * kPsPerUs;
+  const Reads plain = burst(machine(emu::MachineKind::TreadMarks, 2), 12, 1, 0);
+  SystemConfig config = real_node("3ms", "300us", "0s");
+  apply_override(config, "pp.busy_handler_tick=4ms");
+  const Reads ticked = burst(config, 12, 1, 0);
+  EXPECT_EQ(burst(config, 12, 1, 0).us, ticked.us) << "the grid is the same in every run";
+  std::set<long> waits;
+  for (std::size_t r = 0; r < ticked.us.size(); ++r) {
+    const double wait = ticked.us[r] - plain.us[r];
+    EXPECT_GT(wait, 0);
+    EXPECT_LE(wait, 4000.001) << "round " << r;
+    EXPECT_EQ((ticked.ended_ps[r] - ticked.ended_ps[0]) % kTickPs, 0) << "round " << r;
+    waits.insert(std::lround(wait));
+  }
+  EXPECT_GT(waits.size(), 3U) << "requests at different moments of the tick wait differently";
+}
+
+TEST(BusyHandler, WithATickABurstWaitsNearlyATickPerRequest) {
+  SystemConfig fixed = real_node("2ms", "300us", "0s");
+  SystemConfig ticked = fixed;
+  apply_override(ticked, "pp.busy_handler_tick=4ms");
+  const Reads plain = burst(machine(emu::MachineKind::TreadMarks, 2), 1, 6, 100);
+  const Reads at_ticks = burst(ticked, 1, 6, 100);
+  const Reads delayed = burst(fixed, 1, 6, 100);
+  for (std::size_t k = 1; k < plain.us.size(); ++k) {
+    // The previous request was served at a tick, this one comes 100 us and a read later.
+    EXPECT_GT(at_ticks.us[k] - plain.us[k], 3700) << "read " << k;
+    EXPECT_LE(at_ticks.us[k] - plain.us[k], 4000.001) << "read " << k;
+    EXPECT_NEAR(delayed.us[k] - plain.us[k], 2000, 1) << "read " << k;
+  }
 }
 
 }  // namespace

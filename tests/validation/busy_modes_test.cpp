@@ -100,5 +100,42 @@ TEST(BusyModes, ASyntheticRealNodesShareAndWaitAreRecovered) {
   EXPECT_NEAR(fitted_target(cal, one_ms) / slow.at("busy-request-1ms"), 1.03, 0.03);
 }
 
+// pp.busy_handler_tick: a request not served promptly waits for the next tick of its node's core,
+// so the slow rounds spread evenly from the smallest up to a tick. Rounds made that way (a 4 ms
+// tick, the prompt third at 0.1 ms) give back the tick; the preset carries it and says so.
+TEST(BusyModes, TheSchedulersTickIsReadOffTheSlowMode) {
+  MeasuredCost m{"busy-request-1ms", 0, 0, 0, 0, 30, {}};
+  for (int r = 0; r < 10; ++r) m.rounds_us.push_back(100 + r);
+  for (int r = 0; r < 20; ++r) m.rounds_us.push_back(400 + 3600.0 * (r + 0.5) / 20);
+  ASSERT_TRUE(busy_modes({m}, 0).found());
+  EXPECT_NEAR(busy_tick_us({m}, 0), 4000, 200);
+  EXPECT_EQ(busy_tick_us({}, 0), 0) << "no busy requests: no tick";
+  // Without a prompt mode every round is the slow one.
+  MeasuredCost slow_only{"busy-request-2ms", 0, 0, 0, 0, 20, {}};
+  for (int r = 0; r < 20; ++r) slow_only.rounds_us.push_back(400 + 3600.0 * (r + 0.5) / 20);
+  ASSERT_FALSE(busy_modes({slow_only}, 0).found());
+  EXPECT_NEAR(busy_tick_us({slow_only}, 0), 4000, 200);
+
+  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
+  truth.machine.nodes = 2;
+  std::vector<MeasuredCost> measured;
+  for (const auto& c : run::measure_raw_basic_costs(truth, 2))
+    if (c.operation != "busy-request-1ms")
+      measured.push_back(
+          {c.operation, c.microseconds, c.microseconds, c.microseconds, c.microseconds, 1, {}});
+  measured.push_back(m);
+  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+  EXPECT_NEAR(cal.busy_tick_us, busy_tick_us({m}, 0), 1e-9);
+  EXPECT_NEAR(ps_to_us(cal.fit.config.pp.busy_handler_tick), cal.busy_tick_us, 1e-3);
+  EXPECT_NE(calibration_toml(cal, "ncp2 calibrate").find("spread evenly up to a tick"), std::string::npos);
+  EXPECT_NE(calibration_json(cal, "ncp2 calibrate").find("\"busy_tick_us\""), std::string::npos);
+  // The costs compared, not fitted, are what the final preset (its tick included) reproduces.
+  dsm::SystemConfig preset = cal.fit.config;
+  for (const auto& c : run::measure_raw_basic_costs(preset, 2)) {
+    if (!is_check_only(c.operation)) continue;
+    EXPECT_DOUBLE_EQ(cal.fit.reproduced.at(c.operation), c.microseconds) << c.operation;
+  }
+}
+
 }  // namespace
 }  // namespace ncp2::validation
