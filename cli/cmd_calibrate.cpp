@@ -80,11 +80,11 @@ void print_table(const validation::Calibration& cal) {
                validation::fitted_to_slow_mode(cal, m) ? " of the slow mode" : "");
   }
   fmt::print("\n{}\n", validation::busy_modes_text(cal.busy_modes));
-  if (cal.busy_tick_us > 0)
-    fmt::print(
-        "read off: the scheduler's tick {:.0f} us (the slow mode spread evenly up to a tick), the close "
-        "{:.3g} us per written page\n",
-        cal.busy_tick_us, cal.close_per_page_us);
+  fmt::print(
+      "read off: the scheduler's tick {:.0f} us (the slow mode spread evenly up to a tick), the close "
+      "{:.3g} us per written page, {:.0f} % of the message costs in the network, not the cores "
+      "(diff-miss-crossed)\n",
+      cal.busy_tick_us, cal.close_per_page_us, 100 * cal.latency_share);
   fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core):\n");
   for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
     const auto& p = cal.parameters[j];

@@ -240,6 +240,42 @@ namespace {
 void read_off(Calibration& c, int nodes);
 }  // namespace
 
+dsm::SystemConfig with_latency_share(dsm::SystemConfig config, double share) {
+  const emu::Duration per_message =
+      config.pp.send_overhead + config.pp.receive_overhead + config.pp.interrupt_overhead;
+  const auto keep = [share](emu::Duration d) {
+    return emu::Duration{std::llround(static_cast<double>(d.count()) * (1 - share))};
+  };
+  config.pp.send_overhead = keep(config.pp.send_overhead);
+  config.pp.receive_overhead = keep(config.pp.receive_overhead);
+  config.pp.interrupt_overhead = keep(config.pp.interrupt_overhead);
+  // A message between two nodes of the calibration crosses two cables (node, switch, node).
+  const emu::Duration moved =
+      per_message - (config.pp.send_overhead + config.pp.receive_overhead + config.pp.interrupt_overhead);
+  config.network.link_latency += moved / 2;
+  return config;
+}
+
+double fit_latency_share(const Calibration& c, int nodes) {
+  const auto crossed = std::find_if(c.measured.begin(), c.measured.end(),
+                                    [](const MeasuredCost& m) { return m.operation == "diff-miss-crossed"; });
+  if (crossed == c.measured.end() || !(crossed->median_us > 0)) return 0;
+  double best = 0;
+  double best_error = -1;
+  for (int step = 0; step <= 10; ++step) {
+    const double share = step / 10.0;
+    const auto costs = raw_costs(nodes)(with_latency_share(c.fit.config, share));
+    const auto it = costs.find("diff-miss-crossed");
+    if (it == costs.end()) return 0;
+    const double error = std::abs(it->second / crossed->median_us - 1);
+    if (best_error < 0 || error < best_error) {
+      best = share;
+      best_error = error;
+    }
+  }
+  return best;
+}
+
 Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
                             std::string date) {
   Calibration c;
@@ -290,6 +326,8 @@ void read_off(Calibration& c, int nodes) {
   dsm::apply_override(c.fit.config, "pp.separate_server=1");
   c.busy_tick_us = busy_tick_us(c.measured, c.quiet_after_us);
   dsm::apply_override(c.fit.config, fmt::format("pp.busy_handler_tick={:.6g} us", c.busy_tick_us));
+  c.latency_share = fit_latency_share(c, nodes);
+  c.fit.config = with_latency_share(c.fit.config, c.latency_share);
   for (auto& [operation, us] : raw_costs(nodes)(c.fit.config))
     if (is_check_only(operation)) c.fit.reproduced[operation] = us;
 }
@@ -376,6 +414,12 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
            fmt::format("MEASURED on {}, {}: (barrier-after-520-pages - barrier-after-8-pages) / 512 pages, "
                        "less dsm.per_write_notice (0: not measured)",
                        c.host, c.date.substr(0, 10)));
+  for (const char* key :
+       {"pp.send_overhead", "pp.receive_overhead", "pp.interrupt_overhead", "network.link_latency"})
+    annotate(toml, key,
+             fmt::format("then {:.0f} % of the three message costs moved into the cables' latency "
+                         "(diff-miss-crossed: two nodes asking each other at once)",
+                         100 * c.latency_share));
   annotate(toml, "pp.busy_handler_tick",
            fmt::format(
                "MEASURED on {}, {}: the busy requests' slow mode, spread evenly up to a tick (0: one mode)",
@@ -417,6 +461,7 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"busy_quiet_after_us", c.quiet_after_us},
                          {"close_per_page_us", c.close_per_page_us},
                          {"busy_tick_us", c.busy_tick_us},
+                         {"latency_share", c.latency_share},
                          {"busy_modes",
                           {{"rounds", c.busy_modes.rounds},
                            {"prompt_share", c.busy_modes.prompt_share},

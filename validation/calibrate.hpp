@@ -82,12 +82,20 @@ struct Calibration {
   std::string host;
   std::string date;  // ISO 8601, UTC
   int nodes = 0;
-  double quiet_after_us = 0;              // pp.busy_handler_quiet_after, read off the busy-request costs
-  BusyModes busy_modes;                   // the busy requests' two modes (pp.busy_handler_prompt_share)
-  double close_per_page_us = 0;           // dsm.close_per_page, read off the barriers after writes
-  double busy_tick_us = 0;                // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
+  double quiet_after_us = 0;     // pp.busy_handler_quiet_after, read off the busy-request costs
+  BusyModes busy_modes;          // the busy requests' two modes (pp.busy_handler_prompt_share)
+  double close_per_page_us = 0;  // dsm.close_per_page, read off the barriers after writes
+  double latency_share = 0;  // of a message's software cost moved off the nodes' cores (fit_latency_share)
+  double busy_tick_us = 0;   // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
   std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
 };
+// `config` with `share` of each message's software cost (send, receive, interrupt) taken off the
+// nodes' cores and added to the message's time in the network: the same single operations, less
+// work for a node that serves while it waits.
+[[nodiscard]] dsm::SystemConfig with_latency_share(dsm::SystemConfig config, double share);
+// The share (0, 0.1, ... 1) whose emulated diff-miss-crossed — two nodes asking each other at once,
+// each serving the other while it waits — is nearest the measured one (0 when it was not measured).
+[[nodiscard]] double fit_latency_share(const Calibration& c, int nodes);
 // What the calibration fitted `m` to, and whether that is the busy requests' slow mode, not its median.
 [[nodiscard]] double fitted_target(const Calibration& c, const MeasuredCost& m);
 [[nodiscard]] bool fitted_to_slow_mode(const Calibration& c, const MeasuredCost& m);

@@ -90,6 +90,33 @@ TEST(Fit, ASyntheticRealNodeIsRecovered) {
       << "the start must be far from the truth, or the test proves nothing";
 }
 
+// How much of a message's software cost occupies a node's core, and how much only delays the
+// message: single operations cannot tell (moving it keeps them exactly), two nodes asking each other
+// at once can (each serves the other while it waits). A synthetic real node with half of it off the
+// cores is recovered from its crossed miss.
+TEST(Fit, TheShareOfMessageCostsOffTheCoresIsReadOffTheCrossedMiss) {
+  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
+  truth.machine.nodes = 2;
+  dsm::apply_override(truth, "pp.send_overhead=9us");
+  dsm::apply_override(truth, "pp.receive_overhead=9us");
+  const dsm::SystemConfig moved = with_latency_share(truth, 0.5);
+  EXPECT_EQ(emu::to_ps(moved.pp.send_overhead), emu::to_ps(truth.pp.send_overhead) / 2);
+  const auto all_on_cores = costs_of(truth, 2);
+  const auto half_off = costs_of(moved, 2);
+  for (const char* single : {"lock-from-manager", "barrier", "page-miss", "diff-miss", "page-miss-burst"})
+    EXPECT_NEAR(half_off.at(single) / all_on_cores.at(single), 1, 1e-3) << single;
+  ASSERT_LT(half_off.at("diff-miss-crossed") / all_on_cores.at("diff-miss-crossed"), 0.9)
+      << "the crossed miss must tell the two apart, or the test proves nothing";
+  std::vector<MeasuredCost> measured;
+  for (const auto& [op, us] : half_off) measured.push_back({op, us, us, us, us, 1, {}});
+  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+  EXPECT_NEAR(cal.latency_share, 0.5, 0.2);
+  EXPECT_NEAR(costs_of(cal.fit.config, 2).at("diff-miss-crossed") / half_off.at("diff-miss-crossed"), 1,
+              0.05);
+  EXPECT_LT(cal.fit.worst_error, 0.05) << "the single costs stay reproduced";
+  EXPECT_EQ(fit_latency_share(Calibration{}, 2), 0) << "no crossed miss measured: nothing moved";
+}
+
 // Busy-request costs that do not change with the spacing give no quiet stretch: one wait for all.
 TEST(Fit, BusyRequestsAlikeGiveNoQuietStretch) {
   std::vector<MeasuredCost> measured{{"page-miss", 50, 50, 50, 50, 1, {}}};
