@@ -26,6 +26,13 @@ std::vector<Key<C>> protocol_keys() {
       "dsm.protocol_handler", [](C& c) -> emu::Duration& { return c.dsm.protocol_handler; },
       "PP runs the bookkeeping of one protocol operation (lock, barrier, request)", kAssumed);
   k.duration(
+      "dsm.fault_handoff", [](C& c) -> emu::Duration& { return c.dsm.fault_handoff; },
+      "an access fault's hand-off to the node's protocol server, beyond dsm.fault_trap (a real node's "
+      "program "
+      "posts the fault to its agent as it posts a Tmk call: docs/validation.md)",
+      "0: the fault handler runs in the faulting program (TreadMarks); ncp2 calibrate --machine real sets it "
+      "to dsm.protocol_handler");
+  k.duration(
       "dsm.per_write_notice", [](C& c) -> emu::Duration& { return c.dsm.per_write_notice; },
       "creating or applying one write notice (invalidation)", kAssumed);
   k.duration(
@@ -184,6 +191,7 @@ void validate(const SystemConfig& c) {
   };
   non_negative("dsm.fault_trap", c.dsm.fault_trap);
   non_negative("dsm.protocol_handler", c.dsm.protocol_handler);
+  non_negative("dsm.fault_handoff", c.dsm.fault_handoff);
   non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
   non_negative("dsm.close_per_page", c.dsm.close_per_page);
   non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);

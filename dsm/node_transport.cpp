@@ -19,8 +19,8 @@ void Runtime::NodeTransport::set_operation(Operation op) {
 void Runtime::NodeTransport::charge(lrc::Entry entry) {
   if (entry != lrc::Entry::WriteTrap) ns_.pp->note_server_active();
   switch (entry) {
-    case lrc::Entry::AccessTrap:
-      ns_.pp->compute(rt_.config_.dsm.fault_trap);
+    case lrc::Entry::AccessTrap:  // on a real node, handed to its agent as a Tmk call is
+      ns_.pp->compute(rt_.config_.dsm.fault_trap + rt_.config_.dsm.fault_handoff);
       return;
     case lrc::Entry::WriteTrap:  // NCP2's snoopy logic sees the write: no trap
       if (!rt_.cluster_.has_cp()) ns_.pp->compute(rt_.config_.dsm.fault_trap);

@@ -119,6 +119,12 @@ std::vector<FitParameter> software_dsm_parameters() {
 
 std::vector<FitParameter> real_node_parameters() {
   std::vector<FitParameter> out = software_dsm_parameters();
+  // A real node's program hands a fault to its agent as it hands a Tmk call: one hand-off cost.
+  for (FitParameter& p : out)
+    if (p.keys == std::vector<std::string>{"dsm.protocol_handler"}) {
+      p.name = "hand-off to the server (a Tmk call, a fault)";
+      p.keys.push_back("dsm.fault_handoff");
+    }
   out.push_back({"server's wait for a computing program's core", {"pp.busy_handler_delay"}, false});
   out.push_back({"the same after a quiet stretch", {"pp.busy_handler_delay_quiet"}, false});
   return out;

@@ -85,7 +85,8 @@ TEST(CloseCost, ACalibrationWithoutTheBarriersAfterWritesChargesNothing) {
 }
 
 // A real node's agent is a process beside its program: every calibrated preset profiles the
-// service as the program's time (pp.separate_server), as a real run records it.
+// service as the program's time (pp.separate_server), as a real run records it, and hands a fault
+// to the agent at a Tmk call's cost (dsm.fault_handoff).
 TEST(CloseCost, ACalibratedPresetHasASeparateServer) {
   dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
   truth.machine.nodes = 2;
@@ -94,6 +95,9 @@ TEST(CloseCost, ACalibratedPresetHasASeparateServer) {
     measured.push_back(cost(c.operation, c.microseconds));
   const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
   EXPECT_EQ(cal.fit.config.pp.separate_server, 1);
+  // A fault is handed to the agent as a Tmk call is: one fitted hand-off for both.
+  EXPECT_GT(emu::to_ps(cal.fit.config.dsm.protocol_handler), 0);
+  EXPECT_EQ(cal.fit.config.dsm.fault_handoff, cal.fit.config.dsm.protocol_handler);
   EXPECT_NE(calibration_toml(cal, "ncp2 calibrate").find("separate_server = 1  # a real node"),
             std::string::npos);
 }
