@@ -84,7 +84,7 @@ TEST(Fit, ASyntheticRealNodeIsRecovered) {
   EXPECT_LT(cal.fit.worst_error, 0.02);
   EXPECT_NEAR(static_cast<double>(emu::to_ps(cal.fit.config.pp.busy_handler_delay)) * 1e-6, 3000, 150);
   EXPECT_NEAR(static_cast<double>(emu::to_ps(cal.fit.config.pp.busy_handler_delay_quiet)) * 1e-6, 300, 15);
-  EXPECT_EQ(params.size(), software_dsm_parameters().size() + 2);
+  EXPECT_EQ(params.size(), software_dsm_parameters().size() + 3);
   const auto before = costs_of(dsm::default_config(emu::MachineKind::TreadMarks), 2);
   EXPECT_GT(std::abs(before.at("busy-request-1ms") / costs_of(truth, 2).at("busy-request-1ms") - 1), 0.5)
       << "the start must be far from the truth, or the test proves nothing";
