@@ -212,7 +212,7 @@ constexpr std::int64_t kBurstGapUs = 100;
 constexpr std::int64_t kBurstPaceUs = 2000;
 constexpr std::int64_t kBurstLastUs = 8000;
 constexpr std::int64_t kBurstWindowUs =
-    1000 * kBurstLeadMs + kBurstLocks * (kBurstGapUs + kBurstPaceUs) + kBurstLastUs;
+    (std::int64_t{1000} * kBurstLeadMs) + (kBurstLocks * (kBurstGapUs + kBurstPaceUs)) + kBurstLastUs;
 
 emu::Duration microseconds(std::int64_t us) { return emu::Duration{us * 1000 * 1000}; }
 

@@ -123,11 +123,11 @@ std::vector<FitParameter> real_node_parameters() {
   for (FitParameter& p : out)
     if (p.keys == std::vector<std::string>{"dsm.protocol_handler"}) {
       p.name = "hand-off to the server (a Tmk call, a fault)";
-      p.keys.push_back("dsm.fault_handoff");
+      p.keys.emplace_back("dsm.fault_handoff");
     }
   // A diff applied by the host's memcpy-speed loop, not 1994's 20 ns a word: a whole-page diff's
   // miss against a page's tells it (the page is copied in without a diff).
-  out.push_back({"diff apply per word", {"dsm.diff_apply_per_word"}, false});
+  out.emplace_back(FitParameter{"diff apply per word", {"dsm.diff_apply_per_word"}, false});
   out.push_back({"server's wait for a computing program's core", {"pp.busy_handler_delay"}, false});
   out.push_back({"the same after a quiet stretch", {"pp.busy_handler_delay_quiet"}, false});
   return out;

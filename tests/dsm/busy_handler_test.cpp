@@ -142,7 +142,7 @@ Reads burst(const SystemConfig& config, int rounds, int reads, std::int64_t gap_
   Harness h(config);
   Reads out;
   const auto result = h.run([&](Process& p) {
-    const auto pages = static_cast<std::size_t>(rounds * reads);
+    const auto pages = static_cast<std::size_t>(rounds) * static_cast<std::size_t>(reads);
     auto view = p.view(p.alloc<std::int32_t>("pages", 1024 * pages));
     for (int r = 0; r < rounds; ++r) {
       p.barrier(0);

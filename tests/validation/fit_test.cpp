@@ -108,6 +108,7 @@ TEST(Fit, TheShareOfMessageCostsOffTheCoresIsReadOffTheCrossedMiss) {
   ASSERT_LT(half_off.at("diff-miss-crossed") / all_on_cores.at("diff-miss-crossed"), 0.9)
       << "the crossed miss must tell the two apart, or the test proves nothing";
   std::vector<MeasuredCost> measured;
+  measured.reserve(half_off.size());
   for (const auto& [op, us] : half_off) measured.push_back({op, us, us, us, us, 1, {}});
   const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
   EXPECT_NEAR(cal.latency_share, 0.5, 0.2);
