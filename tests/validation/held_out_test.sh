@@ -15,10 +15,12 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # Small inputs that still take every path: radix_sort with 5-bit digits (7 passes, the result in
-# the second array), pipelines with more stages than nodes and with idle nodes.
+# the second array), pipelines with more stages than nodes and with idle nodes, bank with groups
+# of 4 accounts per lock (transfers under one lock and under two), task_queue with subtasks.
 declare -A small=([radix_sort]="20001 5" [hash_table]="3000 500 32" [mandelbrot]="64 48 300 3"
-  [pipeline]="16 256 5 2 4" [bfs]="5000 4")
-programs="radix_sort hash_table mandelbrot pipeline bfs"
+  [pipeline]="16 256 5 2 4" [bfs]="5000 4" [sample_sort]="20001 8" [bank]="200 300 50"
+  [task_queue]="60 4 200")
+programs="radix_sort hash_table mandelbrot pipeline bfs sample_sort bank task_queue"
 
 build() {  # build NAME [ncp2-cc options]: validation/held_out/NAME.c or .cpp into $tmp/NAME
   local name="$1"
