@@ -53,6 +53,16 @@ double emulated_barrier_after(const dsm::SystemConfig& config, std::size_t pages
   return us;
 }
 
+// The calibration of a machine with the treadmarks defaults, from its own raw basic costs.
+Calibration calibrated_default_machine() {
+  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
+  truth.machine.nodes = 2;
+  std::vector<MeasuredCost> measured;
+  for (const auto& c : run::measure_raw_basic_costs(truth, 2))
+    measured.push_back(cost(c.operation, c.microseconds));
+  return fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+}
+
 TEST(CloseCost, ASyntheticRealNodesCostPerPageIsRecovered) {
   dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
   truth.machine.nodes = 2;
@@ -74,12 +84,7 @@ TEST(CloseCost, ASyntheticRealNodesCostPerPageIsRecovered) {
 }
 
 TEST(CloseCost, ACalibrationWithoutTheBarriersAfterWritesChargesNothing) {
-  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
-  truth.machine.nodes = 2;
-  std::vector<MeasuredCost> measured;
-  for (const auto& c : run::measure_raw_basic_costs(truth, 2))
-    measured.push_back(cost(c.operation, c.microseconds));
-  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+  const Calibration cal = calibrated_default_machine();
   EXPECT_EQ(cal.close_per_page_us, 0);
   EXPECT_EQ(emu::to_ps(cal.fit.config.dsm.close_per_page), 0);
 }
@@ -88,12 +93,7 @@ TEST(CloseCost, ACalibrationWithoutTheBarriersAfterWritesChargesNothing) {
 // service as the program's time (pp.separate_server), as a real run records it, and hands a fault
 // to the agent at a Tmk call's cost (dsm.fault_handoff).
 TEST(CloseCost, ACalibratedPresetHasASeparateServer) {
-  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
-  truth.machine.nodes = 2;
-  std::vector<MeasuredCost> measured;
-  for (const auto& c : run::measure_raw_basic_costs(truth, 2))
-    measured.push_back(cost(c.operation, c.microseconds));
-  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+  const Calibration cal = calibrated_default_machine();
   EXPECT_EQ(cal.fit.config.pp.separate_server, 1);
   // A fault is handed to the agent as a Tmk call is: one fitted hand-off for both.
   EXPECT_GT(emu::to_ps(cal.fit.config.dsm.protocol_handler), 0);
