@@ -64,6 +64,29 @@ int check_output(const CalibrateCommand& c) {
   return kExitOk;
 }
 
+// The costs beside nodes that load the host, and the factor the preset's software costs carry.
+void print_loaded(const validation::Calibration& cal) {
+  if (cal.loaded.empty()) return;
+  fmt::print("\nthe same beside {} nodes that load the host (validation/load_factor.hpp):\n", cal.nodes - 2);
+  fmt::print("{:<28} {:>12} {:>24} {:>8} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
+             "p90 us", "preset us", "error");
+  for (const auto& m : cal.loaded) {
+    const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
+    const auto it = cal.load.reproduced.find(m.operation);
+    if (it == cal.load.reproduced.end() || !validation::reads_the_load(m.operation)) {
+      fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12} {:>8}\n", m.operation, m.median_us, range, m.p90_us,
+                 "-", "-");
+      continue;
+    }
+    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range,
+               m.p90_us, it->second, 100 * (it->second / m.median_us - 1));
+  }
+  fmt::print(
+      "read off: the host's load, every software cost x{:.3g} (mean |log(preset / measured)| {:.2f}); the "
+      "fitted values below are before it\n",
+      cal.load.factor, cal.load.mean_log_error);
+}
+
 void print_table(const validation::Calibration& cal) {
   fmt::print("{:<28} {:>12} {:>24} {:>8} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
              "p90 us", "preset us", "error");
@@ -85,6 +108,7 @@ void print_table(const validation::Calibration& cal) {
       "{:.3g} us per written page, {:.0f} % of the message costs in the network, not the cores "
       "(diff-miss-crossed)\n",
       cal.busy_tick_us, cal.close_per_page_us, 100 * cal.latency_share);
+  print_loaded(cal);
   fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core):\n");
   for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
     const auto& p = cal.parameters[j];

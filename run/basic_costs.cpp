@@ -23,10 +23,12 @@ constexpr int kPaperNodes = 8;  // USENIX'94: 8 DECstations
 constexpr int kBarrierRounds = 16;
 
 // One experiment: a fresh idle machine runs `body` on every node; the body stores what it timed.
+// `real_node`: the lock experiments' roles are validation/basic_costs.c's, not the papers'.
 class Experiment {
  public:
-  Experiment(dsm::SystemConfig config, int nodes)
-      : config_(with_nodes(std::move(config), nodes)),
+  Experiment(dsm::SystemConfig config, int nodes, bool real_node = false)
+      : real_node_(real_node),
+        config_(with_nodes(std::move(config), nodes)),
         kernel_(options(config_)),
         cluster_(kernel_, config_),
         dsm_(kernel_, cluster_, config_) {}
@@ -45,6 +47,7 @@ class Experiment {
     return static_cast<double>(emu::to_ps(timed_.at(name))) * 1e-6;
   }
   [[nodiscard]] const dsm::SystemConfig& config() const { return config_; }
+  [[nodiscard]] bool real_node() const { return real_node_; }
 
  private:
   static dsm::SystemConfig with_nodes(dsm::SystemConfig c, int nodes) {
@@ -57,6 +60,7 @@ class Experiment {
     return o;
   }
 
+  bool real_node_;
   dsm::SystemConfig config_;
   emu::Kernel kernel_;
   emu::Cluster cluster_;
@@ -74,15 +78,20 @@ void time_it(Experiment& e, dsm::Process& p, const std::string& name, Op&& op) {
   e.record(name, e.now() - start);
 }
 
-// Lock 1 is managed by node 1 (lock % nodes). Node 2 (node 0 on two nodes) takes it from its
-// manager, which holds it (two messages); after a barrier node 3 (node 0 on three nodes) takes it
-// again, and the manager forwards the request to the last holder (three messages).
-int first_holder(int nodes) { return nodes >= 3 ? 2 : 0; }
-int forwarded_to(int nodes) { return nodes >= 4 ? 3 : nodes == 3 ? 0 : -1; }
+// Lock 1 is managed by node 1 (lock % nodes). first_holder takes it from its manager, which holds
+// it (two messages); after a barrier forwarded_to takes it again, and the manager forwards the
+// request to the last holder (three messages). The papers' machine: node 2, then node 3; a real
+// node's (validation/basic_costs.c, where the nodes from 2 on, then from 3 on, load the host in
+// its loaded run): node 0, then node 2.
+int first_holder(int nodes, bool real_node) { return real_node ? 0 : nodes >= 3 ? 2 : 0; }
+int forwarded_to(int nodes, bool real_node) {
+  if (nodes < 3) return -1;
+  return real_node ? 2 : nodes >= 4 ? 3 : 0;
+}
 
 void locks(dsm::Process& p, Experiment& e) {
-  const int first = first_holder(p.nprocs());
-  const int second = forwarded_to(p.nprocs());
+  const int first = first_holder(p.nprocs(), e.real_node());
+  const int second = forwarded_to(p.nprocs(), e.real_node());
   if (p.id() == first) time_it(e, p, "lock-from-manager", [&] { p.lock_acquire(1); });
   if (p.id() == first) p.lock_release(1);
   p.barrier(0);
@@ -253,8 +262,9 @@ const std::vector<std::string>& basic_cost_operations() {
 
 namespace {
 struct BasicCostRuns {
-  BasicCostRuns(const dsm::SystemConfig& config, const dsm::SystemConfig& pages_config, int nodes)
-      : lock_run(config, nodes),
+  BasicCostRuns(const dsm::SystemConfig& config, const dsm::SystemConfig& pages_config, int nodes,
+                bool real_node)
+      : lock_run(config, nodes, real_node),
         barrier_run(config, nodes),
         page_run(pages_config, nodes),
         real_node_run(config, nodes),
@@ -275,7 +285,7 @@ dsm::SystemConfig eager(dsm::SystemConfig c) {
 }
 std::unique_ptr<BasicCostRuns> run_experiments(const dsm::SystemConfig& config, int nodes, bool real_node) {
   if (nodes < 2) throw WorkloadError("the basic costs need 2 nodes or more");
-  auto r = std::make_unique<BasicCostRuns>(config, eager(config), nodes);
+  auto r = std::make_unique<BasicCostRuns>(config, eager(config), nodes, real_node);
   r->lock_run.run(locks, "locks");
   r->barrier_run.run(barriers, "barrier");
   r->page_run.run(pages, "pages");
@@ -293,7 +303,7 @@ std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, 
   std::vector<BasicCost> out{{"lock-from-manager",
                               "remote acquire of a free lock held by its manager (2 messages)",
                               r->lock_run.microseconds("lock-from-manager")}};
-  if (forwarded_to(nodes) >= 0)
+  if (forwarded_to(nodes, true) >= 0)
     out.push_back({"lock-forwarded", "remote acquire forwarded to the last holder (3 messages)",
                    r->lock_run.microseconds("lock-forwarded")});
   out.push_back({"barrier", fmt::format("one barrier of {} nodes (mean of 16 in a row)", nodes),

@@ -27,11 +27,14 @@ struct BasicCost {
 // validation/basic_costs.c measures on real processes): "lock-from-manager", "lock-forwarded"
 // (3 nodes or more), "barrier", "page-miss", "write-fault" (trap and twin), and the write faults
 // after a page was left unchanged, entirely changed, every other word changed
-// ("write-fault-after-unchanged", "-after-changed", "-after-half": their diff made too). The
-// lock experiments' roles: lock 1 (its manager node 1) is taken from its manager by node 2 (node
-// 0 on 2 nodes), then forwarded to node 3 (node 0 on 3 nodes). Also a real node's (issue 43):
-// "diff-miss-page", "diff-miss-crossed", "page-miss-burst", "lock-local", "busy-request-Nms" and
-// "lock-burst" (node 1 acquires 16 locks of node 0's in turn while node 0 computes: the mean).
+// ("write-fault-after-unchanged", "-after-changed", "-after-half": their diff made too). Also a
+// real node's (issue 43): "diff-miss-page", "diff-miss-crossed", "page-miss-burst", "lock-local",
+// "busy-request-Nms" and "lock-burst" (node 1 acquires 16 locks of node 0's in turn while node 0
+// computes: the mean). As validation/basic_costs.c times them: lock 1 (its manager node 1) is
+// taken from its manager by node 0, then forwarded to node 2 (3 nodes or more). The nodes that
+// time nothing stay idle: validation/basic_costs.c's loaded run, where they load the host, is
+// compared with these scaled by one factor (validation/load_factor.hpp), since the model has no
+// resource the loaders' traffic would share with the timed nodes.
 [[nodiscard]] std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, int nodes);
 
 // The names measure_basic_costs() returns, in its order.

@@ -2,10 +2,10 @@
  * run/basic_costs.cpp (USENIX'94's "Basic Operation Costs"), timed by the node that waits for
  * each, after 200 us of quiet (the previous operation's messages are over), ROUNDS times. `ncp2 calibrate`
  * builds it with ncp2-cc and runs it with `ncp2 run --machine real` (docs/validation.md).
- *  - lock-from-manager: lock 1 + k*N (its manager node 1, which holds it) taken by node 2 (node 0
- *    on 2 nodes): 2 messages;
- *  - lock-forwarded: the same lock taken next by node 3 (node 0 on 3 nodes): the manager forwards
- *    to the last holder, 3 messages (none on 2 nodes);
+ *  - lock-from-manager: lock 1 + k*N (its manager node 1, which holds it) taken by node 0:
+ *    2 messages;
+ *  - lock-forwarded: the same lock taken next by node 2: the manager forwards to the last holder,
+ *    3 messages (none on 2 nodes);
  *  - barrier: 16 barriers of all nodes in a row, the mean, at node 0 (the manager);
  *  - page-miss: node 1 reads a page it never held (from its home, node 0);
  *  - write-fault: node 1's first write to the page in an interval; then after an interval that
@@ -35,10 +35,18 @@
  *    two: each request meets node 0's computing program, 0.1-2 ms after its server last ran. The
  *    mean per acquire (of those node 1 had time for while node 0 still computed: all 16 unless
  *    they average over 2 ms).
+ * Loaded (second argument "loaded", issue 43): while nodes 0 and 1 (and 2) time an operation, the
+ * other nodes load the host as a program's nodes do, for a window longer than the operation
+ * (load_until): pairs of them take a lock from each other in turn (a node left alone takes its
+ * own), each acquire handed to the node's agent, its messages and waits keeping agents awake. On
+ * 4 nodes on 2 cores a program's every operation took 2.2-2.4x its 2-node time, which an operation
+ * timed beside idle nodes never shows (validation/load_factor.hpp). The loaders touch no page or
+ * lock of the timed nodes', and arrive at the next barrier after the timed operation is over.
+ * Otherwise the other nodes only join the barriers.
  * Node 0 prints one line per timing: "basic-cost NAME MEDIAN_US MIN_US MAX_US P90_US ROUNDS" (the 90th
  * percentile by nearest rank: the smallest time at least 90 % of the rounds do not exceed), and for
  * the busy requests "basic-cost-rounds NAME T1 T2 ..." (every round, sorted).
- * Argument: rounds (default 9). */
+ * Arguments: rounds (default 9), then "loaded" or nothing. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +109,9 @@ enum { kCloseFew = 8, kCloseMany = 520 };    /* pages written before a timed bar
  * none meets a node that waits (which would serve it at once), however slow the host. */
 enum { kBurstLocks = 16, kBurstLeadMs = 2, kBurstGapUs = 100, kBurstPaceUs = 2000, kBurstLastUs = 8000 };
 enum { kBurstWindowUs = 1000 * kBurstLeadMs + kBurstLocks * (kBurstGapUs + kBurstPaceUs) + kBurstLastUs };
+/* The loaders' window: an operation's settle and itself, with room for two of the host's 4 ms
+ * scheduler ticks; beyond a computation the timed nodes make, kLoadAfterUs. */
+enum { kLoadUs = 10000, kLoadAfterUs = 2000 };
 /* Pages per round: page-miss, diff-miss, diff-miss-page, diff-miss-crossed (2), the burst, one per
  * spacing. */
 enum { kPagesPerRound = 5 + kBurst + kBusySpacings };
@@ -131,6 +142,30 @@ static void settle(void) {
   nanosleep(&pause, 0);
 }
 
+static void spin_until(double t) {
+  while (now_us() < t) {
+  }
+}
+
+/* Node `first` and the nodes after it load the host until `until` (see above): node first+2i
+ * with node first+2i+1, each taking the pair's lock (its id the higher node's, which manages it)
+ * in turn with a microsecond of computation between two; a last node alone takes its own. Lock
+ * ids 2..N-1: no experiment's (0, 1 + k*N and (k+1)*N). */
+static int loaded; /* the second argument was "loaded" */
+
+static void load_until(double until, int first) {
+  const int n = (int)Tmk_nprocs, me = (int)Tmk_proc_id;
+  if (!loaded || me < first) return;
+  const int partner = first + ((me - first) ^ 1);
+  const unsigned lock = (unsigned)(partner < n && partner > me ? partner : me);
+  while (now_us() < until) {
+    Tmk_lock_acquire(lock);
+    Tmk_lock_release(lock);
+    spin_until(now_us() + 1);
+  }
+}
+static void load(int first) { load_until(now_us() + kLoadUs, first); }
+
 static int compare(const void* a, const void* b) {
   const double x = *(const double*)a, y = *(const double*)b;
   return x < y ? -1 : x > y;
@@ -138,24 +173,25 @@ static int compare(const void* a, const void* b) {
 
 static void locks(int rounds) {
   const int n = (int)Tmk_nprocs, me = (int)Tmk_proc_id;
-  const int first = n >= 3 ? 2 : 0, second = n >= 4 ? 3 : n == 3 ? 0 : -1;
   for (int r = 0; r < rounds; ++r) {
     const unsigned lock = 1u + (unsigned)(r * n); /* managed by node 1, which holds its token */
-    if (me == first) {
+    if (me == 0) {
       settle();
       const double t = now_us();
       Tmk_lock_acquire(lock);
       s.times[LOCK_MANAGER * rounds + r] = now_us() - t;
       Tmk_lock_release(lock);
     }
+    load(2);
     Tmk_barrier(1);
-    if (me == second) {
+    if (me == 2) {
       settle();
       const double t = now_us();
       Tmk_lock_acquire(lock);
       s.times[LOCK_FORWARDED * rounds + r] = now_us() - t;
       Tmk_lock_release(lock);
     }
+    load(3);
     Tmk_barrier(2);
   }
 }
@@ -189,20 +225,25 @@ static void pages(int rounds) {
       (void)page[0];
       s.times[PAGE_MISS * rounds + r] = now_us() - t;
     }
+    load(2);
     Tmk_barrier(5);
     if (writer) first_write(page, WRITE_FAULT, rounds, r);
+    load(2);
     Tmk_barrier(6);
     if (writer) {
       first_write(page, AFTER_UNCHANGED, rounds, r);
       for (int i = 0; i < kPageWords; ++i) page[i] = i + 1;
     }
+    load(2);
     Tmk_barrier(7);
     if (writer) {
       first_write(page, AFTER_CHANGED, rounds, r);
       for (int i = 0; i < kPageWords; i += 2) page[i] = -(i + 1);
     }
+    load(2);
     Tmk_barrier(8);
     if (writer) first_write(page, AFTER_HALF, rounds, r);
+    load(2);
   }
 }
 
@@ -222,6 +263,7 @@ static void diff_miss(int rounds, int op, int k, int changed) {
       (void)page[0];
       s.times[op * rounds + r] = now_us() - t;
     }
+    load(2);
   }
 }
 
@@ -240,6 +282,7 @@ static void diff_miss_crossed(int rounds) {
       (void)mine[0];
       if (me == 0) s.times[DIFF_MISS_CROSSED * rounds + r] = now_us() - t;
     }
+    load(2);
   }
 }
 
@@ -252,6 +295,7 @@ static void page_miss_burst(int rounds) {
       for (int k = 0; k < kBurst; ++k) (void)page_of(r, 5 + k)[0];
       s.times[PAGE_MISS_BURST * rounds + r] = (now_us() - t) / kBurst;
     }
+    load(2);
   }
 }
 
@@ -266,6 +310,7 @@ static void lock_local(int rounds) {
       }
       s.times[LOCK_LOCAL * rounds + r] = (now_us() - t) / kLocalPairs;
     }
+    load(2);
   }
 }
 
@@ -285,11 +330,6 @@ static void barriers_after_writes(int rounds, int op, int count) {
   }
 }
 
-static void spin_until(double t) {
-  while (now_us() < t) {
-  }
-}
-
 /* Node 0 manages the barrier (its server runs last then), then computes; node 1 reads a page of
  * node 0's after `ms` milliseconds, while node 0 still computes. */
 static void busy_requests(int rounds) {
@@ -306,6 +346,7 @@ static void busy_requests(int rounds) {
         (void)page_of(r, 5 + kBurst + k)[0];
         s.times[(BUSY_1 + k) * rounds + r] = now_us() - t;
       }
+      load_until(start + 1e3 * (spacing_ms[k] + kBusyMargin) + kLoadAfterUs, 2);
     }
 }
 
@@ -326,6 +367,7 @@ static void lock_burst(int rounds) {
     Tmk_barrier(20);
     const double start = now_us();
     if (Tmk_proc_id == 0) spin_until(start + kBurstWindowUs);
+    load_until(start + kBurstWindowUs + kLoadAfterUs, 2);
     if (Tmk_proc_id != 1) continue;
     spin_until(start + 1e3 * kBurstLeadMs);
     double acquiring = 0;
@@ -348,6 +390,7 @@ static void lock_burst(int rounds) {
 int main(int argc, char** argv) {
   Tmk_startup(argc, argv);
   const int rounds = argc > 1 ? atoi(argv[1]) : 9;
+  loaded = argc > 2 && strcmp(argv[2], "loaded") == 0;
   if (Tmk_nprocs < 2 || rounds < 1) {
     if (Tmk_proc_id == 0) fprintf(stderr, "basic_costs: needs 2 nodes or more and 1 round or more\n");
     Tmk_exit(2);

@@ -71,7 +71,9 @@ std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
   return out;
 }
 
-std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o) {
+bool measures_load(int nodes) { return nodes >= 3; }
+
+std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o, bool loaded) {
   const std::string program = build_program(o.work_dir);
   std::vector<std::string> argv{
       executable_next_to_us("ncp2"), "run",         program, "--machine", "real", "--nodes",
@@ -79,11 +81,12 @@ std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o) {
   if (!o.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", o.hostfile});
   for (const std::string& a : o.mpirun_args) argv.push_back("--mpirun-args=" + a);
   argv.insert(argv.end(), {"--", std::to_string(o.rounds)});
+  if (loaded) argv.emplace_back("loaded");
   const CommandResult r = run_command(argv);
   if (r.exit_code != 0)
     throw std::runtime_error(
-        fmt::format("the basic-cost program failed on real processes (ncp2 run exited {}):\n{}", r.exit_code,
-                    last_lines(r.output, 15)));
+        fmt::format("the basic-cost program{} failed on real processes (ncp2 run exited {}):\n{}",
+                    loaded ? " (loaded)" : "", r.exit_code, last_lines(r.output, 15)));
   std::vector<MeasuredCost> measured = parse_basic_costs(r.output);
   if (measured.empty())
     throw std::runtime_error(
@@ -277,9 +280,10 @@ double fit_latency_share(const Calibration& c, int nodes) {
 }
 
 Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
-                            std::string date) {
+                            std::string date, std::vector<MeasuredCost> loaded) {
   Calibration c;
   c.measured = std::move(measured);
+  c.loaded = std::move(loaded);
   c.nodes = nodes;
   c.host = std::move(host);
   c.date = std::move(date);
@@ -330,6 +334,11 @@ void read_off(Calibration& c, int nodes) {
   c.fit.config = with_latency_share(c.fit.config, c.latency_share);
   for (auto& [operation, us] : raw_costs(nodes)(c.fit.config))
     if (is_check_only(operation)) c.fit.reproduced[operation] = us;
+  // Last: the costs above are those beside idle nodes, which the fit and the read-offs split.
+  std::map<std::string, double> loaded;
+  for (const MeasuredCost& m : c.loaded) loaded[m.operation] = m.median_us;
+  c.load = fit_load_factor(c.fit.config, c.parameters, raw_costs(nodes), loaded);
+  c.fit.config = with_load_factor(c.fit.config, c.parameters, c.load.factor);
 }
 
 }  // namespace
@@ -394,16 +403,32 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
     head += "\n";
   }
   head += "# " + busy_modes_text(c.busy_modes) + "\n";
+  if (!c.loaded.empty()) {
+    head += fmt::format(
+        "# The same beside nodes that load the host (validation/load_factor.hpp); the software costs below\n"
+        "# carry the factor read off them, x{:.3g}:\n",
+        c.load.factor);
+    for (const MeasuredCost& m : c.loaded) {
+      head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us,
+                          m.min_us, m.max_us, m.rounds);
+      if (const auto it = c.load.reproduced.find(m.operation); it != c.load.reproduced.end())
+        head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second, 100 * (it->second / m.median_us - 1));
+      head += "\n";
+    }
+  }
   head +=
       "# Keys marked MEASURED were fitted; the range is each one fitted to the rounds' minima and maxima.\n"
       "# Every other key is the treadmarks machine's default.\n";
   std::string toml = dsm::to_toml(c.fit.config);
   for (std::size_t j = 0; j < c.parameters.size(); ++j) {
     const FitParameter& p = c.parameters[j];
-    const std::string comment =
+    std::string comment =
         fmt::format("MEASURED ({}) on {}, {}: {} (range {} .. {})", p.name, c.host, c.date.substr(0, 10),
                     value_text(p, c.fit.values[j]), value_text(p, std::min(c.low[j], c.high[j])),
                     value_text(p, std::max(c.low[j], c.high[j])));
+    if (!c.loaded.empty() && scaled_by_load(p))
+      comment += fmt::format("  # then x{:.6g} for the host's load on {} nodes (the loaded basic costs)",
+                             c.load.factor, c.nodes);
     for (const std::string& key : p.keys) annotate(toml, key, comment);
   }
   annotate(toml, "pp.busy_handler_quiet_after",
@@ -452,6 +477,20 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                       {"value", c.fit.values[j]},
                       {"unit", c.parameters[j].per_byte ? "ns/B" : "us"},
                       {"keys", c.parameters[j].keys}});
+  nlohmann::json loaded = nlohmann::json::array();
+  for (const MeasuredCost& m : c.loaded) {
+    const auto it = c.load.reproduced.find(m.operation);
+    const bool made = it != c.load.reproduced.end();
+    loaded.push_back({{"operation", m.operation},
+                      {"median_us", m.median_us},
+                      {"min_us", m.min_us},
+                      {"max_us", m.max_us},
+                      {"p90_us", m.p90_us},
+                      {"rounds", m.rounds},
+                      {"read", reads_the_load(m.operation) && made},
+                      {"preset_us", made ? nlohmann::json(it->second) : nlohmann::json(nullptr)},
+                      {"error", made ? nlohmann::json(it->second / m.median_us - 1) : nlohmann::json(nullptr)}});
+  }
   const nlohmann::json j{{"command", command_line},
                          {"host", c.host},
                          {"date", c.date},
@@ -462,6 +501,9 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"close_per_page_us", c.close_per_page_us},
                          {"busy_tick_us", c.busy_tick_us},
                          {"latency_share", c.latency_share},
+                         {"loaded_costs", loaded},
+                         {"load_factor", c.load.factor},
+                         {"load_mean_log_error", c.load.mean_log_error},
                          {"busy_modes",
                           {{"rounds", c.busy_modes.rounds},
                            {"prompt_share", c.busy_modes.prompt_share},

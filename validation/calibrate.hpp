@@ -9,6 +9,7 @@
 
 #include "dsm/config.hpp"
 #include "validation/fit.hpp"
+#include "validation/load_factor.hpp"
 
 namespace ncp2::validation {
 
@@ -31,9 +32,14 @@ struct MeasuredCost {
   std::vector<double> rounds_us;  // each round's time, where the program printed them (busy requests)
 };
 
-// Builds the program and runs it on real processes. Throws std::runtime_error with what went
-// wrong (no ncp2-cc, the build, mpirun, a failed run: its last lines).
-[[nodiscard]] std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& options);
+// Builds the program and runs it on real processes, the nodes that time nothing idle or, `loaded`,
+// loading the host (validation/load_factor.hpp). Throws std::runtime_error with what went wrong
+// (no ncp2-cc, the build, mpirun, a failed run: its last lines).
+[[nodiscard]] std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& options,
+                                                                 bool loaded = false);
+// Whether a calibration on `nodes` nodes also measures the loaded costs: when some node times
+// nothing (3 or more).
+[[nodiscard]] bool measures_load(int nodes);
 // Parses the program's "basic-cost NAME MEDIAN MIN MAX P90 ROUNDS" lines (prefixed "[node 0] ") and
 // its "basic-cost-rounds NAME T1 T2 ..." lines (each round's time, of the operations that print them).
 [[nodiscard]] std::vector<MeasuredCost> parse_basic_costs(const std::string& output);
@@ -88,6 +94,10 @@ struct Calibration {
   double latency_share = 0;  // of a message's software cost moved off the nodes' cores (fit_latency_share)
   double busy_tick_us = 0;   // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
   std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
+  // The same costs timed beside nodes that load the host (3 nodes or more; empty: not measured), and
+  // the factor read off them, which the preset's software costs carry (validation/load_factor.hpp).
+  std::vector<MeasuredCost> loaded;
+  LoadFit load;
 };
 // `config` with `share` of each message's software cost (send, receive, interrupt) taken off the
 // nodes' cores and added to the message's time in the network: the same single operations, less
@@ -103,9 +113,10 @@ struct Calibration {
 [[nodiscard]] std::string busy_modes_text(const BusyModes& modes);
 
 // The fit of a real node (the treadmarks machine, its server sharing the program's core:
-// real_node_parameters) to `measured` on `nodes` nodes.
+// real_node_parameters) to `measured` on `nodes` nodes, then its software costs scaled by the
+// host's load read off `loaded` (none: factor 1).
 [[nodiscard]] Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
-                                          std::string date);
+                                          std::string date, std::vector<MeasuredCost> loaded = {});
 
 // The preset: the whole configuration, the fitted keys marked MEASURED (host, date, spread), a
 // header with the measured costs beside what the preset reproduces. apply_toml_text reads it.

@@ -34,9 +34,10 @@ HostCalibration calibrate_this_host(const CalibrateOptions& options) {
         fmt::format("cannot make a temporary directory in {}", fs::temp_directory_path().string()));
   CalibrateOptions o = options;
   o.work_dir = dir;
-  std::vector<MeasuredCost> measured;
+  std::vector<MeasuredCost> measured, loaded;
   try {
     measured = measure_real_basic_costs(o);
+    if (measures_load(o.nodes)) loaded = measure_real_basic_costs(o, true);
   } catch (...) {
     std::error_code ec;
     fs::remove_all(dir, ec);
@@ -45,7 +46,8 @@ HostCalibration calibrate_this_host(const CalibrateOptions& options) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   HostCalibration h;
-  h.calibration = fit_calibration(std::move(measured), o.nodes, host_name(), carnival::utc_now_iso());
+  h.calibration =
+      fit_calibration(std::move(measured), o.nodes, host_name(), carnival::utc_now_iso(), std::move(loaded));
   h.command_line = calibrate_command_line(o);
   h.toml = calibration_toml(h.calibration, h.command_line);
   return h;

@@ -16,7 +16,8 @@ namespace ncp2::validation {
 // The record's format. Raise it when what a calibration measures or how it is kept changes:
 // every kept calibration is then made again. 2: the barriers after writes (dsm.close_per_page).
 // 3: lock-burst (compared, not fitted: the preset's head lists it) and pp.separate_server.
-inline constexpr int kCalibrationCacheFormat = 3;
+// 4: on 3 nodes or more, the loaded basic costs and the host's load factor (load_factor.hpp).
+inline constexpr int kCalibrationCacheFormat = 4;
 
 // $NCP2_CALIBRATION_CACHE, else $XDG_CACHE_HOME/ncp2/calibrations, else
 // ~/.cache/ncp2/calibrations. Throws std::runtime_error when there is no home to put it in.

@@ -76,6 +76,24 @@ for c in j["costs"]:
     assert c["rounds"] == 3, c
     assert 0 < c["min_us"] <= c["median_us"] <= c["p90_us"] <= c["max_us"], c
     assert c["p90_us"] == c["max_us"], c  # ceil(0.9 * 3) = 3: the largest of three
+assert j["load_factor"] == 1 and j["loaded_costs"] == [], j  # no node to load the host with
+PY
+fi
+
+# calibrate on 3 processes: node 2 takes the forwarded lock, then loads the host while nodes 0 and
+# 1 time the rest again (the loaded run); the preset's software costs carry the factor read off.
+if expect 0 "the same beside 1 nodes that load the host" calibrate --machine real --nodes 3 --rounds 1 \
+    -o "$tmp/c3.toml" --json "$tmp/c3.json"; then
+  grep -q "for the host's load on 3 nodes" "$tmp/c3.toml" || fail "the 3-node preset does not carry the load"
+  python3 - "$tmp/c.json" "$tmp/c3.json" <<'PY' || fail "calibrate --nodes 3 --json: $(cat "$tmp/c3.json")"
+import json, sys
+idle, j = (json.load(open(f)) for f in sys.argv[1:])
+loaded = [c["operation"] for c in j["loaded_costs"]]
+assert loaded == [c["operation"] for c in j["costs"]], (loaded, j["costs"])
+assert "lock-forwarded" in loaded and "lock-forwarded" not in [c["operation"] for c in idle["costs"]], loaded
+assert 1 <= j["load_factor"] <= 8, j["load_factor"]
+assert any(c["read"] for c in j["loaded_costs"]) and not any(
+    c["read"] for c in j["loaded_costs"] if c["operation"].startswith("busy-request-")), j["loaded_costs"]
 PY
 fi
 
