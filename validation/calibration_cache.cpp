@@ -189,7 +189,7 @@ Kept look(const CacheRequest& q, const std::string& toml, const std::string& rec
 
 UsedCalibration make(const CacheRequest& q, const Calibrator& calibrate, const CacheMessages& m,
                      const Kept& kept, const std::string& toml, const std::string& record) {
-  const double about = calibration_estimate_s(q.calibrate.rounds, kept.took_s, kept.rounds);
+  const double about = calibration_estimate_s(q.calibrate.rounds, q.calibrate.nodes, kept.took_s, kept.rounds);
   m.say(
       fmt::format("calibration: {}; calibrating this host on {} real processes ({} rounds, about {} s{}), to "
                   "keep in {}",
@@ -272,15 +272,21 @@ Calibrator host_calibrator() {
   return [](const CalibrateOptions& o) { return calibrate_this_host(o).toml; };
 }
 
-double calibration_estimate_s(int rounds, std::optional<double> earlier_s, int earlier_rounds) {
+double calibration_estimate_s(int rounds, int nodes, std::optional<double> earlier_s, int earlier_rounds) {
   // Measured on a 2-core VM, 2 processes (1, 3, 9 and 31 rounds: 1.2, 1.1, 1.6, 3.4 s): building
-  // the program and starting the run take about kFixed, each round adds kPerRound. What is measured
-  // changes with the calibration, so an earlier calibration's own time, scaled, is preferred.
+  // the program and starting the run take about kFixed, each round adds kPerRound. On 3 nodes or
+  // more the loaded run follows, its loaders' windows about kLoadedPerRound a round more (4 nodes,
+  // 11 and 31 rounds: 7.8 and 15.5 s in all, issue 43's fifth session). What is measured changes
+  // with the calibration, so an earlier calibration's own time, scaled, is preferred.
   constexpr double kFixed = 0.9;
   constexpr double kPerRound = 0.08;
-  const double model = kFixed + kPerRound * rounds;
-  if (!earlier_s || earlier_rounds <= 0) return model;
-  return *earlier_s * model / (kFixed + kPerRound * earlier_rounds);
+  constexpr double kLoadedFixed = 2.5;
+  constexpr double kLoadedPerRound = 0.3;
+  const auto model = [&](int r) {
+    return kFixed + (kPerRound * r) + (measures_load(nodes) ? kLoadedFixed + (kLoadedPerRound * r) : 0.0);
+  };
+  if (!earlier_s || earlier_rounds <= 0) return model(rounds);
+  return *earlier_s * model(rounds) / model(earlier_rounds);
 }
 
 UsedCalibration cached_calibration(const CacheRequest& q, const Calibrator& calibrate,

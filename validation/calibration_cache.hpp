@@ -64,7 +64,9 @@ struct CacheMessages {
 [[nodiscard]] UsedCalibration cached_calibration(const CacheRequest& request, const Calibrator& calibrate,
                                                  const CacheMessages& messages);
 
-// Seconds a calibration of `rounds` is expected to take, from an earlier one's when known.
-[[nodiscard]] double calibration_estimate_s(int rounds, std::optional<double> earlier_s, int earlier_rounds);
+// Seconds a calibration of `rounds` on `nodes` is expected to take, from an earlier one's (on as many
+// nodes) when known.
+[[nodiscard]] double calibration_estimate_s(int rounds, int nodes, std::optional<double> earlier_s,
+                                            int earlier_rounds);
 
 }  // namespace ncp2::validation
