@@ -279,8 +279,8 @@ double fit_latency_share(const Calibration& c, int nodes) {
   return best;
 }
 
-Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
-                            std::string date, std::vector<MeasuredCost> loaded) {
+Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host, std::string date,
+                            std::vector<MeasuredCost> loaded) {
   Calibration c;
   c.measured = std::move(measured);
   c.loaded = std::move(loaded);
@@ -412,7 +412,8 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
       head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us,
                           m.min_us, m.max_us, m.rounds);
       if (const auto it = c.load.reproduced.find(m.operation); it != c.load.reproduced.end())
-        head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second, 100 * (it->second / m.median_us - 1));
+        head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second,
+                            100 * (it->second / m.median_us - 1));
       head += "\n";
     }
   }
@@ -481,15 +482,16 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
   for (const MeasuredCost& m : c.loaded) {
     const auto it = c.load.reproduced.find(m.operation);
     const bool made = it != c.load.reproduced.end();
-    loaded.push_back({{"operation", m.operation},
-                      {"median_us", m.median_us},
-                      {"min_us", m.min_us},
-                      {"max_us", m.max_us},
-                      {"p90_us", m.p90_us},
-                      {"rounds", m.rounds},
-                      {"read", reads_the_load(m.operation) && made},
-                      {"preset_us", made ? nlohmann::json(it->second) : nlohmann::json(nullptr)},
-                      {"error", made ? nlohmann::json(it->second / m.median_us - 1) : nlohmann::json(nullptr)}});
+    loaded.push_back(
+        {{"operation", m.operation},
+         {"median_us", m.median_us},
+         {"min_us", m.min_us},
+         {"max_us", m.max_us},
+         {"p90_us", m.p90_us},
+         {"rounds", m.rounds},
+         {"read", reads_the_load(m.operation) && made},
+         {"preset_us", made ? nlohmann::json(it->second) : nlohmann::json(nullptr)},
+         {"error", made ? nlohmann::json(it->second / m.median_us - 1) : nlohmann::json(nullptr)}});
   }
   const nlohmann::json j{{"command", command_line},
                          {"host", c.host},

@@ -189,7 +189,8 @@ Kept look(const CacheRequest& q, const std::string& toml, const std::string& rec
 
 UsedCalibration make(const CacheRequest& q, const Calibrator& calibrate, const CacheMessages& m,
                      const Kept& kept, const std::string& toml, const std::string& record) {
-  const double about = calibration_estimate_s(q.calibrate.rounds, q.calibrate.nodes, kept.took_s, kept.rounds);
+  const double about =
+      calibration_estimate_s(q.calibrate.rounds, q.calibrate.nodes, kept.took_s, kept.rounds);
   m.say(
       fmt::format("calibration: {}; calibrating this host on {} real processes ({} rounds, about {} s{}), to "
                   "keep in {}",

@@ -39,7 +39,8 @@ struct LoadFit {
 // (µs by operation): the least mean |log(emulated / measured)| (an operation twice too slow and one
 // twice too fast weigh alike, and one far off does not outweigh the rest), by golden-section
 // search on log(factor). Factor 1 and no costs when `loaded` has none of the operations read.
-[[nodiscard]] LoadFit fit_load_factor(const dsm::SystemConfig& config, std::span<const FitParameter> parameters,
-                                      const CostModel& model, const std::map<std::string, double>& loaded);
+[[nodiscard]] LoadFit fit_load_factor(const dsm::SystemConfig& config,
+                                      std::span<const FitParameter> parameters, const CostModel& model,
+                                      const std::map<std::string, double>& loaded);
 
 }  // namespace ncp2::validation

@@ -272,7 +272,8 @@ TEST_F(CalibrationCacheTest, TheEstimateFollowsTheLastCalibration) {
   EXPECT_GT(calibration_estimate_s(31, 2, 20.0, 9), 20.0);
   EXPECT_LT(calibration_estimate_s(3, 2, 20.0, 9), 20.0);
   // On 4 nodes the loaded run follows: more than twice as long (15.5 s against 5.3 s at 31 rounds here).
-  EXPECT_GT(calibration_estimate_s(31, 4, std::nullopt, 0), 2 * calibration_estimate_s(31, 2, std::nullopt, 0));
+  EXPECT_GT(calibration_estimate_s(31, 4, std::nullopt, 0),
+            2 * calibration_estimate_s(31, 2, std::nullopt, 0));
   EXPECT_DOUBLE_EQ(calibration_estimate_s(9, 4, 20.0, 9), 20.0);
 }
 
