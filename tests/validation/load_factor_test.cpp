@@ -86,6 +86,7 @@ TEST(LoadFactor, NoLoadedCostsScaleNothing) {
 
 std::vector<MeasuredCost> as_measured(const std::map<std::string, double>& costs) {
   std::vector<MeasuredCost> out;
+  out.reserve(costs.size());
   for (const auto& [operation, us] : costs) out.push_back({operation, us, us, us, us, 1, {}});
   return out;
 }
