@@ -131,10 +131,10 @@ Duration Cluster::busy_handler_delay(const Processor& pp) {
   // waits for the server, which runs at once.
   const bool program_code = pp.attribution().operation == 0 && !pp.attribution().in_wait;
   if (pp.state() != PpState::Computing || pp.in_interrupt() || !program_code) return Duration{0};
-  const bool quiet = c.busy_handler_quiet_after > Duration{0} &&
-                     kernel_.now() - pp.server_active_at() >= c.busy_handler_quiet_after;
+  const Duration since_server = kernel_.now() - pp.server_active_at();
+  const bool quiet = c.busy_handler_quiet_after > Duration{0} && since_server >= c.busy_handler_quiet_after;
   if (quiet) return c.busy_handler_delay_quiet;
-  if (c.busy_handler_prompt_share > 0) {
+  if (c.busy_handler_prompt_share > 0 && since_server >= c.busy_handler_prompt_after) {
     // The node's next draw: (node, index) mixed, independent of every other node's arrivals.
     const std::size_t at = index(pp.node());
     const std::uint64_t draw = scheduler_draws_[at]++;

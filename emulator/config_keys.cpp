@@ -104,6 +104,13 @@ std::vector<Key<MachineConfig>> machine_keys() {
       "measured wait is either short or a time slice, rarely between (treadmarks)",
       "0: every one waits; measured by ncp2 calibrate --machine real (docs/validation.md)", Range{0, 1});
   k.duration(
+      "pp.busy_handler_prompt_after",
+      [](MachineConfig& c) -> Duration& { return c.pp.busy_handler_prompt_after; },
+      "an arrival sooner than this after the node's server last ran is never served promptly "
+      "(pp.busy_handler_prompt_share applies only later): the host's scheduler lets a woken server preempt "
+      "the program only once the program has computed a while since the server ran (treadmarks)",
+      "0: the share applies at once; measured by ncp2 calibrate --machine real (docs/validation.md)");
+  k.duration(
       "pp.busy_handler_tick", [](MachineConfig& c) -> Duration& { return c.pp.busy_handler_tick; },
       "the host scheduler's tick: a message that would wait pp.busy_handler_delay is taken at the node's "
       "next "

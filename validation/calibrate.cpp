@@ -239,6 +239,36 @@ BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_aft
   return modes;
 }
 
+PromptOnset prompt_onset(const std::vector<MeasuredCost>& measured, double quiet_after_us,
+                         const BusyModes& modes) {
+  PromptOnset out{0, modes.prompt_share};
+  if (!modes.found()) return out;
+  struct Spacing {
+    int ms = 0;
+    int prompt = 0;  // rounds below the slow mode
+    int rounds = 0;
+  };
+  std::vector<Spacing> spacings;
+  for (const MeasuredCost& m : measured)
+    if (is_busy_not_quiet(m.operation, quiet_after_us) && !m.rounds_us.empty())
+      spacings.push_back({busy_spacing_ms(m.operation),
+                          static_cast<int>(std::ranges::count_if(
+                              m.rounds_us, [&](double t) { return t < modes.slow_min_us; })),
+                          static_cast<int>(m.rounds_us.size())});
+  std::ranges::sort(spacings, {}, &Spacing::ms);
+  std::size_t none = 0;  // the spacings from the shortest on with no prompt round
+  while (none < spacings.size() && spacings[none].prompt == 0) ++none;
+  if (none == 0 || none == spacings.size()) return out;
+  out.after_us = 1e3 * std::sqrt(static_cast<double>(spacings[none - 1].ms * spacings[none].ms));
+  int prompt = 0, rounds = 0;
+  for (std::size_t i = none; i < spacings.size(); ++i) {
+    prompt += spacings[i].prompt;
+    rounds += spacings[i].rounds;
+  }
+  out.share = static_cast<double>(prompt) / rounds;
+  return out;
+}
+
 namespace {
 void read_off(Calibration& c, int nodes);
 }  // namespace
@@ -310,7 +340,9 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   c.fit = fit_costs(base, raw_costs(nodes), median, c.parameters);
   c.low = fit_costs(base, raw_costs(nodes), low, c.parameters).values;
   c.high = fit_costs(base, raw_costs(nodes), high, c.parameters).values;
-  c.fit.config.pp.busy_handler_prompt_share = c.busy_modes.prompt_share;
+  c.prompt = prompt_onset(c.measured, c.quiet_after_us, c.busy_modes);
+  c.fit.config.pp.busy_handler_prompt_share = c.prompt.share;
+  dsm::apply_override(c.fit.config, fmt::format("pp.busy_handler_prompt_after={:.6g} us", c.prompt.after_us));
   c.targets = std::move(median);
   read_off(c, nodes);
   return c;
@@ -454,8 +486,13 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
            "a real node: its agent is a process beside the program, so its service is profiled as what "
            "the program was doing, as a real run records it");
   annotate(toml, "pp.busy_handler_prompt_share",
-           fmt::format("MEASURED on {}, {}: the busy requests' short mode (0: one mode)", c.host,
-                       c.date.substr(0, 10)));
+           fmt::format("MEASURED on {}, {}: the busy requests' short mode (0: one mode), of the spacings "
+                       "from pp.busy_handler_prompt_after on (of all the spacings: {:.6g})",
+                       c.host, c.date.substr(0, 10), c.busy_modes.prompt_share));
+  annotate(toml, "pp.busy_handler_prompt_after",
+           fmt::format("MEASURED on {}, {}: the shorter busy-request spacings had no prompt round (0: the "
+                       "shortest had some)",
+                       c.host, c.date.substr(0, 10)));
   return head + toml;
 }
 
@@ -502,6 +539,8 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"busy_quiet_after_us", c.quiet_after_us},
                          {"close_per_page_us", c.close_per_page_us},
                          {"busy_tick_us", c.busy_tick_us},
+                         {"busy_prompt_after_us", c.prompt.after_us},
+                         {"busy_prompt_share", c.prompt.share},
                          {"latency_share", c.latency_share},
                          {"loaded_costs", loaded},
                          {"load_factor", c.load.factor},

@@ -64,6 +64,18 @@ struct BusyModes {
   [[nodiscard]] bool found() const { return slow_median_us > 0; }
 };
 [[nodiscard]] BusyModes busy_modes(const std::vector<MeasuredCost>& measured, double quiet_after_us);
+// When prompt service starts (pp.busy_handler_prompt_after, issue 43's fifth session): the host's
+// scheduler lets a woken server preempt the program only once the program has computed a while
+// since the server ran, so the shortest spacings may have no prompt round at all. `after_us`: the
+// geometric middle of the longest such spacing and the next (0 when the shortest has prompt
+// rounds, or without two modes); `share`: the prompt rounds' share of the spacings from the next
+// on (before the quiet stretch), what pp.busy_handler_prompt_share then applies to.
+struct PromptOnset {
+  double after_us = 0;
+  double share = 0;
+};
+[[nodiscard]] PromptOnset prompt_onset(const std::vector<MeasuredCost>& measured, double quiet_after_us,
+                                       const BusyModes& modes);
 // The host scheduler's tick (pp.busy_handler_tick), µs: a busy request that is not served promptly
 // waits for the next tick of its node's core, a wait spread evenly from the slow mode's smallest
 // round to a whole tick, so the tick is twice the slow mode's median less its smallest round (the
@@ -93,6 +105,7 @@ struct Calibration {
   double close_per_page_us = 0;  // dsm.close_per_page, read off the barriers after writes
   double latency_share = 0;  // of a message's software cost moved off the nodes' cores (fit_latency_share)
   double busy_tick_us = 0;   // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
+  PromptOnset prompt;        // pp.busy_handler_prompt_after and _share, read off each spacing's rounds
   std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
   // The same costs timed beside nodes that load the host (3 nodes or more; empty: not measured), and
   // the factor read off them, which the preset's software costs carry (validation/load_factor.hpp).

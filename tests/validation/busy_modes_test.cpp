@@ -137,5 +137,44 @@ TEST(BusyModes, TheSchedulersTickIsReadOffTheSlowMode) {
   }
 }
 
+// pp.busy_handler_prompt_after (issue 43's fifth session): the shorter spacings had no prompt round
+// (measured: 0 of 41 at 0.125-1 ms), so prompt service starts between the longest of them and the
+// next, and the share is that of the spacings from there on.
+TEST(BusyModes, PromptServiceStartsAfterTheSpacingsWithoutAPromptRound) {
+  const std::vector<MeasuredCost> late{busy(1, 20, 0, 120, 2500), busy(2, 20, 4, 110, 2600),
+                                       busy(4, 20, 8, 130, 2400)};
+  const BusyModes modes = busy_modes(late, 0);
+  ASSERT_TRUE(modes.found());
+  EXPECT_NEAR(modes.prompt_share, 12.0 / 60, 1e-12);
+  const PromptOnset onset = prompt_onset(late, 0, modes);
+  EXPECT_NEAR(onset.after_us, 1e3 * std::sqrt(2.0), 1e-9);
+  EXPECT_NEAR(onset.share, 12.0 / 40, 1e-12);
+  // Prompt rounds at the shortest spacing: from the start, the pooled share.
+  const std::vector<MeasuredCost> early{busy(1, 20, 2, 120, 2500), busy(2, 20, 4, 110, 2600)};
+  const PromptOnset at_once = prompt_onset(early, 0, busy_modes(early, 0));
+  EXPECT_EQ(at_once.after_us, 0);
+  EXPECT_NEAR(at_once.share, 6.0 / 40, 1e-12);
+  // A spacing from the quiet stretch on does not count (its requests are served as a quiet server's).
+  EXPECT_NEAR(prompt_onset(late, 3000, busy_modes(late, 3000)).share, 4.0 / 20, 1e-12);
+  EXPECT_EQ(prompt_onset({busy(1, 20, 0, 120, 2500)}, 0, busy_modes({busy(1, 20, 0, 120, 2500)}, 0)).after_us,
+            0)
+      << "one mode: nothing to start";
+
+  // The calibration sets both keys, and the preset says so.
+  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
+  truth.machine.nodes = 2;
+  std::vector<MeasuredCost> measured;
+  for (const auto& c : run::measure_raw_basic_costs(truth, 2))
+    if (!c.operation.starts_with("busy-request-"))
+      measured.push_back(
+          {c.operation, c.microseconds, c.microseconds, c.microseconds, c.microseconds, 1, {}});
+  measured.insert(measured.end(), late.begin(), late.end());
+  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
+  EXPECT_NEAR(ps_to_us(cal.fit.config.pp.busy_handler_prompt_after), 1e3 * std::sqrt(2.0), 0.01);  // 6 digits
+  EXPECT_NEAR(cal.fit.config.pp.busy_handler_prompt_share, 0.3, 1e-9);
+  EXPECT_NE(calibration_toml(cal, "ncp2 calibrate").find("had no prompt round"), std::string::npos);
+  EXPECT_NE(calibration_json(cal, "ncp2 calibrate").find("\"busy_prompt_after_us\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ncp2::validation
