@@ -17,7 +17,8 @@ namespace ncp2::validation {
 // every kept calibration is then made again. 2: the barriers after writes (dsm.close_per_page).
 // 3: lock-burst (compared, not fitted: the preset's head lists it) and pp.separate_server.
 // 4: on 3 nodes or more, the loaded basic costs and the host's load factor (load_factor.hpp).
-inline constexpr int kCalibrationCacheFormat = 4;
+// 5: the busy requests' requester computes until its request (pp.busy_handler_prompt_after).
+inline constexpr int kCalibrationCacheFormat = 5;
 
 // $NCP2_CALIBRATION_CACHE, else $XDG_CACHE_HOME/ncp2/calibrations, else
 // ~/.cache/ncp2/calibrations. Throws std::runtime_error when there is no home to put it in.
