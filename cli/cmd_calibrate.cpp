@@ -154,7 +154,9 @@ Subcommand add_calibrate_command(CLI::App& app) {
   cmd->add_option("--machine", o->machine, "what to measure: real (processes over Open MPI)")
       ->required()
       ->type_name("real");
-  cmd->add_option("--nodes", o->run.nodes, "processes to measure on (2 or more)")
+  cmd->add_option("--nodes", o->run.nodes,
+                  "processes to measure on (2 or more; from 3 on, every cost is timed again beside nodes "
+                  "that load the host, and the preset carries the factor read off: docs/validation.md)")
       ->check(whole_number(2, 4096))
       ->default_val(2);
   cmd->add_option("--rounds", o->run.rounds, "times each basic operation is measured (the median is fitted)")
