@@ -2,8 +2,10 @@
 // processes, an emulated machine's costs fitted to them, written as a preset (validation/,
 // docs/validation.md).
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -64,22 +66,33 @@ int check_output(const CalibrateCommand& c) {
   return kExitOk;
 }
 
+void print_header() {
+  fmt::print("{:<28} {:>12} {:>24} {:>8} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
+             "p90 us", "preset us", "error");
+}
+
+// One measured cost beside what the preset reproduces of `target_us` (none: "-"), and a note.
+void print_row(const validation::MeasuredCost& m, std::optional<double> preset_us, double target_us,
+               std::string_view note = {}) {
+  const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
+  if (!preset_us) {
+    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12} {:>8}\n", m.operation, m.median_us, range, m.p90_us,
+               "-", "-");
+    return;
+  }
+  fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%{}\n", m.operation, m.median_us, range,
+             m.p90_us, *preset_us, 100 * (*preset_us / target_us - 1), note);
+}
+
 // The costs beside nodes that load the host, and the factor the preset's software costs carry.
 void print_loaded(const validation::Calibration& cal) {
   if (cal.loaded.empty()) return;
   fmt::print("\nthe same beside {} nodes that load the host (validation/load_factor.hpp):\n", cal.nodes - 2);
-  fmt::print("{:<28} {:>12} {:>24} {:>8} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
-             "p90 us", "preset us", "error");
+  print_header();
   for (const auto& m : cal.loaded) {
-    const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
     const auto it = cal.load.reproduced.find(m.operation);
-    if (it == cal.load.reproduced.end() || !validation::reads_the_load(m.operation)) {
-      fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12} {:>8}\n", m.operation, m.median_us, range, m.p90_us,
-                 "-", "-");
-      continue;
-    }
-    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%\n", m.operation, m.median_us, range,
-               m.p90_us, it->second, 100 * (it->second / m.median_us - 1));
+    const bool read = it != cal.load.reproduced.end() && validation::reads_the_load(m.operation);
+    print_row(m, read ? std::optional(it->second) : std::nullopt, m.median_us);
   }
   fmt::print(
       "read off: the host's load, every software cost x{:.3g} (mean |log(preset / measured)| {:.2f}); the "
@@ -88,19 +101,12 @@ void print_loaded(const validation::Calibration& cal) {
 }
 
 void print_table(const validation::Calibration& cal) {
-  fmt::print("{:<28} {:>12} {:>24} {:>8} {:>12} {:>8}\n", "basic cost", "measured us", "range (rounds)",
-             "p90 us", "preset us", "error");
+  print_header();
   for (const auto& m : cal.measured) {
     const auto it = cal.fit.reproduced.find(m.operation);
-    const std::string range = fmt::format("{:.1f} .. {:.1f} ({})", m.min_us, m.max_us, m.rounds);
-    if (it == cal.fit.reproduced.end()) {
-      fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12} {:>8}\n", m.operation, m.median_us, range, m.p90_us,
-                 "-", "-");
-      continue;
-    }
-    fmt::print("{:<28} {:>12.1f} {:>24} {:>8.1f} {:>12.1f} {:>+7.1f}%{}\n", m.operation, m.median_us, range,
-               m.p90_us, it->second, 100 * (it->second / validation::fitted_target(cal, m) - 1),
-               validation::fitted_to_slow_mode(cal, m) ? " of the slow mode" : "");
+    print_row(m, it == cal.fit.reproduced.end() ? std::nullopt : std::optional(it->second),
+              validation::fitted_target(cal, m),
+              validation::fitted_to_slow_mode(cal, m) ? " of the slow mode" : "");
   }
   fmt::print("\n{}\n", validation::busy_modes_text(cal.busy_modes));
   fmt::print(
