@@ -14,6 +14,7 @@ bool scaled_by_load(const FitParameter& p) {
 
 dsm::SystemConfig with_load_factor(dsm::SystemConfig config, std::span<const FitParameter> parameters,
                                    double factor) {
+  if (factor == 1) return config;  // untouched: a value's round trip through its unit could move it
   for (const FitParameter& p : parameters)
     if (scaled_by_load(p)) set_parameter(config, p, parameter_value(config, p) * factor);
   return config;
@@ -47,6 +48,7 @@ std::pair<double, std::map<std::string, double>> log_error(const dsm::SystemConf
 
 LoadFit fit_load_factor(const dsm::SystemConfig& config, std::span<const FitParameter> parameters,
                         const CostModel& model, const std::map<std::string, double>& loaded) {
+  if (loaded.empty()) return {};  // a calibration on 2 nodes: no emulated run for nothing
   const auto error = [&](double log_factor) {
     return log_error(config, parameters, model, loaded, std::exp(log_factor)).first;
   };
