@@ -158,6 +158,17 @@ if [ "$fibers" -eq 1 ]; then
 else
   run 1 "before Tmk_startup (is it a TreadMarks program built with ncp2-cc?)" /bin/true --nodes 2
 fi
+# The measured time model times a program as the processes of its own executable (docs/timing.md):
+# without a runner asked for, one the fiber runner refuses (a signal handler of its own) runs; the
+# environment's runner is still a default asked for.
+if build own_signal_handler; then
+  NCP2_RUNNER='' run 0 "runner    process (the measured time model" "$tmp/own_signal_handler" --nodes 2 \
+    --time-model measured
+  NCP2_RUNNER='' run 0 "verified  yes" "$tmp/own_signal_handler" --nodes 2 --time-model measured --scale 1
+  NCP2_RUNNER='' run 1 "installs a signal handler" "$tmp/own_signal_handler" --nodes 2
+  [ "$fibers" -eq 1 ] && run 1 "installs a signal handler" "$tmp/own_signal_handler" --nodes 2 --time-model measured
+  run 1 "installs a signal handler" "$tmp/own_signal_handler" --nodes 2 --runner fiber --time-model measured
+fi
 run 1 "a multiple of the host's page size" "$tmp/globals" --nodes 2 --set memory.page_size=2048
 run 2 "tmk.heap_mb" "$tmp/globals" --nodes 2 --set tmk.heap_mb=0
 

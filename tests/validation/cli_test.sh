@@ -149,6 +149,17 @@ NCP2_CALIBRATION_CACHE="$tmp/earlier.toml/cache" expect 2 "cannot keep this host
 grep -qF "$tmp/earlier.toml/cache" "$tmp/out" || fail "the refused cache directory is not named"
 cmp -s "$tmp/va/comparison.json" "$tmp/va-kept.json" || fail "a refused validation changed the earlier one"
 
+# The predictions run the program's own executable as processes, as the real runs do: a program
+# the fiber runner refuses (a signal handler of its own) is validated, whatever the environment's
+# runner.
+"$bin/ncp2-cc" -O1 -o "$tmp/own_handler" "$src/tests/tmk/programs/own_signal_handler.c" ||
+  fail "ncp2-cc own_signal_handler.c"
+if [ -s "$tmp/c.toml" ]; then
+  NCP2_RUNNER=fiber expect 0 "predicted" validate "$tmp/own_handler" --repeat 1 --predictions 1 \
+    --preset "$tmp/c.toml" --out "$tmp/vh"
+  [ -s "$tmp/vh/emulated-1.db" ] || fail "no prediction of a program with its own signal handler"
+fi
+
 # A program that fails on real processes: said, with the run's own words, and nothing compared.
 expect 1 "real run" validate "$tmp/fails" --repeat 1 "${cal[@]}" --out "$tmp/vf"
 [ -e "$tmp/vf/comparison.json" ] && fail "a failed validation wrote a comparison"
