@@ -138,7 +138,7 @@ int run(ValidateCommand& c) {
     }
   }
   try {
-    say(fmt::format("{} real run{} of {} on {} node{}, then {} emulated prediction{} (into {})...",
+    say(fmt::format("{} real run{} of {} on {} node{} and {} emulated prediction{}, in turn (into {})...",
                     c.run.repeat, c.run.repeat == 1 ? "" : "s", c.run.program, c.run.nodes,
                     c.run.nodes == 1 ? "" : "s", c.run.predictions, c.run.predictions == 1 ? "" : "s",
                     c.run.out_dir));
