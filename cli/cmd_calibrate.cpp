@@ -84,20 +84,20 @@ void print_row(const validation::MeasuredCost& m, std::optional<double> preset_u
              m.p90_us, *preset_us, 100 * (*preset_us / target_us - 1), note);
 }
 
-// The costs beside nodes that load the host, and what the preset's software costs are fitted to.
+// The costs beside nodes that load the host, and the factor the preset's software costs carry.
 void print_loaded(const validation::Calibration& cal) {
   if (cal.loaded.empty()) return;
   fmt::print("\nthe same beside {} nodes that load the host (validation/load_factor.hpp):\n", cal.nodes - 2);
   print_header();
   for (const auto& m : cal.loaded) {
-    const auto it = cal.loaded_fit.reproduced.find(m.operation);
-    const bool read = it != cal.loaded_fit.reproduced.end() && validation::reads_the_load(m.operation);
+    const auto it = cal.load.reproduced.find(m.operation);
+    const bool read = it != cal.load.reproduced.end() && validation::reads_the_load(m.operation);
     print_row(m, read ? std::optional(it->second) : std::nullopt, m.median_us);
   }
   fmt::print(
-      "read off: the host's load, every software cost x{:.3g} to start from (mean |log(preset / measured)| "
-      "{:.2f}), then fitted to these ({:.2f})\n",
-      cal.load.factor, cal.load.mean_log_error, cal.loaded_fit.mean_log_error);
+      "read off: the host's load, every software cost x{:.3g} (mean |log(preset / measured)| {:.2f}); the "
+      "fitted values below are before it\n",
+      cal.load.factor, cal.load.mean_log_error);
 }
 
 void print_table(const validation::Calibration& cal) {
@@ -116,17 +116,10 @@ void print_table(const validation::Calibration& cal) {
       cal.busy_tick_us, 100 * cal.prompt.share, cal.prompt.after_us, cal.close_per_page_us,
       100 * cal.latency_share);
   print_loaded(cal);
-  const bool loaded = !cal.loaded.empty();
-  fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core){}:\n",
-             loaded ? "; beside idle nodes, then beside nodes that load the host (the preset's)" : "");
+  fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core):\n");
   for (std::size_t j = 0; j < cal.parameters.size(); ++j) {
     const auto& p = cal.parameters[j];
-    const char* unit = p.per_byte ? "ns/B" : "us";
-    if (loaded && j < cal.loaded_fit.values.size())
-      fmt::print("  {:<42} {:>10.4g} {:<5} {:>10.4g} {}\n", p.name, cal.fit.values[j], unit,
-                 cal.loaded_fit.values[j], unit);
-    else
-      fmt::print("  {:<42} {:>10.4g} {}\n", p.name, cal.fit.values[j], unit);
+    fmt::print("  {:<42} {:>10.4g} {}\n", p.name, cal.fit.values[j], p.per_byte ? "ns/B" : "us");
   }
 }
 
@@ -169,7 +162,7 @@ Subcommand add_calibrate_command(CLI::App& app) {
       ->type_name("real");
   cmd->add_option("--nodes", o->run.nodes,
                   "processes to measure on (2 or more; from 3 on, every cost is timed again beside nodes "
-                  "that load the host, and the preset is fitted to those costs: docs/validation.md)")
+                  "that load the host, and the preset carries the factor read off: docs/validation.md)")
       ->check(whole_number(2, 4096))
       ->default_val(2);
   cmd->add_option("--rounds", o->run.rounds, "times each basic operation is measured (the median is fitted)")

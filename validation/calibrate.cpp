@@ -12,7 +12,6 @@
 #include <span>
 #include <sstream>
 #include <stdexcept>
-#include <tuple>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -368,17 +367,10 @@ void read_off(Calibration& c, int nodes) {
   for (auto& [operation, us] : raw_costs(nodes)(c.fit.config))
     if (is_check_only(operation)) c.fit.reproduced[operation] = us;
   // Last: the costs above are those beside idle nodes, which the fit and the read-offs split.
-  if (c.loaded.empty()) return;
   std::map<std::string, double> loaded;
   for (const MeasuredCost& m : c.loaded) loaded[m.operation] = m.median_us;
-  c.idle_config = c.fit.config;
   c.load = fit_load_factor(c.fit.config, c.parameters, raw_costs(nodes), loaded);
-  c.factor_config = with_load_factor(c.fit.config, c.parameters, c.load.factor);
-  c.loaded_fit = fit_loaded_costs(c.factor_config, c.parameters, raw_costs(nodes), loaded);
-  // The fit moved the message costs as a whole: the network's share of them, as read off above.
-  c.fit.config = with_latency_share(c.loaded_fit.config, c.latency_share);
-  std::tie(c.loaded_fit.mean_log_error, c.loaded_fit.reproduced) =
-      loaded_reproduction(c.fit.config, raw_costs(nodes), loaded);
+  c.fit.config = with_load_factor(c.fit.config, c.parameters, c.load.factor);
 }
 
 }  // namespace

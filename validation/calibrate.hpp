@@ -107,15 +107,10 @@ struct Calibration {
   double busy_tick_us = 0;   // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
   PromptOnset prompt;        // pp.busy_handler_prompt_after and _share, read off each spacing's rounds
   std::map<std::string, double> targets;  // what each cost was fitted to (µs): its median, or the slow mode's
-  // The same costs timed beside nodes that load the host (3 nodes or more; empty: not measured), the
-  // factor read off them, and the software costs fitted to them from the idle ones times the factor:
-  // the preset's (validation/load_factor.hpp). The configurations before the load and with the
-  // factor alone are kept for the preset's comments (what it would be without the fit).
+  // The same costs timed beside nodes that load the host (3 nodes or more; empty: not measured), and
+  // the factor read off them, which the preset's software costs carry (validation/load_factor.hpp).
   std::vector<MeasuredCost> loaded;
   LoadFit load;
-  LoadedFit loaded_fit;
-  dsm::SystemConfig idle_config;
-  dsm::SystemConfig factor_config;
 };
 // `config` with `share` of each message's software cost (send, receive, interrupt) taken off the
 // nodes' cores and added to the message's time in the network: the same single operations, less
@@ -131,8 +126,8 @@ struct Calibration {
 [[nodiscard]] std::string busy_modes_text(const BusyModes& modes);
 
 // The fit of a real node (the treadmarks machine, its server sharing the program's core:
-// real_node_parameters) to `measured` on `nodes` nodes, then (when `loaded` has costs) its software
-// costs scaled by the host's load read off `loaded` and fitted to those costs from there.
+// real_node_parameters) to `measured` on `nodes` nodes, then its software costs scaled by the
+// host's load read off `loaded` (none: factor 1).
 [[nodiscard]] Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::string host,
                                           std::string date, std::vector<MeasuredCost> loaded = {});
 

@@ -31,19 +31,6 @@ void annotate(std::string& toml, const std::string& key, const std::string& comm
   toml.insert(end == std::string::npos ? toml.size() : end, "  # " + comment);
 }
 
-// The value of `key` (section.name) in a TOML text written by dsm::to_toml, as written ("" if absent).
-std::string key_value_text(const std::string& toml, const std::string& key) {
-  const std::size_t dot = key.rfind('.');
-  const std::string section = "[" + key.substr(0, dot) + "]\n";
-  const std::size_t in = toml.find(section);
-  if (in == std::string::npos) return "";
-  const std::string lead = "\n" + key.substr(dot + 1) + " = ";
-  const std::size_t line = toml.find(lead, in + section.size() - 1);
-  if (line == std::string::npos) return "";
-  const std::size_t from = line + lead.size();
-  return toml.substr(from, toml.find('\n', from) - from);
-}
-
 // The preset's header: how it was made, each measured cost beside what the preset makes of it.
 std::string toml_header(const Calibration& c, const std::string& command_line) {
   std::string head = fmt::format(
@@ -67,14 +54,12 @@ std::string toml_header(const Calibration& c, const std::string& command_line) {
   if (!c.loaded.empty()) {
     head += fmt::format(
         "# The same beside nodes that load the host (validation/load_factor.hpp); the software costs below\n"
-        "# are fitted to them from those beside idle nodes times x{:.3g} (mean |log(preset / measured)| "
-        "{:.2f}\n"
-        "# with the factor alone, {:.2f} fitted):\n",
-        c.load.factor, c.load.mean_log_error, c.loaded_fit.mean_log_error);
+        "# carry the factor read off them, x{:.3g}:\n",
+        c.load.factor);
     for (const MeasuredCost& m : c.loaded) {
       head += fmt::format("#   {:<28} {:>10.1f} us ({:.1f} .. {:.1f}, {} rounds)", m.operation, m.median_us,
                           m.min_us, m.max_us, m.rounds);
-      if (const auto it = c.loaded_fit.reproduced.find(m.operation); it != c.loaded_fit.reproduced.end())
+      if (const auto it = c.load.reproduced.find(m.operation); it != c.load.reproduced.end())
         head += fmt::format("  this preset: {:.1f} us ({:+.1f} %)", it->second,
                             100 * (it->second / m.median_us - 1));
       head += "\n";
@@ -86,31 +71,18 @@ std::string toml_header(const Calibration& c, const std::string& command_line) {
   return head;
 }
 
-// The fitted keys of `toml`, each marked with what it was fitted to (and, beside a loaded host,
-// what it would be beside idle nodes and with the load factor alone).
+// The fitted keys of `toml`, each marked with what it was fitted to.
 void annotate_fitted_keys(std::string& toml, const Calibration& c) {
-  const std::string idle_toml = c.loaded.empty() ? "" : dsm::to_toml(c.idle_config);
-  const std::string factor_toml = c.loaded.empty() ? "" : dsm::to_toml(c.factor_config);
   for (std::size_t j = 0; j < c.parameters.size(); ++j) {
     const FitParameter& p = c.parameters[j];
-    const std::string comment =
+    std::string comment =
         fmt::format("MEASURED ({}) on {}, {}: {} (range {} .. {})", p.name, c.host, c.date.substr(0, 10),
                     value_text(p, c.fit.values[j]), value_text(p, std::min(c.low[j], c.high[j])),
                     value_text(p, std::max(c.low[j], c.high[j])));
-    for (const std::string& key : p.keys) {
-      if (c.loaded.empty() || !scaled_by_load(p)) {
-        annotate(toml, key, comment);
-        continue;
-      }
-      // What the key would be beside idle nodes and with the factor alone (bench/validate's
-      // no-load and load-factor presets read them).
-      annotate(
-          toml, key,
-          fmt::format("{}  # then fitted to the basic costs beside nodes that load the host on {} nodes, "
-                      "from x{:.6g}: {} (beside idle nodes = {}, the factor alone = {})",
-                      comment, c.nodes, c.load.factor, value_text(p, c.loaded_fit.values[j]),
-                      key_value_text(idle_toml, key), key_value_text(factor_toml, key)));
-    }
+    if (!c.loaded.empty() && scaled_by_load(p))
+      comment += fmt::format("  # then x{:.6g} for the host's load on {} nodes (the loaded basic costs)",
+                             c.load.factor, c.nodes);
+    for (const std::string& key : p.keys) annotate(toml, key, comment);
   }
 }
 
@@ -172,9 +144,8 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                       {"keys", c.parameters[j].keys}});
   nlohmann::json loaded = nlohmann::json::array();
   for (const MeasuredCost& m : c.loaded) {
-    const auto it = c.loaded_fit.reproduced.find(m.operation);
-    const bool made = it != c.loaded_fit.reproduced.end();
-    const auto by_factor = c.load.reproduced.find(m.operation);
+    const auto it = c.load.reproduced.find(m.operation);
+    const bool made = it != c.load.reproduced.end();
     loaded.push_back(
         {{"operation", m.operation},
          {"median_us", m.median_us},
@@ -184,16 +155,8 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
          {"rounds", m.rounds},
          {"read", reads_the_load(m.operation) && made},
          {"preset_us", made ? nlohmann::json(it->second) : nlohmann::json(nullptr)},
-         {"factor_alone_us",
-          by_factor == c.load.reproduced.end() ? nlohmann::json(nullptr) : nlohmann::json(by_factor->second)},
          {"error", made ? nlohmann::json(it->second / m.median_us - 1) : nlohmann::json(nullptr)}});
   }
-  nlohmann::json loaded_fitted = nlohmann::json::array();
-  for (std::size_t j = 0; j < c.loaded_fit.values.size() && j < c.parameters.size(); ++j)
-    loaded_fitted.push_back({{"name", c.parameters[j].name},
-                             {"value", c.loaded_fit.values[j]},
-                             {"unit", c.parameters[j].per_byte ? "ns/B" : "us"},
-                             {"keys", c.parameters[j].keys}});
   const nlohmann::json j{{"command", command_line},
                          {"host", c.host},
                          {"date", c.date},
@@ -209,8 +172,6 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"loaded_costs", loaded},
                          {"load_factor", c.load.factor},
                          {"load_mean_log_error", c.load.mean_log_error},
-                         {"loaded_fitted", loaded_fitted},
-                         {"loaded_fit_mean_log_error", c.loaded_fit.mean_log_error},
                          {"busy_modes",
                           {{"rounds", c.busy_modes.rounds},
                            {"prompt_share", c.busy_modes.prompt_share},

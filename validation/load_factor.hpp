@@ -6,20 +6,17 @@
 // cores at every hand-off and message. A calibration that times each operation beside idle nodes
 // never sees it. So on 3 nodes or more the basic costs are measured twice
 // (validation/basic_costs.c): beside idle nodes, which the fit splits into the model's costs, and
-// beside nodes that load the host as a program's do. From these, first one factor is read: every
-// software cost of the node (messages, interrupts, hand-offs, the trap, per-byte and diff costs;
-// not the server's waits for a computing program's core, fitted on their own) times the factor
-// reproduces the loaded costs as nearly as one factor can. Then, from there, those software costs
-// are fitted to the loaded costs (the idle costs' fit, fit_costs): the load does not scale every
-// cost alike (a barrier hardly slowed, a write fault 4x), and one factor on an idle split that
-// came out unlike the loaded one over-predicted every 4-node program by 32-108 % (issue 43, sixth
-// session: the factor alone left a mean |log(preset / measured)| of 0.42-0.67 on three
-// calibrations, the fit 0.13-0.29). The model's computation is timed on this host and is not
-// scaled.
+// beside nodes that load the host as a program's do, from which one factor is read: every software
+// cost of the node (messages, interrupts, hand-offs, the trap, per-byte and diff costs; not the
+// server's waits for a computing program's core, fitted on their own) times the factor reproduces
+// the loaded costs as nearly as one factor can. The model's computation is timed on this host and
+// is not scaled. Fitting the software costs to the loaded costs, from the factor, was tried (issue
+// 43, sixth session): it reproduced them better but followed their noise, and validated side by
+// side it brought 5 of 14 programs within ±30 % at 4 nodes against the factor's 11
+// (docs/validation.md).
 #include <map>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "dsm/config.hpp"
@@ -48,22 +45,5 @@ struct LoadFit {
 [[nodiscard]] LoadFit fit_load_factor(const dsm::SystemConfig& config,
                                       std::span<const FitParameter> parameters, const CostModel& model,
                                       const std::map<std::string, double>& loaded);
-
-// The software costs the load scales, fitted to the loaded costs read (those reads_the_load names
-// and the fit does not leave to comparison, is_check_only) from `scaled`, the idle split times the
-// factor: each parameter starts there, and one no loaded cost sees stays there.
-struct LoadedFit {
-  dsm::SystemConfig config;                  // `scaled` with the fitted values
-  std::vector<double> values;                // per parameter (those the load does not scale: as in `scaled`)
-  std::map<std::string, double> reproduced;  // the loaded costs the fitted configuration makes (µs)
-  double mean_log_error = 0;                 // mean |log(reproduced / measured)| over those read
-};
-[[nodiscard]] LoadedFit fit_loaded_costs(const dsm::SystemConfig& scaled,
-                                         std::span<const FitParameter> parameters, const CostModel& model,
-                                         const std::map<std::string, double>& loaded);
-// The loaded costs `config` makes (µs), and their mean |log(made / measured)| over those read (-1:
-// none read).
-[[nodiscard]] std::pair<double, std::map<std::string, double>> loaded_reproduction(
-    const dsm::SystemConfig& config, const CostModel& model, const std::map<std::string, double>& loaded);
 
 }  // namespace ncp2::validation

@@ -81,12 +81,10 @@ PY
 fi
 
 # calibrate on 3 processes: node 2 takes the forwarded lock, then loads the host while nodes 0 and
-# 1 time the rest again (the loaded run); the preset's software costs are fitted to those, from the
-# factor read off.
+# 1 time the rest again (the loaded run); the preset's software costs carry the factor read off.
 if expect 0 "the same beside 1 nodes that load the host" calibrate --machine real --nodes 3 --rounds 1 \
     -o "$tmp/c3.toml" --json "$tmp/c3.json"; then
-  grep -q "then fitted to the basic costs beside nodes that load the host on 3 nodes" "$tmp/c3.toml" ||
-    fail "the 3-node preset does not carry the load"
+  grep -q "for the host's load on 3 nodes" "$tmp/c3.toml" || fail "the 3-node preset does not carry the load"
   python3 - "$tmp/c.json" "$tmp/c3.json" <<'PY' || fail "calibrate --nodes 3 --json: $(cat "$tmp/c3.json")"
 import json, sys
 idle, j = (json.load(open(f)) for f in sys.argv[1:])
@@ -94,8 +92,6 @@ loaded = [c["operation"] for c in j["loaded_costs"]]
 assert loaded == [c["operation"] for c in j["costs"]], (loaded, j["costs"])
 assert "lock-forwarded" in loaded and "lock-forwarded" not in [c["operation"] for c in idle["costs"]], loaded
 assert 1 <= j["load_factor"] <= 8, j["load_factor"]
-assert [f["name"] for f in j["loaded_fitted"]] == [f["name"] for f in j["fitted"]], j["loaded_fitted"]
-assert j["loaded_fit_mean_log_error"] >= 0, j
 assert any(c["read"] for c in j["loaded_costs"]) and not any(
     c["read"] for c in j["loaded_costs"] if c["operation"].startswith("busy-request-")), j["loaded_costs"]
 PY
