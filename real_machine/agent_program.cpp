@@ -1,6 +1,5 @@
 // The agent's local thread: starts the program's process and serves its requests.
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,9 +112,6 @@ void NodeAgent::serve_program() {
   spec.args = options_.args;
   spec.node = self();
   spec.heap_bytes = options_.heap_bytes;
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0) spec.awake_ns = tmk::agent_awake_ns(CPU_COUNT(&cpus));
   relay_ = std::make_unique<tmk::OutputRelay>();
   if (options_.output_dir.empty()) {
     spec.stdout_fd = relay_->add(self(), false);

@@ -73,11 +73,7 @@ std::string describe_wait_status(int status) {
   return fmt::format("ended with wait status {:#x}", status);
 }
 
-long agent_awake_ns(int cpus_of_the_process) {
-  return cpus_of_the_process == 1 ? 10'000'000 : LaunchSpec::kDefaultAwakeNs;
-}
-
-NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes), awake_ns_(spec.awake_ns) {
+NodeProcess::NodeProcess(const LaunchSpec& spec) : heap_bytes_(spec.heap_bytes) {
   channel_fd_ = make_memfd("ncp2-tmk-channel", kChannelMapBytes);
   heap_fd_ = make_memfd("ncp2-tmk-heap", heap_bytes_);
   auto* base = static_cast<unsigned char*>(map_shared(channel_fd_, kChannelMapBytes));
@@ -141,16 +137,15 @@ bool NodeProcess::still_running() {
 }
 
 WaitResult NodeProcess::wait_for_request() {
-  // Awake up to awake_ns_, 50 us by default (channel.hpp's await_turn_awake: a node often posts
-  // again within microseconds, and a wake-up costs several), then asleep on the futex. On one core
-  // only the yielding. Both sides spinning the whole 50 us take each other's cores;
+  // Awake up to 50 us (channel.hpp's await_turn_awake: a node often posts again within
+  // microseconds, and a wake-up costs several), then asleep on the futex. On one core only the
+  // yielding. Both sides spinning the whole 50 us take each other's cores;
   // sleeping after the spin cost 8 % of wall time on the examples at 8 nodes (bench/fine-grained,
-  // docs/performance.md, issue 41). A real agent on a core of its own stays awake longer
-  // (agent_awake_ns).
+  // docs/performance.md, issue 41).
   static const bool one_core = sysconf(_SC_NPROCESSORS_ONLN) < 2;
   const long spin_ns = one_core ? 0 : 3'000;
   const auto node = static_cast<std::uint32_t>(Turn::Node);
-  if (await_turn_awake(channel_->turn, Turn::Emulator, spin_ns, awake_ns_)) return WaitResult::Request;
+  if (await_turn_awake(channel_->turn, Turn::Emulator, spin_ns, 50'000)) return WaitResult::Request;
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
   for (;;) {
     std::uint32_t word = channel_->turn.load(std::memory_order_acquire);

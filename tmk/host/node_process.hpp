@@ -23,19 +23,7 @@ struct LaunchSpec {
   int stdout_fd = -1;          // where the process's output goes (-1: inherited)
   int stderr_fd = -1;
   int access_log_fd = -1;  // the node's access log (tmk/host/access_log.hpp) when the run detects races
-  // How long the waiting side stays awake (yielding its core) for the program's next request before
-  // it sleeps on the futex (tmk/channel.hpp's await_turn_awake).
-  long awake_ns = kDefaultAwakeNs;
-  static constexpr long kDefaultAwakeNs = 50'000;
 };
-// A real node's agent whose process has a core of its own (bound to one CPU, as ncp2 run binds
-// nodes that fit the host's cores): awake 10 ms, so that a program that computed a while hands its
-// next call to an agent still awake. Asleep after 50 us, the agent made a lock from its manager
-// 44.8 us instead of 30.5 and a page miss 57.8 instead of 46.6 (9 rounds, issue 43's sixth
-// session); the programs' real runs did not slow (yielding, the agent takes its own core only
-// when the program does not need it). Shared cores: the default (a yielding agent would take
-// another node's time).
-[[nodiscard]] long agent_awake_ns(int cpus_of_the_process);
 
 class NodeProcess final : public NodeProgram {
  public:
@@ -73,7 +61,6 @@ class NodeProcess final : public NodeProgram {
   unsigned char* bulk_ = nullptr;
   std::byte* heap_ = nullptr;
   std::size_t heap_bytes_ = 0;
-  long awake_ns_ = LaunchSpec::kDefaultAwakeNs;
   bool reaped_ = false;
   int status_ = 0;
 };
