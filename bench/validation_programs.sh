@@ -18,7 +18,7 @@ declare -A args=([jacobi]="1026 1026 100" [sor]="1026 1026 20" [tsp]="13" [water
   [task_queue]="300 6 12000 0")
 programs="${PROGRAMS:-jacobi sor tsp water qsort wordcount radix_sort hash_table mandelbrot pipeline bfs sample_sort bank task_queue}"
 for p in $programs; do
-  [ -n "${args[$p]+set}" ] || { echo "validate: no program $p (PROGRAMS); known: ${!args[*]}" >&2; exit 1; }
+  [ -n "${args[$p]+set}" ] || { echo "$(basename "$0"): no program $p (PROGRAMS); known: ${!args[*]}" >&2; exit 1; }
 done
 
 # Builds program NAME into $out/NAME from examples/ or validation/held_out/ (C, or C++ with ncp2-c++).
@@ -33,6 +33,6 @@ build_program() {
       return
     fi
   done
-  echo "validate: no source for $name in examples/ or validation/held_out/" >&2
+  echo "$(basename "$0"): no source for $name in examples/ or validation/held_out/" >&2
   return 1
 }

@@ -249,8 +249,8 @@ std::optional<int> add_program(const RunOptions& o, run::SessionOptions& s) {
   }
   // The measured time model times a program's computation on this host: as processes, the
   // program runs as its own executable, with the addresses a real run has. A fiber copy's private
-  // blocks and heap copy lie elsewhere, which timed water 17 % and jacobi 11 % faster than their
-  // processes (docs/timing.md). Asked for, the fiber runner is still used.
+  // blocks and heap copy lie elsewhere, which timed water's and bfs's computation 17 % faster than
+  // their processes (bench/runner-computation, docs/validation.md). Asked for, fibers are used.
   if (runner.empty() && o.time_model.model == "measured") {
     runner = "process";
     fmt::print(

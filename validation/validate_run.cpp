@@ -57,8 +57,8 @@ void run_into(const ValidateOptions& o, const std::string& db, bool real) {
   } else {
     // Scale 1: the host's computation at the host's own speed (not the preset's period clock).
     // Processes, as the real run's nodes are: the same executable at the same addresses times the
-    // program's computation as it runs; fiber copies, their blocks elsewhere, timed water's 17 %
-    // and jacobi's 11 % faster (docs/validation.md).
+    // program's computation as it runs; fiber copies, their blocks elsewhere, timed water's and
+    // bfs's 17 % faster (bench/runner-computation, docs/validation.md).
     argv.insert(argv.end(),
                 {"--time-model", "measured", "--scale", "1", "--runner", "process", "--progress", "never"});
   }
@@ -84,9 +84,9 @@ carnival::RunData run_one(const ValidateOptions& o, bool real, int k) {
 }
 
 // The real runs and the emulated ones, taken in turn (real 1, emulated 1, real 2, ...): the
-// emulated runs time the program's computation on this host, so a stretch of minutes in which
-// the host runs slower (seen here: the same prediction 2x apart, issue 43's sixth session) falls
-// on both sides alike instead of on the predictions alone.
+// emulated runs time the program's computation on this host, so a stretch of minutes in which the
+// host runs slower falls on both sides alike, not on one side's runs alone (a slowing of the
+// emulated side alone, as sor's in issue 43's sixth session, it does not mend).
 std::pair<std::vector<carnival::RunData>, std::vector<carnival::RunData>> runs_in_turn(
     const ValidateOptions& o) {
   std::vector<carnival::RunData> measured, predicted;
