@@ -33,17 +33,6 @@ std::vector<Key<C>> protocol_keys() {
       "0: the fault handler runs in the faulting program (TreadMarks); ncp2 calibrate --machine real sets it "
       "to dsm.protocol_handler");
   k.duration(
-      "dsm.handoff_wake", [](C& c) -> emu::Duration& { return c.dsm.handoff_wake; },
-      "a hand-off between a real node's program and its agent that finds the other side asleep: the "
-      "wake-up, beyond dsm.protocol_handler (a Tmk call or fault after the agent idled "
-      "dsm.handoff_awake_window, and the return from one that lasted as long: docs/validation.md)",
-      "0: none; ncp2 calibrate --machine real fits it");
-  k.duration(
-      "dsm.handoff_awake_window", [](C& c) -> emu::Duration& { return c.dsm.handoff_awake_window; },
-      "how long a real node's program and agent wait awake for the turn before they sleep "
-      "(dsm.handoff_wake)",
-      "0: never asleep; ncp2 calibrate --machine real sets it to the node's own window (50 us)");
-  k.duration(
       "dsm.per_write_notice", [](C& c) -> emu::Duration& { return c.dsm.per_write_notice; },
       "creating or applying one write notice (invalidation)", kAssumed);
   k.duration(
@@ -203,8 +192,6 @@ void validate(const SystemConfig& c) {
   non_negative("dsm.fault_trap", c.dsm.fault_trap);
   non_negative("dsm.protocol_handler", c.dsm.protocol_handler);
   non_negative("dsm.fault_handoff", c.dsm.fault_handoff);
-  non_negative("dsm.handoff_wake", c.dsm.handoff_wake);
-  non_negative("dsm.handoff_awake_window", c.dsm.handoff_awake_window);
   non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
   non_negative("dsm.close_per_page", c.dsm.close_per_page);
   non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);

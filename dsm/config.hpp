@@ -18,10 +18,6 @@ struct DsmConfig {
   emu::Duration fault_trap{};            // PP takes an access fault and enters the DSM handler
   emu::Duration protocol_handler{};      // one protocol handler's bookkeeping (lock, barrier, request)
   emu::Duration fault_handoff{};         // an access fault handed to the node's server (a real node)
-  // A real node's program and agent each wait awake handoff_awake_window for the turn, then sleep:
-  // a hand-off that finds the other side asleep costs handoff_wake more (0: never asleep).
-  emu::Duration handoff_wake{};
-  emu::Duration handoff_awake_window{};
   emu::Duration per_write_notice{};      // creating or applying one write notice
   emu::Duration close_per_page{};        // a closing interval's own work per page it wrote (a real node)
   emu::Duration diff_scan_per_word{};    // software diff creation, per word of the page (treadmarks)

@@ -131,8 +131,6 @@ class Runtime::NodeTransport final : public lrc::Transport {
   }
 
  private:
-  emu::Duration handoff_wake(bool entering);
-
   Runtime& rt_;
   NodeState& ns_;
   Costs costs_;
@@ -166,13 +164,6 @@ struct Runtime::NodeState {
   // Lock requests queued here until this node's release: the request message, answered by the
   // grant (its stamp chain carries the synchronization delay).
   std::unordered_map<std::uint32_t, emu::Message*> queued_locks;
-
-  // The hand-offs between a real node's program and its agent (dsm.handoff_wake): entries in
-  // progress (a barrier's garbage collection nests one), when the outermost began, and when the
-  // program last got its processor back.
-  int entries = 0;
-  emu::TimePoint entry_began;
-  emu::TimePoint handed_back;
 
   bool exited = false;
   emu::TimePoint exit_time;

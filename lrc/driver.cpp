@@ -70,12 +70,9 @@ void Driver::access(PageId page, Access wanted) {
       transport_.set_operation(Operation::DiffFetch);
       fetch_diffs(page);
     }
-    {
-      const Hold hold(*this);
-      node_.grant_read(page);
-      now = node_.access(page);
-    }
-    transport_.charge(Entry::Return);
+    const Hold hold(*this);
+    node_.grant_read(page);
+    now = node_.access(page);
   }
   if (wanted == Access::Write && now != Access::Write) {
     const InOperation in(transport_, Operation::WriteFault);
@@ -123,7 +120,6 @@ void Driver::lock_acquire(LockId lock, std::uint64_t site) {
     }
     transport_.settle_costs();
     if (!step.local) transport_.request_lock(lock, step);
-    transport_.charge(Entry::Return);
   }
   transport_.synchronizing(Operation::LockAcquire, raw(lock), true);
 }
@@ -143,7 +139,6 @@ void Driver::lock_release(LockId lock) {
   }
   transport_.settle_costs();
   if (next) transport_.grant_lock(lock, *next);
-  transport_.charge(Entry::Return);
 }
 
 void Driver::barrier(BarrierId barrier) {
@@ -163,7 +158,6 @@ void Driver::barrier(BarrierId barrier) {
     node_.count_barrier();
   }
   if (outcome.collect) collect_garbage();
-  transport_.charge(Entry::Return);
 }
 
 // TreadMarks' garbage collection (lrc/node_gc.cpp): stale copies brought up to date or dropped, a

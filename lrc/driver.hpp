@@ -28,9 +28,6 @@ enum class Entry : std::uint8_t {
   AccessTrap,  // an access to a page without access traps into the fault handler
   WriteTrap,   // a first write to a readable page traps (where the machine has no snoopy logic)
   Handler,     // a synchronization call runs the protocol's handler
-  // The program gets its processor back after an AccessTrap or a Handler entry (one each; a
-  // barrier's garbage collection nests a second barrier): a real node's agent hands the turn back.
-  Return,
 };
 
 // What a barrier's release tells a node.

@@ -181,18 +181,16 @@ void real_node_pages(dsm::Process& p, Experiment& e) {
       for (std::size_t k = 0; k < kBurst; ++k) (void)burst.get(k * words);
     });
   if (p.id() == 1) e.record("page-miss-burst", e.recorded("page-miss-burst") / kBurst);
-  // lock-local-after-quiet, lock-local: lock 0 (managed by node 0, held) acquired without a
-  // message after a quiet stretch, released, then acquired and released in a row.
+  // lock-local: lock 0 (managed by node 0, held) acquired and released without a message.
   p.barrier(6);
-  if (p.id() != 0) return;
-  time_it(e, p, "lock-local-after-quiet", [&] { p.lock_acquire(0); });
-  p.lock_release(0);
-  const emu::TimePoint in_a_row = e.now();
-  for (int i = 0; i < kLocalPairs; ++i) {
-    p.lock_acquire(0);
-    p.lock_release(0);
-  }
-  e.record("lock-local", (e.now() - in_a_row) / kLocalPairs);
+  if (p.id() == 0)
+    time_it(e, p, "lock-local", [&] {
+      for (int i = 0; i < kLocalPairs; ++i) {
+        p.lock_acquire(0);
+        p.lock_release(0);
+      }
+    });
+  if (p.id() == 0) e.record("lock-local", e.recorded("lock-local") / kLocalPairs);
 }
 
 // busy-request-Nms: node 0 manages a barrier, then computes; node 1 reads one of its pages N ms
@@ -319,12 +317,11 @@ std::vector<BasicCost> measure_raw_basic_costs(const dsm::SystemConfig& config, 
       {"diff-miss", "access miss on a page held before: one small diff from its writer"},
   }};
   for (const auto& [name, what] : page_timings) out.push_back({name, what, r->page_run.microseconds(name)});
-  const std::array<std::pair<const char*, const char*>, 5> real_node_timings{{
+  const std::array<std::pair<const char*, const char*>, 4> real_node_timings{{
       {"diff-miss-page", "access miss on a page held before: a diff of every word from its writer"},
       {"diff-miss-crossed", "two nodes at once, each a small diff from the other (timed at node 0)"},
       {"page-miss-burst", "8 pages in a row from their home (mean per page)"},
-      {"lock-local-after-quiet", "acquire of a lock the node holds after a quiet stretch: no message"},
-      {"lock-local", "acquire and release of a lock the node holds: no message (mean per pair, in a row)"},
+      {"lock-local", "acquire and release of a lock the node holds: no message (mean per pair)"},
   }};
   for (const auto& [name, what] : real_node_timings)
     out.push_back({name, what, r->real_node_run.microseconds(name)});

@@ -28,8 +28,7 @@ struct BasicCost {
 // (3 nodes or more), "barrier", "page-miss", "write-fault" (trap and twin), and the write faults
 // after a page was left unchanged, entirely changed, every other word changed
 // ("write-fault-after-unchanged", "-after-changed", "-after-half": their diff made too). Also a
-// real node's (issue 43): "diff-miss-page", "diff-miss-crossed", "page-miss-burst",
-// "lock-local-after-quiet" (one acquire of a held lock after a quiet stretch), "lock-local",
+// real node's (issue 43): "diff-miss-page", "diff-miss-crossed", "page-miss-burst", "lock-local",
 // "busy-request-Nms" and "lock-burst" (node 1 acquires 16 locks of node 0's in turn while node 0
 // computes: the mean). As validation/basic_costs.c times them: lock 1 (its manager node 1) is
 // taken from its manager by node 0, then forwarded to node 2 (3 nodes or more). The nodes that

@@ -45,9 +45,6 @@ enum class Turn : std::uint32_t { Node = 1, Emulator = 2 };
 // turn word (the other side's value) and sleeps on the futex; the side that hands the turn over
 // swaps its value in and makes the wake-up system call only when the bit was set.
 inline constexpr std::uint32_t kTurnSleeping = 0x100;
-// How long each side waits awake before it sleeps; the emulated real node's
-// dsm.handoff_awake_window (ncp2 calibrate --machine real sets it to this).
-inline constexpr long kAwakeNs = 50'000;
 [[nodiscard]] inline bool is_turn(std::uint32_t word, Turn turn) {
   return (word & ~kTurnSleeping) == static_cast<std::uint32_t>(turn);
 }

@@ -17,10 +17,8 @@
  *  - diff-miss-crossed: nodes 0 and 1 at once each read a page the other changed a word of (each
  *    node's server answers while its own program waits), timed at node 0;
  *  - page-miss-burst: node 1 reads 8 pages in a row from node 0, the mean per page;
- *  - lock-local-after-quiet, lock-local: a Tmk call that needs no message, handed to the node's
- *    server and back: node 0 acquires lock 0 (its own, held) after 200 us of quiet (its agent
- *    asleep: the hand-off wakes it) and releases it; then acquires and releases it 16 times in a
- *    row (its agent awake), the mean per pair;
+ *  - lock-local: a Tmk call that needs no message, handed to the node's server and back: node 0
+ *    acquires and releases lock 0 (its own, held), the mean of 16 pairs;
  *  - barrier-after-8-pages, barrier-after-520-pages: node 0 changes one word of each of 8 (520)
  *    pages, then times the barrier that closes the interval (node 1 waits there already): a real
  *    node's agent makes each written page's twin and diff at the close (copy_at_close), which the
@@ -70,7 +68,6 @@ enum {
   DIFF_MISS_CROSSED,
   PAGE_MISS_BURST,
   LOCK_LOCAL,
-  LOCK_LOCAL_AFTER_QUIET,
   BARRIER_AFTER_FEW,
   BARRIER_AFTER_MANY,
   BUSY_1,
@@ -94,7 +91,6 @@ static const char* const names[OPS] = {"lock-from-manager",
                                        "diff-miss-crossed",
                                        "page-miss-burst",
                                        "lock-local",
-                                       "lock-local-after-quiet",
                                        "barrier-after-8-pages",
                                        "barrier-after-520-pages",
                                        "busy-request-1ms",
@@ -307,11 +303,6 @@ static void lock_local(int rounds) {
   for (int r = 0; r < rounds; ++r) {
     Tmk_barrier(15);
     if (Tmk_proc_id == 0) {
-      settle();
-      const double quiet = now_us();
-      Tmk_lock_acquire(0);
-      s.times[LOCK_LOCAL_AFTER_QUIET * rounds + r] = now_us() - quiet;
-      Tmk_lock_release(0);
       const double t = now_us();
       for (int i = 0; i < kLocalPairs; ++i) {
         Tmk_lock_acquire(0);

@@ -17,7 +17,6 @@
 #include <nlohmann/json.hpp>
 
 #include "real_machine/subprocess.hpp"
-#include "tmk/channel.hpp"
 #include "validation/programs.hpp"
 
 namespace ncp2::validation {
@@ -321,8 +320,6 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   c.parameters = real_node_parameters();
   dsm::SystemConfig base = dsm::default_config(emu::MachineKind::TreadMarks);
   base.machine.nodes = nodes;
-  // The node's own awake window, not a fit (tmk/channel.hpp).
-  dsm::apply_override(base, fmt::format("dsm.handoff_awake_window={} ns", tmk::kAwakeNs));
   c.quiet_after_us = busy_quiet_after_us(c.measured);
   dsm::apply_override(base, fmt::format("pp.busy_handler_quiet_after={:.6g} us", c.quiet_after_us));
   // The fit starts the waits near their size (the fit's pull toward its start is relative to it).

@@ -128,9 +128,6 @@ std::vector<FitParameter> real_node_parameters() {
   // A diff applied by the host's memcpy-speed loop, not 1994's 20 ns a word: a whole-page diff's
   // miss against a page's tells it (the page is copied in without a diff).
   out.emplace_back(FitParameter{"diff apply per word", {"dsm.diff_apply_per_word"}, false});
-  // Each side of the hand-off sleeps after a while awake: a Tmk call or fault after the program
-  // computed, or the return from a long wait, wakes it (dsm.handoff_awake_window is the node's own).
-  out.push_back({"wake-up of a sleeping side of the hand-off", {"dsm.handoff_wake"}, false});
   out.push_back({"server's wait for a computing program's core", {"pp.busy_handler_delay"}, false});
   out.push_back({"the same after a quiet stretch", {"pp.busy_handler_delay_quiet"}, false});
   return out;

@@ -74,9 +74,6 @@ TEST(Fit, ASyntheticRealNodeIsRecovered) {
   dsm::apply_override(truth, "pp.busy_handler_delay=3ms");
   dsm::apply_override(truth, "pp.busy_handler_delay_quiet=300us");
   dsm::apply_override(truth, "pp.busy_handler_quiet_after=3ms");
-  // The node's own awake window (the calibration sets it, not a fit), and a wake-up to recover.
-  dsm::apply_override(truth, "dsm.handoff_awake_window=50us");
-  dsm::apply_override(truth, "dsm.handoff_wake=7us");
   std::vector<MeasuredCost> measured;
   for (const auto& [op, us] : costs_of(truth, 2)) measured.push_back({op, us, us, us, us, 1, {}});
   const double quiet = busy_quiet_after_us(measured);
@@ -87,8 +84,7 @@ TEST(Fit, ASyntheticRealNodeIsRecovered) {
   EXPECT_LT(cal.fit.worst_error, 0.02);
   EXPECT_NEAR(static_cast<double>(emu::to_ps(cal.fit.config.pp.busy_handler_delay)) * 1e-6, 3000, 150);
   EXPECT_NEAR(static_cast<double>(emu::to_ps(cal.fit.config.pp.busy_handler_delay_quiet)) * 1e-6, 300, 15);
-  EXPECT_NEAR(static_cast<double>(emu::to_ps(cal.fit.config.dsm.handoff_wake)) * 1e-6, 7, 0.35);
-  EXPECT_EQ(params.size(), software_dsm_parameters().size() + 4);
+  EXPECT_EQ(params.size(), software_dsm_parameters().size() + 3);
   const auto before = costs_of(dsm::default_config(emu::MachineKind::TreadMarks), 2);
   EXPECT_GT(std::abs(before.at("busy-request-1ms") / costs_of(truth, 2).at("busy-request-1ms") - 1), 0.5)
       << "the start must be far from the truth, or the test proves nothing";

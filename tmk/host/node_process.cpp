@@ -145,7 +145,7 @@ WaitResult NodeProcess::wait_for_request() {
   static const bool one_core = sysconf(_SC_NPROCESSORS_ONLN) < 2;
   const long spin_ns = one_core ? 0 : 3'000;
   const auto node = static_cast<std::uint32_t>(Turn::Node);
-  if (await_turn_awake(channel_->turn, Turn::Emulator, spin_ns, kAwakeNs)) return WaitResult::Request;
+  if (await_turn_awake(channel_->turn, Turn::Emulator, spin_ns, 50'000)) return WaitResult::Request;
   const timespec timeout{0, 50'000'000};  // look whether the process died every 50 ms
   for (;;) {
     std::uint32_t word = channel_->turn.load(std::memory_order_acquire);

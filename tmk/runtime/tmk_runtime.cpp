@@ -131,7 +131,7 @@ void exchange(Channel& c) {
     return;
   }
   const auto emulator = static_cast<std::uint32_t>(Turn::Emulator);
-  if (!ncp2::tmk::await_turn_awake(c.turn, Turn::Node, 2'000, ncp2::tmk::kAwakeNs)) {
+  if (!ncp2::tmk::await_turn_awake(c.turn, Turn::Node, 2'000, 50'000)) {
     for (;;) {
       std::uint32_t word = c.turn.load(std::memory_order_acquire);
       if (ncp2::tmk::is_turn(word, Turn::Node)) break;
