@@ -19,6 +19,7 @@ emu::Duration Runtime::diff_cost(std::size_t words, std::size_t runs) const {
 }
 
 void Runtime::Costs::charge(emu::Duration d) {
+  if (!ctx_ && ns_.timed_by_program) return;  // in the process's measured computation already
   if (ctx_)
     ctx_->spend(d);
   else

@@ -23,7 +23,7 @@ void Runtime::NodeTransport::charge(lrc::Entry entry) {
       ns_.pp->compute(rt_.config_.dsm.fault_trap + rt_.config_.dsm.fault_handoff);
       return;
     case lrc::Entry::WriteTrap:  // NCP2's snoopy logic sees the write: no trap
-      if (!rt_.cluster_.has_cp()) ns_.pp->compute(rt_.config_.dsm.fault_trap);
+      if (!rt_.cluster_.has_cp() && !ns_.timed_by_program) ns_.pp->compute(rt_.config_.dsm.fault_trap);
       return;
     case lrc::Entry::Handler:
       ns_.pp->compute(rt_.config_.dsm.protocol_handler);

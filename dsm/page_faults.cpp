@@ -17,8 +17,14 @@ void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Ac
   self(n).driver.access(page_of(region, local_page), wanted);
 }
 
+void Runtime::fault_taken_at_once(NodeId n, std::uint32_t region, std::uint32_t local_page) {
+  NodeState& ns = self(n);
+  ns.timed_by_program = meter_ != nullptr;
+  fault(n, region, local_page, Access::Write);
+  ns.timed_by_program = false;
+}
+
 bool Runtime::write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const {
-  if (meter_) return false;
   return nodes_[static_cast<std::size_t>(emu::index(n))]->lrc.write_is_local(page_of(region, local_page));
 }
 

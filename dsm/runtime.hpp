@@ -184,9 +184,12 @@ class Runtime {
   // Whether a write fault of node n on the page would involve nothing but the node's own state: it
   // holds the page valid for reading, so the fault sends nothing and only reads the page (to twin
   // it, and to diff an earlier interval's twin): tmk/'s deferred write faults replay it later with
-  // the page's bytes of then. No compute meter either (the measured model charges host time at
-  // every fault).
+  // the page's bytes of then (fault_taken_at_once).
   [[nodiscard]] bool write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const;
+  // A write fault node n took at once (write_fault_is_local), replayed. Under the measured time
+  // model the node's process timed it inside its computation, as a real run counts it, so the
+  // model charges nothing more for it (no trap, no twin); otherwise as fault() charges it.
+  void fault_taken_at_once(NodeId n, std::uint32_t region, std::uint32_t local_page);
   // Until called again with null, everything the runtime reads or writes of node n's page (twins,
   // diffs, page requests served) uses `bytes` instead of the node's memory: tmk/'s deferred write
   // faults show a page as it was when the fault was taken, until the fault is replayed.

@@ -165,6 +165,10 @@ struct Runtime::NodeState {
   // grant (its stamp chain carries the synchronization delay).
   std::unordered_map<std::uint32_t, emu::Message*> queued_locks;
 
+  // A write fault the node's process took at once is replayed, its cost in the process's measured
+  // computation (Runtime::fault_taken_at_once): its trap and twin cost nothing more.
+  bool timed_by_program = false;
+
   bool exited = false;
   emu::TimePoint exit_time;
   // The transport's counts (the protocol's are the core's).

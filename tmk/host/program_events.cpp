@@ -133,7 +133,7 @@ void ProgramInstance::replay(Node& node, dsm::Process& p, const DeferredFault& f
         h, fmt::format("a write fault taken at once at {:#x} was not on a readable page", fault.address));
   charge_until(node, p, fault.pc, false, fault.icount);
   attribute(node, p, fault.pc, false);
-  runtime.fault(p.node(), region_, page, dsm::Access::Write);
+  runtime.fault_taken_at_once(p.node(), region_, page);
   enclosing_scope(node, p);
 }
 
