@@ -31,9 +31,9 @@ class ExternalMeter final : public ComputeMeter {
 };
 
 struct Outcome {
-  emu::Duration fault{};     // node 0's replayed write fault, in virtual time
-  std::uint64_t twins = 0;   // the protocol's twins over the nodes
-  std::int32_t read = 0;     // what node 1 then reads of the word node 0 wrote
+  emu::Duration fault{};    // node 0's replayed write fault, in virtual time
+  std::uint64_t twins = 0;  // the protocol's twins over the nodes
+  std::int32_t read = 0;    // what node 1 then reads of the word node 0 wrote
   bool was_local = false;
 };
 
