@@ -18,10 +18,15 @@ void Runtime::fault(NodeId n, std::uint32_t region, std::uint32_t local_page, Ac
 }
 
 void Runtime::fault_taken_at_once(NodeId n, std::uint32_t region, std::uint32_t local_page) {
-  NodeState& ns = self(n);
-  ns.timed_by_program = meter_ != nullptr;
+  struct TimedByProgram {  // cleared however the fault ends (a failed run throws through it)
+    explicit TimedByProgram(NodeState& state, bool timed) : ns(state) { ns.timed_by_program = timed; }
+    ~TimedByProgram() { ns.timed_by_program = false; }
+    TimedByProgram(const TimedByProgram&) = delete;
+    TimedByProgram& operator=(const TimedByProgram&) = delete;
+    NodeState& ns;
+  };
+  const TimedByProgram timed(self(n), meter_ != nullptr);
   fault(n, region, local_page, Access::Write);
-  ns.timed_by_program = false;
 }
 
 bool Runtime::write_fault_is_local(NodeId n, std::uint32_t region, std::uint32_t local_page) const {
