@@ -28,7 +28,8 @@ struct CalibrateCommand {
   std::string machine;
   validation::CalibrateOptions run;
   std::string output;
-  std::string json;  // --json: the measurements and the fit for scripts (empty: none)
+  std::string json;   // --json: the measurements and the fit for scripts (empty: none)
+  std::string refit;  // --refit: a kept calibration's JSON fitted again, nothing measured (empty: measure)
   bool force = false;
 };
 
@@ -59,6 +60,12 @@ int check_output(const CalibrateCommand& c) {
     fmt::print(stderr, "ncp2: --json and -o name the same file, {}\n", c.output);
     return kExitUsage;
   }
+  if (!c.refit.empty() &&
+      fs::absolute(c.refit).lexically_normal() == fs::absolute(c.output).lexically_normal()) {
+    fmt::print(stderr, "ncp2: --refit and -o name the same file, {}\n", c.output);
+    return kExitUsage;
+  }
+  if (!c.refit.empty()) return kExitOk;  // nothing is run
   if (const auto problem = run::real_launch_problem(c.run.nodes, c.run.hostfile, c.run.mpirun_args)) {
     fmt::print(stderr, "ncp2: cannot measure on real processes: {}\n", *problem);
     return kExitUsage;
@@ -123,13 +130,31 @@ void print_table(const validation::Calibration& cal) {
   }
 }
 
+// The kept measurements fitted again: a file that is not one a calibration wrote is the user's
+// input, refused as such (exit 2), before anything is written.
+std::optional<validation::HostCalibration> refit(const CalibrateCommand& c) {
+  try {
+    fmt::print("fitting the basic costs kept in {} again, with this build's model (nothing is measured)...\n",
+               c.refit);
+    std::fflush(stdout);
+    return validation::refit_calibration(c.refit);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ncp2: --refit: {}\n", e.what());
+    return std::nullopt;
+  }
+}
+
 int run(CalibrateCommand& c) {
   if (const int code = check_output(c); code != kExitOk) return code;
+  std::optional<validation::HostCalibration> refitted;
+  if (!c.refit.empty() && !(refitted = refit(c))) return kExitUsage;
   try {
-    fmt::print("measuring the basic costs on {} real processes ({} rounds each)...\n", c.run.nodes,
-               c.run.rounds);
-    std::fflush(stdout);
-    const validation::HostCalibration made = validation::calibrate_this_host(c.run);
+    if (!refitted) {
+      fmt::print("measuring the basic costs on {} real processes ({} rounds each)...\n", c.run.nodes,
+                 c.run.rounds);
+      std::fflush(stdout);
+    }
+    const validation::HostCalibration made = refitted ? *refitted : validation::calibrate_this_host(c.run);
     const validation::Calibration& cal = made.calibration;
     print_table(cal);
     carnival::write_file_atomically(c.output, [&](std::ostream& out) { out << made.toml; });
@@ -160,14 +185,16 @@ Subcommand add_calibrate_command(CLI::App& app) {
   cmd->add_option("--machine", o->machine, "what to measure: real (processes over Open MPI)")
       ->required()
       ->type_name("real");
-  cmd->add_option("--nodes", o->run.nodes,
-                  "processes to measure on (2 or more; from 3 on, every cost is timed again beside nodes "
-                  "that load the host, and the preset carries the factor read off: docs/validation.md)")
-      ->check(whole_number(2, 4096))
-      ->default_val(2);
-  cmd->add_option("--rounds", o->run.rounds, "times each basic operation is measured (the median is fitted)")
-      ->check(whole_number(1, 1000))
-      ->default_val(9);
+  auto* nodes =
+      cmd->add_option("--nodes", o->run.nodes,
+                      "processes to measure on (2 or more; from 3 on, every cost is timed again beside nodes "
+                      "that load the host, and the preset carries the factor read off: docs/validation.md)")
+          ->check(whole_number(2, 4096))
+          ->default_val(2);
+  auto* rounds = cmd->add_option("--rounds", o->run.rounds,
+                                 "times each basic operation is measured (the median is fitted)")
+                     ->check(whole_number(1, 1000))
+                     ->default_val(9);
   add_real_launch_options(*cmd, o->run.hostfile, o->run.mpirun_args, "");
   cmd->add_option("-o,--output", o->output, "the preset to write (TOML)")->required()->type_name("FILE.toml");
   cmd->add_option(
@@ -175,6 +202,16 @@ Subcommand add_calibrate_command(CLI::App& app) {
          "also write the measurements (median, min, max, 90th percentile, rounds of every basic cost) "
          "and the fit as JSON")
       ->type_name("FILE.json");
+  cmd->add_option("--refit", o->refit,
+                  "measure nothing: fit the basic costs a calibration kept (its --json file) again with this "
+                  "build's model, e.g. after a change of the model (the preset names the measurement's host "
+                  "and date)")
+      ->type_name("FILE.json")
+      ->check(CLI::ExistingFile)
+      ->excludes(nodes)
+      ->excludes(rounds)
+      ->excludes("--hostfile")
+      ->excludes("--mpirun-args");
   cmd->add_flag("--force", o->force, "replace FILE.toml (and FILE.json) if it exists");
   cmd->footer(
       "Example: ncp2 calibrate --machine real -o calibrated.toml, then\n"

@@ -136,7 +136,8 @@ struct Calibration {
 [[nodiscard]] std::string calibration_toml(const Calibration& c, const std::string& command_line);
 // The same calibration for scripts (`ncp2 calibrate --json`, docs/validation.md): the command, host,
 // date and nodes; every basic cost measured with its median, minimum, maximum, 90th percentile and
-// rounds, what the preset reproduces of it and the error; the fitted parameters.
+// rounds (each round's time where the program printed them: the busy requests), what the preset
+// reproduces of it and the error; the fitted parameters. refit_calibration reads it back.
 [[nodiscard]] std::string calibration_json(const Calibration& c, const std::string& command_line);
 
 }  // namespace ncp2::validation

@@ -26,4 +26,11 @@ struct HostCalibration {
 // std::runtime_error saying what went wrong (measure_real_basic_costs).
 [[nodiscard]] HostCalibration calibrate_this_host(const CalibrateOptions& options);
 
+// The measurements a calibration kept (`ncp2 calibrate --json`'s file, or a kept calibration's
+// record) fitted again with this build's model: after a change of the model, the preset it would
+// have made of the same measurements, no new measurement taken (issue 43). The host, date and nodes
+// are the measurement's. Throws std::runtime_error saying what is wrong with the file, in our words
+// (unreadable, not JSON, not a calibration's, the busy requests' rounds missing).
+[[nodiscard]] HostCalibration refit_calibration(const std::string& json_path);
+
 }  // namespace ncp2::validation

@@ -127,7 +127,8 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
   nlohmann::json costs = nlohmann::json::array();
   for (const MeasuredCost& m : c.measured) {
     nlohmann::json row{{"operation", m.operation}, {"median_us", m.median_us}, {"min_us", m.min_us},
-                       {"max_us", m.max_us},       {"p90_us", m.p90_us},       {"rounds", m.rounds}};
+                       {"max_us", m.max_us},       {"p90_us", m.p90_us},       {"rounds", m.rounds},
+                       {"rounds_us", m.rounds_us}};
     const auto it = c.fit.reproduced.find(m.operation);
     row["preset_us"] = it == c.fit.reproduced.end() ? nlohmann::json(nullptr) : nlohmann::json(it->second);
     row["fitted_to_us"] = fitted_target(c, m);

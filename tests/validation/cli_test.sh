@@ -77,7 +77,19 @@ for c in j["costs"]:
     assert 0 < c["min_us"] <= c["median_us"] <= c["p90_us"] <= c["max_us"], c
     assert c["p90_us"] == c["max_us"], c  # ceil(0.9 * 3) = 3: the largest of three
 assert j["load_factor"] == 1 and j["loaded_costs"] == [], j  # no node to load the host with
+assert all(len(c["rounds_us"]) == 3 for c in j["costs"] if c["operation"].startswith("busy-request-")), j
 PY
+  # --refit: the kept measurements fitted again give the same preset, nothing measured; a file that
+  # is no calibration's JSON, or a measurement option beside it, is refused before anything is written.
+  NCP2_MPIRUN="$tmp/no-such-mpirun" expect 0 "nothing is measured" calibrate --machine real --refit "$tmp/c.json" \
+    -o "$tmp/r.toml" && { diff <(grep -v "^#" "$tmp/c.toml") <(grep -v "^#" "$tmp/r.toml") >/dev/null ||
+    fail "calibrate --refit: the preset differs from the one the measurements made"; }
+  grep -q -- "--refit $tmp/c.json" "$tmp/r.toml" || fail "the refitted preset does not say it was refitted"
+  echo '{"name": "not a calibration"}' >"$tmp/other.json"
+  expect 2 "has no basic costs" calibrate --machine real --refit "$tmp/other.json" -o "$tmp/r2.toml"
+  expect 2 "cannot be used with --refit" calibrate --machine real --refit "$tmp/c.json" --nodes 3 -o "$tmp/r2.toml"
+  expect 2 "no-such.json" calibrate --machine real --refit "$tmp/no-such.json" -o "$tmp/r2.toml"
+  [ -e "$tmp/r2.toml" ] && fail "a refused refit wrote $tmp/r2.toml"
 fi
 
 # calibrate on 3 processes: node 2 takes the forwarded lock, then loads the host while nodes 0 and
