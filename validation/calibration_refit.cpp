@@ -15,17 +15,19 @@ namespace {
 
 using nlohmann::json;
 
+std::runtime_error not_a_calibration(const std::string& path, const std::string& what) {
+  return std::runtime_error(fmt::format("{} is not the JSON of `ncp2 calibrate --json`: {}", path, what));
+}
+
 // What `ncp2 calibrate --json` writes of one basic cost; the busy requests need their rounds.
 MeasuredCost measured_cost(const json& row, const std::string& path) {
   const auto number = [&](const char* key) {
     if (!row.contains(key) || !row[key].is_number())
-      throw std::runtime_error(
-          fmt::format("{} is not the JSON of `ncp2 calibrate --json`: a basic cost has no number '{}'", path, key));
+      throw not_a_calibration(path, fmt::format("a basic cost has no number '{}'", key));
     return row[key].get<double>();
   };
   if (!row.is_object() || !row.contains("operation") || !row["operation"].is_string())
-    throw std::runtime_error(
-        fmt::format("{} is not the JSON of `ncp2 calibrate --json`: a basic cost has no 'operation'", path));
+    throw not_a_calibration(path, "a basic cost has no 'operation'");
   MeasuredCost m;
   m.operation = row["operation"].get<std::string>();
   m.median_us = number("median_us");
@@ -47,15 +49,13 @@ MeasuredCost measured_cost(const json& row, const std::string& path) {
 std::vector<MeasuredCost> measured_costs(const json& j, const char* key, const std::string& path) {
   std::vector<MeasuredCost> out;
   if (!j.contains(key)) return out;
-  if (!j[key].is_array())
-    throw std::runtime_error(fmt::format("{} is not the JSON of `ncp2 calibrate --json`: '{}' is no list", path, key));
+  if (!j[key].is_array()) throw not_a_calibration(path, fmt::format("'{}' is no list", key));
   for (const json& row : j[key]) out.push_back(measured_cost(row, path));
   return out;
 }
 
 std::string text_field(const json& j, const char* key, const std::string& path) {
-  if (!j.contains(key) || !j[key].is_string())
-    throw std::runtime_error(fmt::format("{} is not the JSON of `ncp2 calibrate --json`: no '{}'", path, key));
+  if (!j.contains(key) || !j[key].is_string()) throw not_a_calibration(path, fmt::format("no '{}'", key));
   return j[key].get<std::string>();
 }
 
@@ -68,12 +68,9 @@ HostCalibration refit_calibration(const std::string& json_path) {
   text << in.rdbuf();
   const json j = json::parse(text.str(), nullptr, false);
   if (j.is_discarded()) throw std::runtime_error(fmt::format("{} is not JSON", json_path));
-  if (!j.is_object() || !j.contains("costs"))
-    throw std::runtime_error(
-        fmt::format("{} is not the JSON of `ncp2 calibrate --json` (it has no basic costs)", json_path));
+  if (!j.is_object() || !j.contains("costs")) throw not_a_calibration(json_path, "it has no basic costs");
   if (!j.contains("nodes") || !j["nodes"].is_number_integer() || j["nodes"].get<int>() < 2)
-    throw std::runtime_error(fmt::format("{} is not the JSON of `ncp2 calibrate --json`: no node count of 2 or more",
-                                         json_path));
+    throw not_a_calibration(json_path, "no node count of 2 or more");
   const int nodes = j["nodes"].get<int>();
   std::vector<MeasuredCost> measured = measured_costs(j, "costs", json_path);
   if (measured.empty()) throw std::runtime_error(fmt::format("{} has no basic cost to fit", json_path));
