@@ -154,7 +154,8 @@ int run(CalibrateCommand& c) {
                  c.run.rounds);
       std::fflush(stdout);
     }
-    const validation::HostCalibration made = refitted ? *refitted : validation::calibrate_this_host(c.run);
+    const validation::HostCalibration made =
+        refitted ? std::move(*refitted) : validation::calibrate_this_host(c.run);
     const validation::Calibration& cal = made.calibration;
     print_table(cal);
     carnival::write_file_atomically(c.output, [&](std::ostream& out) { out << made.toml; });

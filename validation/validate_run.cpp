@@ -86,7 +86,8 @@ carnival::RunData run_one(const ValidateOptions& o, bool real, int k) {
 // The real runs and the emulated ones, taken in turn (real 1, emulated 1, real 2, ...): the
 // emulated runs time the program's computation on this host, so a stretch of minutes in which the
 // host runs slower falls on both sides alike, not on one side's runs alone (a slowing of the
-// emulated side alone, as sor's in issue 43's sixth session, it does not mend).
+// emulated side alone it does not mend: sor's, in issue 43's sixth session, was its write faults
+// sent one by one to the emulator, mended by taking them at once).
 std::pair<std::vector<carnival::RunData>, std::vector<carnival::RunData>> runs_in_turn(
     const ValidateOptions& o) {
   std::vector<carnival::RunData> measured, predicted;
