@@ -176,6 +176,15 @@ Validation compare_runs(const std::vector<carnival::RunData>& measured,
                             seconds(prediction.nodes[k].finish_ps)});
   v.counts = counts(median, prediction);
   parts(median, prediction, v);
+  std::vector<std::string> kinds;
+  for (const lrc::Operation kind : kWaitKinds) kinds.emplace_back(lrc::to_string(kind));
+  v.waits = wait_stats(median, prediction, kinds);
+  for (const auto* d : {&median, &prediction})
+    if (d->waits_dropped > 0)
+      v.notes.push_back(fmt::format("the {} run stored {} of its waits ({} more were not kept): the waits per "
+                                    "operation are of those stored",
+                                    d == &median ? "measured" : "predicted", d->waits.size(), d->waits_dropped));
+  for (std::string& n : wait_miss_notes(v.waits, kWaitMissPct)) v.notes.push_back(std::move(n));
   if (median.run.nodes != prediction.run.nodes)
     v.notes.push_back(fmt::format("the runs have different node counts: {} measured, {} predicted",
                                   median.run.nodes, prediction.run.nodes));

@@ -135,6 +135,7 @@ std::string validation_text(const Validation& v) {
   table(out, "wait parts (summed over the waits)", v.parts, 100);
   out += "not compared (a real run cannot observe them):\n";
   for (const std::string& n : v.not_compared) out += "  " + n + "\n";
+  out += wait_stats_text(v.waits);
   table(out, "scopes (inclusive, summed over the nodes)", v.scopes, 12);
   table(out, "nodes (time to the exit)", v.nodes_time, 64);
   out += fmt::format("\n{:<44} {:>12} {:>12}\n", "protocol counts (all nodes)", "measured", "predicted");
@@ -173,6 +174,7 @@ nlohmann::json validation_json(const Validation& v) {
           {"too_short", std::move(short_run)},
           {"categories", rows_json(v.categories)},
           {"parts", rows_json(v.parts)},
+          {"waits_by_operation", wait_stats_json(v.waits)},
           {"not_compared", v.not_compared},
           {"scopes", rows_json(v.scopes)},
           {"nodes_time", rows_json(v.nodes_time)},

@@ -242,7 +242,7 @@ TEST_F(ValidateTest, JsonHasTheDocumentedFields) {
   EXPECT_EQ(j["program"], "phases");
   EXPECT_EQ(j["preset"], "calibrated.toml");
   for (const char* key :
-       {"predictions", "predicted_runs_s", "predicted_spread_pct", "too_short", "calibration"})
+       {"predictions", "predicted_runs_s", "predicted_spread_pct", "too_short", "calibration", "waits_by_operation"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_NEAR(j["error_pct"].get<double>(), 10.0, 1e-9);
   for (const auto& c : j["categories"]) {
@@ -255,6 +255,15 @@ TEST_F(ValidateTest, JsonHasTheDocumentedFields) {
   const std::string text = validation_text(v);
   EXPECT_NE(text.find("error     +10.0 %"), std::string::npos) << text;
   EXPECT_NE(text.find("not compared"), std::string::npos) << text;
+  // The median runs' waits, per kind of wait: the fixture's barrier and page-fault waits.
+  ASSERT_EQ(j["waits_by_operation"].size(), 4u);
+  for (const auto& w : j["waits_by_operation"])
+    if (w["operation"] == "barrier") {
+      EXPECT_GT(w["measured"]["count"].get<int>(), 0);
+      EXPECT_EQ(w["measured"]["count"], w["predicted"]["count"]);
+      EXPECT_NEAR(w["predicted"]["total_s"].get<double>(), 1.1 * w["measured"]["total_s"].get<double>(), 1e-9);
+    }
+  EXPECT_NE(text.find("waits by operation (all nodes)"), std::string::npos) << text;
 }
 
 TEST_F(ValidateTest, IncompleteRunsAndDifferentMachinesAreNoted) {

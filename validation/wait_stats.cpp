@@ -1,0 +1,103 @@
+// Per kind of wait, the measured and predicted waits side by side (validation/wait_stats.hpp).
+#include "validation/wait_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "carnival/wait_parts.hpp"
+
+namespace ncp2::validation {
+
+namespace {
+
+WaitSide side_of(const carnival::RunData& run, const std::string& operation) {
+  std::vector<std::int64_t> durations;
+  std::int64_t total = 0, resume = 0, slow = 0;
+  WaitSide s;
+  for (const carnival::WaitRow& w : run.waits) {
+    if (w.kind != "Wait" || w.operation != operation) continue;
+    durations.push_back(w.duration_ps);
+    total += w.duration_ps;
+    resume += w.parts[static_cast<std::size_t>(carnival::WaitPart::PPLWait)];
+    if (w.duration_ps > kSlowWaitPs) {
+      ++s.slow_count;
+      slow += w.duration_ps;
+    }
+  }
+  if (durations.empty()) return s;
+  s.count = durations.size();
+  s.total_s = static_cast<double>(total) * 1e-12;
+  s.slow_s = static_cast<double>(slow) * 1e-12;
+  const auto n = static_cast<double>(s.count);
+  s.mean_us = static_cast<double>(total) * 1e-6 / n;
+  s.resume_us = static_cast<double>(resume) * 1e-6 / n;
+  const auto mid = durations.begin() + static_cast<std::ptrdiff_t>((durations.size() - 1) / 2);
+  std::nth_element(durations.begin(), mid, durations.end());
+  s.median_us = static_cast<double>(*mid) * 1e-6;  // the lower middle of an even count
+  return s;
+}
+
+// "less" or "more": what the prediction has against the measurement.
+const char* less_or_more(double predicted_minus_measured) { return predicted_minus_measured < 0 ? "less" : "more"; }
+
+}  // namespace
+
+std::vector<WaitKindStats> wait_stats(const carnival::RunData& measured, const carnival::RunData& predicted,
+                                      const std::vector<std::string>& operations) {
+  std::vector<WaitKindStats> out;
+  out.reserve(operations.size());
+  for (const std::string& op : operations) out.push_back({op, side_of(measured, op), side_of(predicted, op)});
+  return out;
+}
+
+std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats, double miss_pct) {
+  std::vector<std::string> notes;
+  for (const WaitKindStats& k : stats) {
+    const WaitSide& m = k.measured;
+    const WaitSide& p = k.predicted;
+    const double diff = p.total_s - m.total_s;
+    if (!(m.total_s > 0) || std::abs(diff) <= 1e-3 || std::abs(100 * diff / m.total_s) <= miss_pct) continue;
+    const double slow_diff = p.slow_s - m.slow_s;
+    const double rest_diff = diff - slow_diff;
+    notes.push_back(fmt::format(
+        "{}: {:.4f} s {} predicted than measured ({:+.0f} %): {:.4f} s {} in the waits over 1 ms ({} measured, {} "
+        "predicted: a node's core given to its server at the host's scheduler tick, not the exchange) and {:.4f} s "
+        "{} in the others ({} -> {} waits; the median of all {:.1f} -> {:.1f} us; the program resuming after the "
+        "reply {:.1f} -> {:.1f} us a wait)",
+        k.operation, std::abs(diff), less_or_more(diff), 100 * diff / m.total_s, std::abs(slow_diff),
+        less_or_more(slow_diff), m.slow_count, p.slow_count, std::abs(rest_diff), less_or_more(rest_diff),
+        m.count - m.slow_count, p.count - p.slow_count, m.median_us, p.median_us, m.resume_us, p.resume_us));
+  }
+  return notes;
+}
+
+std::string wait_stats_text(const std::vector<WaitKindStats>& stats) {
+  std::string out = fmt::format("\n{:<28} {:>8} {:>10} {:>10} {:>11} {:>22}\n",
+                                "waits by operation (all nodes)", "count", "median us", "mean us", "resuming us",
+                                "over 1 ms: waits, s");
+  const auto line = [&out](const std::string& label, const WaitSide& w) {
+    out += fmt::format("{:<28} {:>8} {:>10.1f} {:>10.1f} {:>11.1f} {:>11} {:>10.6f}\n", label, w.count, w.median_us,
+                       w.mean_us, w.resume_us, w.slow_count, w.slow_s);
+  };
+  for (const WaitKindStats& k : stats) {
+    line(k.operation + ", measured", k.measured);
+    line(std::string(k.operation.size(), ' ') + ", predicted", k.predicted);
+  }
+  return out;
+}
+
+nlohmann::json wait_stats_json(const std::vector<WaitKindStats>& stats) {
+  const auto side = [](const WaitSide& w) {
+    return nlohmann::json{{"count", w.count},         {"total_s", w.total_s},       {"median_us", w.median_us},
+                          {"mean_us", w.mean_us},     {"resume_us", w.resume_us},   {"slow_count", w.slow_count},
+                          {"slow_s", w.slow_s}};
+  };
+  nlohmann::json out = nlohmann::json::array();
+  for (const WaitKindStats& k : stats)
+    out.push_back({{"operation", k.operation}, {"measured", side(k.measured)}, {"predicted", side(k.predicted)}});
+  return out;
+}
+
+}  // namespace ncp2::validation
