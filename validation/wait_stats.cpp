@@ -61,24 +61,30 @@ std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats
     if (!(m.total_s > 0) || std::abs(diff) <= 1e-3 || std::abs(100 * diff / m.total_s) <= miss_pct) continue;
     const double slow_diff = p.slow_s - m.slow_s;
     const double rest_diff = diff - slow_diff;
+    std::string slow;
+    if (m.slow_count == 0 && p.slow_count == 0)
+      slow = "with no wait over 1 ms on either side";
+    else
+      slow = fmt::format(
+          "{:.4f} s {} in the waits over 1 ms ({} measured, {} predicted: a node's core given to its server at the "
+          "host's scheduler tick, not the exchange) and {:.4f} s {} in the others",
+          std::abs(slow_diff), less_or_more(slow_diff), m.slow_count, p.slow_count, std::abs(rest_diff),
+          less_or_more(rest_diff));
     notes.push_back(fmt::format(
-        "{}: {:.4f} s {} predicted than measured ({:+.0f} %): {:.4f} s {} in the waits over 1 ms ({} measured, {} "
-        "predicted: a node's core given to its server at the host's scheduler tick, not the exchange) and {:.4f} s "
-        "{} in the others ({} -> {} waits; the median of all {:.1f} -> {:.1f} us; the program resuming after the "
-        "reply {:.1f} -> {:.1f} us a wait)",
-        k.operation, std::abs(diff), less_or_more(diff), 100 * diff / m.total_s, std::abs(slow_diff),
-        less_or_more(slow_diff), m.slow_count, p.slow_count, std::abs(rest_diff), less_or_more(rest_diff),
-        m.count - m.slow_count, p.count - p.slow_count, m.median_us, p.median_us, m.resume_us, p.resume_us));
+        "{}: {:.4f} s {} predicted than measured ({:+.0f} %): {} ({} -> {} waits; the median of all "
+        "{:.1f} -> {:.1f} us; the program resuming after the reply {:.1f} -> {:.1f} us a wait)",
+        k.operation, std::abs(diff), less_or_more(diff), 100 * diff / m.total_s, slow, m.count - m.slow_count,
+        p.count - p.slow_count, m.median_us, p.median_us, m.resume_us, p.resume_us));
   }
   return notes;
 }
 
 std::string wait_stats_text(const std::vector<WaitKindStats>& stats) {
-  std::string out = fmt::format("\n{:<28} {:>8} {:>10} {:>10} {:>11} {:>22}\n",
+  std::string out = fmt::format("\n{:<32} {:>8} {:>10} {:>10} {:>11} {:>22}\n",
                                 "waits by operation (all nodes)", "count", "median us", "mean us", "resuming us",
                                 "over 1 ms: waits, s");
   const auto line = [&out](const std::string& label, const WaitSide& w) {
-    out += fmt::format("{:<28} {:>8} {:>10.1f} {:>10.1f} {:>11.1f} {:>11} {:>10.6f}\n", label, w.count, w.median_us,
+    out += fmt::format("{:<32} {:>8} {:>10.1f} {:>10.1f} {:>11.1f} {:>11} {:>10.6f}\n", label, w.count, w.median_us,
                        w.mean_us, w.resume_us, w.slow_count, w.slow_s);
   };
   for (const WaitKindStats& k : stats) {
