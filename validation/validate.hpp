@@ -14,7 +14,7 @@
 
 #include "carnival/model.hpp"
 #include "validation/calibration_cache.hpp"
-#include "validation/wait_stats.hpp"
+#include "validation/category_misses.hpp"
 
 namespace ncp2::validation {
 
@@ -25,7 +25,7 @@ inline double seconds(std::int64_t ps) { return static_cast<double>(ps) * 1e-12;
 // A program whose measured runs spread more than this cannot be judged by it.
 inline constexpr double kTotalGoalPct = 15;
 // The goal for each category holding more than 10 % of the time (issue 43): within this many
-// percent. A wait category missing it gets a note of why (validation/wait_stats.hpp).
+// percent. A wait category missing it gets a note of why (validation/category_misses.hpp).
 inline constexpr double kWaitMissPct = 25;
 
 struct ValidateOptions {
@@ -86,6 +86,7 @@ struct Validation {
   std::vector<Count> counts;              // protocol counts summed over the nodes
   std::vector<Compared> parts;            // the wait parts a real run observes
   std::vector<WaitKindStats> waits;       // per kind of wait: count, median, resumption, slow waits
+  std::vector<OperationTime> protocol_work;  // the protocol work (Extra) per operation
   std::vector<std::string> not_compared;  // what a real run cannot observe, said
   std::vector<std::string> notes;
   [[nodiscard]] double error_pct() const { return 100 * (predicted_s / measured_s - 1); }

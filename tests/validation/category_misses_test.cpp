@@ -1,4 +1,4 @@
-// Why a wait category misses (validation/wait_stats.hpp): the waits of each side per operation —
+// Why a wait category misses (validation/category_misses.hpp): the waits of each side per operation —
 // count, median, mean, the program's resumption, the waits over 1 ms — and the note that splits a
 // category's miss into its slow waits and the rest.
 #include <string>
@@ -8,7 +8,7 @@
 
 #include "carnival/wait_parts.hpp"
 #include "validation/validate.hpp"
-#include "validation/wait_stats.hpp"
+#include "validation/category_misses.hpp"
 
 namespace ncp2::validation {
 namespace {
@@ -136,6 +136,55 @@ TEST(WaitStats, TextAndJsonGiveBothSides) {
   }
   EXPECT_EQ(j[1]["measured"]["slow_count"], 3);
   EXPECT_EQ(j[1]["predicted"]["count"], 13);
+}
+
+carnival::ProfileCell cell(int node, carnival::Category category, std::string operation, std::int64_t time_us) {
+  carnival::ProfileCell c;
+  c.node = node;
+  c.category = category;
+  c.operation = std::move(operation);
+  c.time_ps = time_us * kUs;
+  c.count = 1;
+  return c;
+}
+
+// Measured: lock acquire 3 ms + 1 ms (two nodes), barrier 2 ms, a write fault 0.5 ms and 9 ms of
+// computation. Predicted: lock acquire 1 ms, barrier 2.1 ms, a lock release 0.2 ms.
+TEST(ProtocolWork, SummedPerOperationOverTheNodesLargestMeasuredFirst) {
+  carnival::RunData m, p;
+  m.profile = {cell(0, carnival::Category::Extra, "lock acquire", 3000),
+               cell(1, carnival::Category::Extra, "lock acquire", 1000),
+               cell(0, carnival::Category::Extra, "barrier", 2000),
+               cell(1, carnival::Category::Extra, "write fault", 500),
+               cell(0, carnival::Category::Comp, "none", 9000)};
+  p.profile = {cell(0, carnival::Category::Extra, "lock acquire", 1000),
+               cell(0, carnival::Category::Extra, "barrier", 2100),
+               cell(1, carnival::Category::Extra, "lock release", 200)};
+  const auto rows = protocol_work_by_operation(m, p);
+  ASSERT_EQ(rows.size(), 4u);  // the computation is not protocol work
+  EXPECT_EQ(rows[0].operation, "lock acquire");
+  EXPECT_NEAR(rows[0].measured_s, 4e-3, 1e-12);
+  EXPECT_NEAR(rows[0].predicted_s, 1e-3, 1e-12);
+  EXPECT_EQ(rows[1].operation, "barrier");
+  EXPECT_EQ(rows[2].operation, "write fault");
+  EXPECT_EQ(rows[3].operation, "lock release");
+  EXPECT_NEAR(rows[3].measured_s, 0, 1e-15);
+
+  // 6.5 ms measured, 3.3 ms predicted: the note names the three largest differences, in order (the
+  // barrier's +0.1 ms is the fourth).
+  const auto notes = protocol_work_miss_notes(rows, kWaitMissPct);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_EQ(notes[0],
+            "protocol work: 0.0032 s less predicted than measured (-49 %), by operation most in: lock acquire "
+            "-0.0030 s (0.0040 -> 0.0010), write fault -0.0005 s (0.0005 -> 0.0000), lock release +0.0002 s "
+            "(0.0000 -> 0.0002)");
+}
+
+TEST(ProtocolWork, NoNoteWithinTheGoal) {
+  carnival::RunData m, p;
+  m.profile = {cell(0, carnival::Category::Extra, "lock acquire", 10000)};
+  p.profile = {cell(0, carnival::Category::Extra, "lock acquire", 12000)};
+  EXPECT_TRUE(protocol_work_miss_notes(protocol_work_by_operation(m, p), kWaitMissPct).empty());
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// Per kind of wait, the measured and predicted waits side by side (validation/wait_stats.hpp).
-#include "validation/wait_stats.hpp"
+// Per kind of wait, the measured and predicted waits side by side (validation/category_misses.hpp).
+#include "validation/category_misses.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -42,7 +43,50 @@ WaitSide side_of(const carnival::RunData& run, const std::string& operation) {
 // "less" or "more": what the prediction has against the measurement.
 const char* less_or_more(double predicted_minus_measured) { return predicted_minus_measured < 0 ? "less" : "more"; }
 
+// The miss is worth explaining: more than `miss_pct` percent of what was measured, and more than 1 ms.
+bool misses(double measured_s, double predicted_s, double miss_pct) {
+  const double diff = predicted_s - measured_s;
+  return measured_s > 0 && std::abs(diff) > 1e-3 && std::abs(100 * diff / measured_s) > miss_pct;
+}
+
 }  // namespace
+
+std::vector<OperationTime> protocol_work_by_operation(const carnival::RunData& measured,
+                                                      const carnival::RunData& predicted) {
+  std::map<std::string, OperationTime> by;
+  for (const auto* d : {&measured, &predicted})
+    for (const carnival::ProfileCell& c : d->profile) {
+      if (c.category != carnival::Category::Extra) continue;
+      OperationTime& o = by[c.operation];
+      o.operation = c.operation;
+      (d == &measured ? o.measured_s : o.predicted_s) += static_cast<double>(c.time_ps) * 1e-12;
+    }
+  std::vector<OperationTime> out;
+  out.reserve(by.size());
+  for (auto& [name, o] : by) out.push_back(std::move(o));
+  std::ranges::stable_sort(out, [](const OperationTime& a, const OperationTime& b) { return a.measured_s > b.measured_s; });
+  return out;
+}
+
+std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTime>& by_operation, double miss_pct) {
+  double measured = 0, predicted = 0;
+  for (const OperationTime& o : by_operation) {
+    measured += o.measured_s;
+    predicted += o.predicted_s;
+  }
+  if (!misses(measured, predicted, miss_pct)) return {};
+  std::vector<OperationTime> largest = by_operation;
+  std::ranges::stable_sort(largest, [](const OperationTime& a, const OperationTime& b) {
+    return std::abs(a.predicted_s - a.measured_s) > std::abs(b.predicted_s - b.measured_s);
+  });
+  std::string parts;
+  for (std::size_t i = 0; i < largest.size() && i < 3; ++i)
+    parts += fmt::format("{}{} {:+.4f} s ({:.4f} -> {:.4f})", i == 0 ? "" : ", ", largest[i].operation,
+                         largest[i].predicted_s - largest[i].measured_s, largest[i].measured_s, largest[i].predicted_s);
+  const double diff = predicted - measured;
+  return {fmt::format("protocol work: {:.4f} s {} predicted than measured ({:+.0f} %), by operation most in: {}",
+                      std::abs(diff), less_or_more(diff), 100 * diff / measured, parts)};
+}
 
 std::vector<WaitKindStats> wait_stats(const carnival::RunData& measured, const carnival::RunData& predicted,
                                       const std::vector<std::string>& operations) {
@@ -57,8 +101,8 @@ std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats
   for (const WaitKindStats& k : stats) {
     const WaitSide& m = k.measured;
     const WaitSide& p = k.predicted;
+    if (!misses(m.total_s, p.total_s, miss_pct)) continue;
     const double diff = p.total_s - m.total_s;
-    if (!(m.total_s > 0) || std::abs(diff) <= 1e-3 || std::abs(100 * diff / m.total_s) <= miss_pct) continue;
     const double slow_diff = p.slow_s - m.slow_s;
     const double rest_diff = diff - slow_diff;
     std::string slow;

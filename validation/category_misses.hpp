@@ -1,5 +1,6 @@
 #pragma once
-// Why a wait category's prediction misses, from the waits themselves (issue 43, eighth session):
+// Why a category's prediction misses (issue 43, eighth session). Protocol work: per operation (the
+// hand-offs of faults and Tmk calls, an interval's close at a barrier...). The waits, from the waits themselves:
 // per kind of wait, how many there were, how long a typical one took, how long the program took
 // to resume once its agent had the reply (PPLWait), and how much of the time was in waits longer
 // than a scheduler's time slice — a node's core given to its server only at the host's next tick
@@ -40,6 +41,21 @@ struct WaitKindStats {
 [[nodiscard]] std::vector<WaitKindStats> wait_stats(const carnival::RunData& measured,
                                                     const carnival::RunData& predicted,
                                                     const std::vector<std::string>& operations);
+
+// The protocol work (Extra) of each side per operation, summed over the nodes, largest measured
+// first; `name` is the operation ("none": outside any).
+struct OperationTime {
+  std::string operation;
+  double measured_s = 0;
+  double predicted_s = 0;
+};
+[[nodiscard]] std::vector<OperationTime> protocol_work_by_operation(const carnival::RunData& measured,
+                                                                    const carnival::RunData& predicted);
+
+// A note when the protocol work misses by more than `miss_pct` percent and more than 1 ms: the
+// three operations that make most of the difference.
+[[nodiscard]] std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTime>& by_operation,
+                                                                double miss_pct);
 
 // One note per operation whose waits' time the prediction misses by more than `miss_pct` percent
 // and more than 1 ms: how much of the difference is in the slow waits and how much in the rest,
