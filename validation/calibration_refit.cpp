@@ -1,6 +1,7 @@
 // A kept calibration's measurements fitted again (validation/calibrate_host.hpp: refit_calibration).
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <stdexcept>
 #include <utility>
 
@@ -19,8 +20,10 @@ std::runtime_error not_a_calibration(const std::string& path, const std::string&
   return std::runtime_error(fmt::format("{} is not the JSON of `ncp2 calibrate --json`: {}", path, what));
 }
 
-// What `ncp2 calibrate --json` writes of one basic cost; the busy requests need their rounds.
-MeasuredCost measured_cost(const json& row, const std::string& path) {
+// What `ncp2 calibrate --json` writes of one basic cost; the busy requests need their rounds where
+// the fit reads their modes (`busy_rounds`: the costs beside idle nodes, not the loaded ones, whose
+// busy requests the load factor does not read: load_factor.hpp's reads_the_load).
+MeasuredCost measured_cost(const json& row, const std::string& path, bool busy_rounds) {
   const auto number = [&](const char* key) {
     if (!row.contains(key) || !row[key].is_number())
       throw not_a_calibration(path, fmt::format("a basic cost has no number '{}'", key));
@@ -38,7 +41,7 @@ MeasuredCost measured_cost(const json& row, const std::string& path) {
   if (row.contains("rounds_us") && row["rounds_us"].is_array())
     for (const json& r : row["rounds_us"])
       if (r.is_number()) m.rounds_us.push_back(r.get<double>());
-  if (m.operation.starts_with("busy-request-") && m.rounds_us.empty())
+  if (busy_rounds && m.operation.starts_with("busy-request-") && m.rounds_us.empty())
     throw std::runtime_error(fmt::format(
         "{} has no rounds of the busy requests (written by an ncp2 that did not keep them); the fit needs "
         "them: measure again (ncp2 calibrate --machine real -o FILE.toml --json FILE.json)",
@@ -50,7 +53,7 @@ std::vector<MeasuredCost> measured_costs(const json& j, const char* key, const s
   std::vector<MeasuredCost> out;
   if (!j.contains(key)) return out;
   if (!j[key].is_array()) throw not_a_calibration(path, fmt::format("'{}' is no list", key));
-  for (const json& row : j[key]) out.push_back(measured_cost(row, path));
+  for (const json& row : j[key]) out.push_back(measured_cost(row, path, std::string_view(key) == "costs"));
   return out;
 }
 
