@@ -363,16 +363,14 @@ void Runtime::close_wait(NodeState& ns) {
   ns.wait_requests = 1;
 }
 
-// A real node's program is woken by its agent's reply: when the entry ended with a wait, the
-// program resumes inside it (its PPLWait), its node serving others meanwhile; otherwise the
-// resumption is protocol work.
+// A real node's program, waiting for another node, has yielded its core (tmk/channel.hpp: it spins
+// 2 us, then yields up to 50 us, then sleeps): the agent's reply wakes it, inside the entry's last
+// wait (its PPLWait), its node serving others meanwhile. An entry answered without a wait (a
+// release, a local acquire) is answered within that spin and yield, its whole round trip in the
+// hand-off (dsm.protocol_handler, fitted to lock-local): no resumption of its own.
 void Runtime::resume_program(NodeState& ns) {
   const emu::Duration resume = config_.dsm.program_resume;
-  if (resume <= emu::Duration{0}) return;
-  if (!ns.wait_open) {
-    ns.pp->compute(resume);
-    return;
-  }
+  if (resume <= emu::Duration{0} || !ns.wait_open) return;
   const emu::TimePoint until = kernel_.now() + resume;
   const std::uint64_t generation = ++ns.resume_generation;
   kernel_.at(until, [&ns, generation] {
