@@ -119,9 +119,8 @@ void print_table(const validation::Calibration& cal) {
   fmt::print(
       "read off: the scheduler's tick {:.0f} us (the slow mode spread evenly up to a tick), prompt service "
       "{:.0f} % of the requests from {:.0f} us after the server ran, the close {:.3g} us per written page, "
-      "the program's resumption after its agent's reply {:.3g} us (program-resume), {:.0f} % of the message "
-      "costs in the network, not the cores (diff-miss-crossed)\n",
-      cal.busy_tick_us, 100 * cal.prompt.share, cal.prompt.after_us, cal.close_per_page_us, cal.program_resume_us,
+      "{:.0f} % of the message costs in the network, not the cores (diff-miss-crossed)\n",
+      cal.busy_tick_us, 100 * cal.prompt.share, cal.prompt.after_us, cal.close_per_page_us,
       100 * cal.latency_share);
   print_loaded(cal);
   fmt::print("\nfitted (treadmarks machine: a real node, its server sharing its program's core):\n");

@@ -33,13 +33,6 @@ std::vector<Key<C>> protocol_keys() {
       "0: the fault handler runs in the faulting program (TreadMarks); ncp2 calibrate --machine real sets it "
       "to dsm.protocol_handler");
   k.duration(
-      "dsm.program_resume", [](C& c) -> emu::Duration& { return c.dsm.program_resume; },
-      "the program resuming once its protocol server is done with its fault or Tmk call (a real node's "
-      "program woken by its agent's reply): inside the entry's last wait when it ended with one, else "
-      "protocol work (docs/validation.md)",
-      "0: none (the handler runs in the program); ncp2 calibrate --machine real reads it off its own run's "
-      "records (the waits' PPLWait)");
-  k.duration(
       "dsm.per_write_notice", [](C& c) -> emu::Duration& { return c.dsm.per_write_notice; },
       "creating or applying one write notice (invalidation)", kAssumed);
   k.duration(
@@ -199,7 +192,6 @@ void validate(const SystemConfig& c) {
   non_negative("dsm.fault_trap", c.dsm.fault_trap);
   non_negative("dsm.protocol_handler", c.dsm.protocol_handler);
   non_negative("dsm.fault_handoff", c.dsm.fault_handoff);
-  non_negative("dsm.program_resume", c.dsm.program_resume);
   non_negative("dsm.per_write_notice", c.dsm.per_write_notice);
   non_negative("dsm.close_per_page", c.dsm.close_per_page);
   non_negative("dsm.diff_scan_per_word", c.dsm.diff_scan_per_word);

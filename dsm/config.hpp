@@ -18,7 +18,6 @@ struct DsmConfig {
   emu::Duration fault_trap{};            // PP takes an access fault and enters the DSM handler
   emu::Duration protocol_handler{};      // one protocol handler's bookkeeping (lock, barrier, request)
   emu::Duration fault_handoff{};         // an access fault handed to the node's server (a real node)
-  emu::Duration program_resume{};        // the program resuming once its server is done (a real node)
   emu::Duration per_write_notice{};      // creating or applying one write notice
   emu::Duration close_per_page{};        // a closing interval's own work per page it wrote (a real node)
   emu::Duration diff_scan_per_word{};    // software diff creation, per word of the page (treadmarks)

@@ -17,11 +17,7 @@ void Runtime::NodeTransport::set_operation(Operation op) {
 // An access fault and a synchronization call reach the node's protocol server (on a real node,
 // its agent runs them); a first write is taken by the program itself.
 void Runtime::NodeTransport::charge(lrc::Entry entry) {
-  rt_.close_wait(ns_);
-  if (entry != lrc::Entry::WriteTrap) {
-    ns_.pp->note_server_active();
-    ns_.in_entry = true;
-  }
+  if (entry != lrc::Entry::WriteTrap) ns_.pp->note_server_active();
   switch (entry) {
     case lrc::Entry::AccessTrap:  // on a real node, handed to its agent as a Tmk call is
       ns_.pp->compute(rt_.config_.dsm.fault_trap + rt_.config_.dsm.fault_handoff);
@@ -33,12 +29,6 @@ void Runtime::NodeTransport::charge(lrc::Entry entry) {
       ns_.pp->compute(rt_.config_.dsm.protocol_handler);
       return;
   }
-}
-
-void Runtime::NodeTransport::entry_over() {
-  if (!ns_.in_entry) return;
-  ns_.in_entry = false;
-  rt_.resume_program(ns_);
 }
 
 void Runtime::NodeTransport::synchronizing(Operation op, std::uint64_t object, bool after) {

@@ -347,38 +347,11 @@ void Runtime::wait_until_done(NodeState& ns, Operation op, std::uint64_t object)
   ns.wait_site = current_site(ns.id);
   while (!ns.done) ns.pp->wait(&Runtime::describe_wait, &ns);
   ns.done = false;
-  ns.wait_open = true;
-  // In an entry handed to the server, the program's resumption may still belong to this wait: it
-  // stays open until the entry is over (resume_program) or the PP does something else (close_wait).
-  if (!ns.in_entry || config_.dsm.program_resume <= emu::Duration{0}) close_wait(ns);
-}
-
-void Runtime::close_wait(NodeState& ns) {
-  if (!ns.wait_open) return;
-  ns.wait_open = false;
   ns.pp->set_in_wait(false);
   ns.chain.add(kernel_.now(), StampPoint::PpResumed, Resource::PP, ns.id);
   emit_wait(ns);
   ns.wait_op = Operation::None;
   ns.wait_requests = 1;
-}
-
-// A real node's program, waiting for another node, has yielded its core (tmk/channel.hpp: it spins
-// 2 us, then yields up to 50 us, then sleeps): the agent's reply wakes it, inside the entry's last
-// wait (its PPLWait), its node serving others meanwhile. An entry answered without a wait (a
-// release, a local acquire) is answered within that spin and yield, its whole round trip in the
-// hand-off (dsm.protocol_handler, fitted to lock-local): no resumption of its own.
-void Runtime::resume_program(NodeState& ns) {
-  const emu::Duration resume = config_.dsm.program_resume;
-  if (resume <= emu::Duration{0} || !ns.wait_open) return;
-  const emu::TimePoint until = kernel_.now() + resume;
-  const std::uint64_t generation = ++ns.resume_generation;
-  kernel_.at(until, [&ns, generation] {
-    if (ns.resume_generation == generation) ns.pp->wake();
-  });
-  while (kernel_.now() < until) ns.pp->wait(&Runtime::describe_wait, &ns);
-  ++ns.resume_generation;  // a timer that has not fired yet wakes nobody
-  close_wait(ns);
 }
 
 int Runtime::add_wait_observer(WaitObserver observer) {

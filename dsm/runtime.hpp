@@ -235,8 +235,6 @@ class Runtime {
   enum class LocalCommand { PageRequest, DiffRequest, SendMessage };
   void send_request(NodeState& ns, emu::Message* m, LocalCommand local_command);
   void wait_until_done(NodeState& ns, Operation op, std::uint64_t object);
-  void close_wait(NodeState& ns);  // ends the wait left open for the resumption, if one is
-  void resume_program(NodeState& ns);  // dsm.program_resume: in the open wait, or as protocol work
   static std::string describe_wait(const void* node_state);
 
   // handler side (a CP command on ncp2, a PP interrupt handler on treadmarks)

@@ -116,34 +116,17 @@ class Runtime::NodeTransport final : public lrc::Transport {
   NodeTransport(Runtime& runtime, NodeState& ns) : rt_(runtime), ns_(ns), costs_(runtime, ns, nullptr) {}
   [[nodiscard]] Operation operation() const override;
   void set_operation(Operation op) override;
-  // Each call that may spend the PP's time first closes a wait left open for the program's
-  // resumption (Runtime::wait_until_done): that wait was not the entry's last.
   void charge(lrc::Entry entry) override;
   void synchronizing(Operation op, std::uint64_t object, bool after) override;
   lrc::CostSink& costs() override { return costs_; }
-  void settle_costs() override {
-    rt_.close_wait(ns_);
-    costs_.settle();
-  }
-  void entry_over() override;
-  void fetch_page(PageId page, NodeId home) override {
-    rt_.close_wait(ns_);
-    rt_.fetch_page(ns_, page, home);
-  }
+  void settle_costs() override { costs_.settle(); }
+  void fetch_page(PageId page, NodeId home) override { rt_.fetch_page(ns_, page, home); }
   void fetch_diffs(PageId page, std::span<const lrc::DiffRequest> requests) override {
-    rt_.close_wait(ns_);
     rt_.fetch_diffs(ns_, page, requests);
   }
-  void request_lock(LockId lock, const lrc::AcquireStep& step) override {
-    rt_.close_wait(ns_);
-    rt_.request_lock(ns_, lock, step);
-  }
-  void grant_lock(LockId lock, const lrc::LockWaiter& next) override {
-    rt_.close_wait(ns_);
-    rt_.grant_queued(ns_, lock, next);
-  }
+  void request_lock(LockId lock, const lrc::AcquireStep& step) override { rt_.request_lock(ns_, lock, step); }
+  void grant_lock(LockId lock, const lrc::LockWaiter& next) override { rt_.grant_queued(ns_, lock, next); }
   lrc::BarrierOutcome exchange_at_barrier(BarrierId barrier, std::size_t usage) override {
-    rt_.close_wait(ns_);
     return rt_.exchange_at_barrier(ns_, barrier, usage);
   }
 
@@ -181,13 +164,6 @@ struct Runtime::NodeState {
   // Lock requests queued here until this node's release: the request message, answered by the
   // grant (its stamp chain carries the synchronization delay).
   std::unordered_map<std::uint32_t, emu::Message*> queued_locks;
-
-  // The program's entry handed to the server (a fault or a Tmk call) is under way; its last wait
-  // stays open (wait_open) until the program's resumption (dsm.program_resume) is in it, or until
-  // the PP does something else. resume_generation tells a resumption's timer from an older one's.
-  bool in_entry = false;
-  bool wait_open = false;
-  std::uint64_t resume_generation = 0;
 
   // A write fault the node's process took at once is replayed, its cost in the process's measured
   // computation (Runtime::fault_taken_at_once): its trap and twin cost nothing more.

@@ -70,12 +70,9 @@ void Driver::access(PageId page, Access wanted) {
       transport_.set_operation(Operation::DiffFetch);
       fetch_diffs(page);
     }
-    {
-      const Hold hold(*this);
-      node_.grant_read(page);
-      now = node_.access(page);
-    }
-    transport_.entry_over();
+    const Hold hold(*this);
+    node_.grant_read(page);
+    now = node_.access(page);
   }
   if (wanted == Access::Write && now != Access::Write) {
     const InOperation in(transport_, Operation::WriteFault);
@@ -123,7 +120,6 @@ void Driver::lock_acquire(LockId lock, std::uint64_t site) {
     }
     transport_.settle_costs();
     if (!step.local) transport_.request_lock(lock, step);
-    transport_.entry_over();
   }
   transport_.synchronizing(Operation::LockAcquire, raw(lock), true);
 }
@@ -143,16 +139,9 @@ void Driver::lock_release(LockId lock) {
   }
   transport_.settle_costs();
   if (next) transport_.grant_lock(lock, *next);
-  transport_.entry_over();
 }
 
 void Driver::barrier(BarrierId barrier) {
-  const InOperation in(transport_, Operation::Barrier);  // the resumption is the barrier's too
-  barrier_entry(barrier);
-  transport_.entry_over();
-}
-
-void Driver::barrier_entry(BarrierId barrier) {
   const InOperation in(transport_, Operation::Barrier);
   transport_.synchronizing(Operation::Barrier, raw(barrier), false);
   transport_.charge(Entry::Handler);
@@ -191,7 +180,7 @@ void Driver::collect_garbage() {
     const Hold hold(*this);
     node_.gc_validated(page);
   }
-  barrier_entry(BarrierId{kGcBarrier});
+  barrier(BarrierId{kGcBarrier});
   {
     const Hold hold(*this);
     node_.discard_history(transport_.costs());

@@ -54,13 +54,6 @@ class Transport {
   // emulated processor runs its handlers while it computes) could find the node's state half
   // changed.
   virtual void settle_costs() {}
-  // The program's entry — an access fault or a synchronization call, handed to the node's server
-  // (Entry::AccessTrap, Entry::Handler) — is over, the server's work with it: the program resumes.
-  // Called once per entry the program made, after its last exchange (a collection's barrier
-  // inside a barrier is not the program's). A real node's program is woken by its agent's reply;
-  // an emulated one charges that resumption (dsm.program_resume), inside the entry's last wait
-  // when the entry ended with one.
-  virtual void entry_over() {}
 
   // A page fault's fetch from `home`; the reply goes through page_arrived.
   virtual void fetch_page(PageId page, NodeId home) = 0;
@@ -113,7 +106,6 @@ class Driver {
 
  private:
   class Hold;
-  void barrier_entry(BarrierId barrier);  // barrier() without the program's resumption
   void collect_garbage();
 
   Node& node_;

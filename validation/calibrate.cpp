@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <optional>
 #include <fstream>
 #include <map>
 #include <numeric>
@@ -18,8 +16,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "carnival/run_reader.hpp"
-#include "carnival/wait_parts.hpp"
 #include "real_machine/subprocess.hpp"
 #include "validation/programs.hpp"
 
@@ -77,34 +73,11 @@ std::vector<MeasuredCost> parse_basic_costs(const std::string& output) {
 
 bool measures_load(int nodes) { return nodes >= 3; }
 
-std::optional<MeasuredCost> program_resume_cost(const carnival::RunData& run) {
-  std::vector<double> us;
-  for (const carnival::WaitRow& w : run.waits) {
-    const std::int64_t resume = w.parts[static_cast<std::size_t>(carnival::WaitPart::PPLWait)];
-    if (w.kind == "Wait" && resume > 0) us.push_back(static_cast<double>(resume) * 1e-6);
-  }
-  if (us.empty()) return std::nullopt;
-  std::sort(us.begin(), us.end());
-  const std::size_t n = us.size();
-  MeasuredCost m;
-  m.operation = std::string(kProgramResume);
-  m.median_us = us[(n - 1) / 2];
-  m.min_us = us.front();
-  m.max_us = us.back();
-  m.p90_us = us[(9 * n + 9) / 10 - 1];  // nearest rank: the smallest at least 90 % do not exceed
-  m.rounds = static_cast<int>(n);
-  return m;
-}
-
 std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o, bool loaded) {
   const std::string program = build_program(o.work_dir);
-  // The run's records give the program's resumption (dsm.program_resume), which no time the
-  // program prints holds apart; only the idle run's: the loaded run's waits are the loaders' too.
-  const std::string records = o.work_dir + "/basic-costs.db";
   std::vector<std::string> argv{
       executable_next_to_us("ncp2"), "run",         program, "--machine", "real", "--nodes",
       std::to_string(o.nodes),       "--no-history"};
-  if (!loaded) argv.insert(argv.end(), {"--db", records, "--force"});
   if (!o.hostfile.empty()) argv.insert(argv.end(), {"--hostfile", o.hostfile});
   for (const std::string& a : o.mpirun_args) argv.push_back("--mpirun-args=" + a);
   argv.insert(argv.end(), {"--", std::to_string(o.rounds)});
@@ -118,11 +91,6 @@ std::vector<MeasuredCost> measure_real_basic_costs(const CalibrateOptions& o, bo
   if (measured.empty())
     throw std::runtime_error(
         fmt::format("the basic-cost program printed no costs:\n{}", last_lines(r.output, 15)));
-  if (!loaded) {
-    if (auto resume = program_resume_cost(carnival::read_run(records))) measured.push_back(std::move(*resume));
-    std::error_code ignored;
-    std::filesystem::remove(records, ignored);
-  }
   return measured;
 }
 
@@ -354,10 +322,6 @@ Calibration fit_calibration(std::vector<MeasuredCost> measured, int nodes, std::
   base.machine.nodes = nodes;
   c.quiet_after_us = busy_quiet_after_us(c.measured);
   dsm::apply_override(base, fmt::format("pp.busy_handler_quiet_after={:.6g} us", c.quiet_after_us));
-  // Read off the run's records, before the fit: the hand-offs fitted are what is left of each entry.
-  for (const MeasuredCost& m : c.measured)
-    if (m.operation == kProgramResume) c.program_resume_us = m.median_us;
-  dsm::apply_override(base, fmt::format("dsm.program_resume={:.6g} us", c.program_resume_us));
   // The fit starts the waits near their size (the fit's pull toward its start is relative to it).
   const double wait = busy_wait_guess_us(c.measured);
   for (const char* key : {"pp.busy_handler_delay", "pp.busy_handler_delay_quiet"})

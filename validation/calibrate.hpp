@@ -4,12 +4,9 @@
 // software and network costs of an emulated machine fitted to them (validation/fit.hpp), written
 // as a preset whose fitted values say MEASURED, with the host, the date and their spread.
 #include <map>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-#include "carnival/model.hpp"
 #include "dsm/config.hpp"
 #include "validation/fit.hpp"
 #include "validation/load_factor.hpp"
@@ -34,12 +31,6 @@ struct MeasuredCost {
   int rounds = 0;
   std::vector<double> rounds_us;  // each round's time, where the program printed them (busy requests)
 };
-
-// The program's resumption once its agent has replied (dsm.program_resume): not a time the
-// basic-cost program prints but the PPLWait of its own run's waits — the last wait of each fault
-// or Tmk call holds it (docs/real-machine.md) — as one more measured cost, read off, not fitted.
-inline constexpr std::string_view kProgramResume = "program-resume";
-[[nodiscard]] std::optional<MeasuredCost> program_resume_cost(const carnival::RunData& run);
 
 // Builds the program and runs it on real processes, the nodes that time nothing idle or, `loaded`,
 // loading the host (validation/load_factor.hpp). Throws std::runtime_error with what went wrong
@@ -112,7 +103,6 @@ struct Calibration {
   double quiet_after_us = 0;     // pp.busy_handler_quiet_after, read off the busy-request costs
   BusyModes busy_modes;          // the busy requests' two modes (pp.busy_handler_prompt_share)
   double close_per_page_us = 0;  // dsm.close_per_page, read off the barriers after writes
-  double program_resume_us = 0;  // dsm.program_resume, read off the run's records (kProgramResume)
   double latency_share = 0;  // of a message's software cost moved off the nodes' cores (fit_latency_share)
   double busy_tick_us = 0;   // pp.busy_handler_tick, read off the busy modes (busy_tick_us)
   PromptOnset prompt;        // pp.busy_handler_prompt_after and _share, read off each spacing's rounds

@@ -18,8 +18,7 @@ namespace ncp2::validation {
 // 3: lock-burst (compared, not fitted: the preset's head lists it) and pp.separate_server.
 // 4: on 3 nodes or more, the loaded basic costs and the host's load factor (load_factor.hpp).
 // 5: the busy requests' requester computes until its request (pp.busy_handler_prompt_after).
-// 6: the program's resumption read off the run's records (program-resume, dsm.program_resume).
-inline constexpr int kCalibrationCacheFormat = 6;
+inline constexpr int kCalibrationCacheFormat = 5;
 
 // $NCP2_CALIBRATION_CACHE, else $XDG_CACHE_HOME/ncp2/calibrations, else
 // ~/.cache/ncp2/calibrations. Throws std::runtime_error when there is no home to put it in.

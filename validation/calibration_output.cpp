@@ -99,13 +99,6 @@ std::string calibration_toml(const Calibration& c, const std::string& command_li
            fmt::format("MEASURED on {}, {}: (barrier-after-520-pages - barrier-after-8-pages) / 512 pages, "
                        "less dsm.per_write_notice (0: not measured)",
                        c.host, c.date.substr(0, 10)));
-  annotate(toml, "dsm.program_resume",
-           fmt::format("MEASURED on {}, {}: the median PPLWait of the calibration run's waits (program-resume), "
-                       "the program resuming after its agent's reply (0: not measured){}",
-                       c.host, c.date.substr(0, 10),
-                       c.loaded.empty() ? std::string()
-                                        : fmt::format("; then x{:.6g} for the host's load on {} nodes",
-                                                      c.load.factor, c.nodes)));
   for (const char* key :
        {"pp.send_overhead", "pp.receive_overhead", "pp.interrupt_overhead", "network.link_latency"})
     annotate(toml, key,
@@ -173,7 +166,6 @@ std::string calibration_json(const Calibration& c, const std::string& command_li
                          {"fitted", fitted},
                          {"busy_quiet_after_us", c.quiet_after_us},
                          {"close_per_page_us", c.close_per_page_us},
-                         {"program_resume_us", c.program_resume_us},
                          {"busy_tick_us", c.busy_tick_us},
                          {"busy_prompt_after_us", c.prompt.after_us},
                          {"busy_prompt_share", c.prompt.share},

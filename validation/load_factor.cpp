@@ -17,9 +17,6 @@ dsm::SystemConfig with_load_factor(dsm::SystemConfig config, std::span<const Fit
   if (factor == 1) return config;  // untouched: a value's round trip through its unit could move it
   for (const FitParameter& p : parameters)
     if (scaled_by_load(p)) set_parameter(config, p, parameter_value(config, p) * factor);
-  // The program's resumption, read off and not fitted, is a hand-off too.
-  config.dsm.program_resume =
-      emu::Duration{std::llround(static_cast<double>(config.dsm.program_resume.count()) * factor)};
   return config;
 }
 

@@ -2,7 +2,6 @@
 // with known costs is recovered from its own basic costs, from a start far from them.
 #include "validation/fit.hpp"
 
-#include "carnival/wait_parts.hpp"
 #include "run/reproduce.hpp"
 #include "validation/calibrate.hpp"
 
@@ -117,55 +116,6 @@ TEST(Fit, TheShareOfMessageCostsOffTheCoresIsReadOffTheCrossedMiss) {
               0.05);
   EXPECT_LT(cal.fit.worst_error, 0.05) << "the single costs stay reproduced";
   EXPECT_EQ(fit_latency_share(Calibration{}, 2), 0) << "no crossed miss measured: nothing moved";
-}
-
-// The program's resumption after its agent's reply (dsm.program_resume) is read off the run's
-// records, not fitted: a synthetic real node with a 6 us resumption and a 2 us hand-off is
-// recovered from its basic costs and that read-off (program-resume), the hand-off fitted to what is
-// left of each entry. Without the read-off the same costs fit a hand-off holding both.
-TEST(Fit, TheProgramsResumptionIsReadOffAndTheHandoffIsWhatIsLeft) {
-  dsm::SystemConfig truth = dsm::default_config(emu::MachineKind::TreadMarks);
-  truth.machine.nodes = 2;
-  dsm::apply_override(truth, "pp.send_overhead=9us");
-  dsm::apply_override(truth, "pp.receive_overhead=9us");
-  dsm::apply_override(truth, "dsm.protocol_handler=2us");
-  dsm::apply_override(truth, "dsm.fault_handoff=2us");
-  dsm::apply_override(truth, "dsm.program_resume=6us");
-  std::vector<MeasuredCost> measured;
-  for (const auto& [op, us] : costs_of(truth, 2)) measured.push_back({op, us, us, us, us, 1, {}});
-  const auto without = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
-  measured.push_back({std::string(kProgramResume), 6, 2, 20, 8, 500, {}});
-  const Calibration cal = fit_calibration(measured, 2, "test host", "2026-11-29T00:00:00Z");
-  EXPECT_NEAR(cal.program_resume_us, 6, 1e-9);
-  EXPECT_EQ(emu::to_ps(cal.fit.config.dsm.program_resume), 6'000'000);
-  EXPECT_LT(cal.fit.worst_error, 0.02);
-  EXPECT_NEAR(static_cast<double>(emu::to_ps(cal.fit.config.dsm.protocol_handler)) * 1e-6, 2, 0.3);
-  EXPECT_EQ(emu::to_ps(without.fit.config.dsm.program_resume), 0);
-  EXPECT_GT(static_cast<double>(emu::to_ps(without.fit.config.dsm.protocol_handler)) * 1e-6, 4)
-      << "without the read-off the hand-off must take the resumption too, or the test proves nothing";
-}
-
-// The read-off: the median PPLWait of the run's program waits that hold one (the last wait of
-// each entry); a CP's wait and a wait followed by another of the same entry (no PPLWait) are not.
-TEST(Fit, TheResumptionIsTheMedianOfTheWaitsThatHoldOne) {
-  carnival::RunData run;
-  const auto wait = [](std::int64_t resume_ns, const char* kind) {
-    carnival::WaitRow w;
-    w.kind = kind;
-    w.parts[static_cast<std::size_t>(carnival::WaitPart::PPLWait)] = resume_ns * 1000;
-    return w;
-  };
-  EXPECT_FALSE(program_resume_cost(run).has_value());
-  for (const std::int64_t ns : {0, 0, 0, 4000, 6000, 9000, 5000, 30000}) run.waits.push_back(wait(ns, "Wait"));
-  run.waits.push_back(wait(1'000'000, "CPWait"));
-  const auto m = program_resume_cost(run);
-  ASSERT_TRUE(m.has_value());
-  EXPECT_EQ(m->operation, kProgramResume);
-  EXPECT_EQ(m->rounds, 5);
-  EXPECT_DOUBLE_EQ(m->median_us, 6);
-  EXPECT_DOUBLE_EQ(m->min_us, 4);
-  EXPECT_DOUBLE_EQ(m->max_us, 30);
-  EXPECT_DOUBLE_EQ(m->p90_us, 30);
 }
 
 // Busy-request costs that do not change with the spacing give no quiet stretch: one wait for all.
