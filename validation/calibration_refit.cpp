@@ -1,8 +1,8 @@
 // A kept calibration's measurements fitted again (validation/calibrate_host.hpp: refit_calibration).
 #include <fstream>
 #include <sstream>
-#include <string_view>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>

@@ -41,7 +41,9 @@ WaitSide side_of(const carnival::RunData& run, const std::string& operation) {
 }
 
 // "less" or "more": what the prediction has against the measurement.
-const char* less_or_more(double predicted_minus_measured) { return predicted_minus_measured < 0 ? "less" : "more"; }
+const char* less_or_more(double predicted_minus_measured) {
+  return predicted_minus_measured < 0 ? "less" : "more";
+}
 
 // The miss is worth explaining: more than `miss_pct` percent of what was measured, and more than 1 ms.
 bool misses(double measured_s, double predicted_s, double miss_pct) {
@@ -64,11 +66,13 @@ std::vector<OperationTime> protocol_work_by_operation(const carnival::RunData& m
   std::vector<OperationTime> out;
   out.reserve(by.size());
   for (auto& [name, o] : by) out.push_back(std::move(o));
-  std::ranges::stable_sort(out, [](const OperationTime& a, const OperationTime& b) { return a.measured_s > b.measured_s; });
+  std::ranges::stable_sort(
+      out, [](const OperationTime& a, const OperationTime& b) { return a.measured_s > b.measured_s; });
   return out;
 }
 
-std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTime>& by_operation, double miss_pct) {
+std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTime>& by_operation,
+                                                  double miss_pct) {
   double measured = 0, predicted = 0;
   for (const OperationTime& o : by_operation) {
     measured += o.measured_s;
@@ -82,10 +86,12 @@ std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTim
   std::string parts;
   for (std::size_t i = 0; i < largest.size() && i < 3; ++i)
     parts += fmt::format("{}{} {:+.4f} s ({:.4f} -> {:.4f})", i == 0 ? "" : ", ", largest[i].operation,
-                         largest[i].predicted_s - largest[i].measured_s, largest[i].measured_s, largest[i].predicted_s);
+                         largest[i].predicted_s - largest[i].measured_s, largest[i].measured_s,
+                         largest[i].predicted_s);
   const double diff = predicted - measured;
-  return {fmt::format("protocol work: {:.4f} s {} predicted than measured ({:+.0f} %), by operation most in: {}",
-                      std::abs(diff), less_or_more(diff), 100 * diff / measured, parts)};
+  return {
+      fmt::format("protocol work: {:.4f} s {} predicted than measured ({:+.0f} %), by operation most in: {}",
+                  std::abs(diff), less_or_more(diff), 100 * diff / measured, parts)};
 }
 
 std::vector<WaitKindStats> wait_stats(const carnival::RunData& measured, const carnival::RunData& predicted,
@@ -110,7 +116,8 @@ std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats
       slow = "with no wait over 1 ms on either side";
     else
       slow = fmt::format(
-          "{:.4f} s {} in the waits over 1 ms ({} measured, {} predicted: a node's core given to its server at the "
+          "{:.4f} s {} in the waits over 1 ms ({} measured, {} predicted: a node's core given to its server "
+          "at the "
           "host's scheduler tick, not the exchange) and {:.4f} s {} in the others",
           std::abs(slow_diff), less_or_more(slow_diff), m.slow_count, p.slow_count, std::abs(rest_diff),
           less_or_more(rest_diff));
@@ -124,12 +131,12 @@ std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats
 }
 
 std::string wait_stats_text(const std::vector<WaitKindStats>& stats) {
-  std::string out = fmt::format("\n{:<32} {:>8} {:>10} {:>10} {:>11} {:>22}\n",
-                                "waits by operation (all nodes)", "count", "median us", "mean us", "resuming us",
-                                "over 1 ms: waits, s");
+  std::string out =
+      fmt::format("\n{:<32} {:>8} {:>10} {:>10} {:>11} {:>22}\n", "waits by operation (all nodes)", "count",
+                  "median us", "mean us", "resuming us", "over 1 ms: waits, s");
   const auto line = [&out](const std::string& label, const WaitSide& w) {
-    out += fmt::format("{:<32} {:>8} {:>10.1f} {:>10.1f} {:>11.1f} {:>11} {:>10.6f}\n", label, w.count, w.median_us,
-                       w.mean_us, w.resume_us, w.slow_count, w.slow_s);
+    out += fmt::format("{:<32} {:>8} {:>10.1f} {:>10.1f} {:>11.1f} {:>11} {:>10.6f}\n", label, w.count,
+                       w.median_us, w.mean_us, w.resume_us, w.slow_count, w.slow_s);
   };
   for (const WaitKindStats& k : stats) {
     line(k.operation + ", measured", k.measured);
@@ -140,13 +147,14 @@ std::string wait_stats_text(const std::vector<WaitKindStats>& stats) {
 
 nlohmann::json wait_stats_json(const std::vector<WaitKindStats>& stats) {
   const auto side = [](const WaitSide& w) {
-    return nlohmann::json{{"count", w.count},         {"total_s", w.total_s},       {"median_us", w.median_us},
-                          {"mean_us", w.mean_us},     {"resume_us", w.resume_us},   {"slow_count", w.slow_count},
+    return nlohmann::json{{"count", w.count},     {"total_s", w.total_s},     {"median_us", w.median_us},
+                          {"mean_us", w.mean_us}, {"resume_us", w.resume_us}, {"slow_count", w.slow_count},
                           {"slow_s", w.slow_s}};
   };
   nlohmann::json out = nlohmann::json::array();
   for (const WaitKindStats& k : stats)
-    out.push_back({{"operation", k.operation}, {"measured", side(k.measured)}, {"predicted", side(k.predicted)}});
+    out.push_back(
+        {{"operation", k.operation}, {"measured", side(k.measured)}, {"predicted", side(k.predicted)}});
   return out;
 }
 

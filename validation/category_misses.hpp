@@ -1,7 +1,7 @@
 #pragma once
 // Why a category's prediction misses (issue 43, eighth session). Protocol work: per operation (the
-// hand-offs of faults and Tmk calls, an interval's close at a barrier...). The waits, from the waits themselves:
-// per kind of wait, how many there were, how long a typical one took, how long the program took
+// hand-offs of faults and Tmk calls, an interval's close at a barrier...). The waits, from the waits
+// themselves: per kind of wait, how many there were, how long a typical one took, how long the program took
 // to resume once its agent had the reply (PPLWait), and how much of the time was in waits longer
 // than a scheduler's time slice — a node's core given to its server only at the host's next tick
 // (docs/validation.md, "The model of a real node"), not an exchange. A category can miss by its
@@ -26,13 +26,13 @@ struct WaitSide {
   double total_s = 0;
   double median_us = 0;
   double mean_us = 0;
-  double resume_us = 0;  // the mean PPLWait: the reply was in, the program not yet running
+  double resume_us = 0;          // the mean PPLWait: the reply was in, the program not yet running
   std::uint64_t slow_count = 0;  // waits over kSlowWaitPs
   double slow_s = 0;
 };
 
 struct WaitKindStats {
-  std::string operation;  // "page fault", "diff fetch", "lock acquire", "barrier"
+  std::string operation;  // lrc::to_string of the operation the program waited in
   WaitSide measured;
   WaitSide predicted;
 };
@@ -54,13 +54,14 @@ struct OperationTime {
 
 // A note when the protocol work misses by more than `miss_pct` percent and more than 1 ms: the
 // three operations that make most of the difference.
-[[nodiscard]] std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTime>& by_operation,
-                                                                double miss_pct);
+[[nodiscard]] std::vector<std::string> protocol_work_miss_notes(
+    const std::vector<OperationTime>& by_operation, double miss_pct);
 
 // One note per operation whose waits' time the prediction misses by more than `miss_pct` percent
 // and more than 1 ms: how much of the difference is in the slow waits and how much in the rest,
 // with the counts, medians and resumptions that make it.
-[[nodiscard]] std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats, double miss_pct);
+[[nodiscard]] std::vector<std::string> wait_miss_notes(const std::vector<WaitKindStats>& stats,
+                                                       double miss_pct);
 
 // The table of comparison.txt: two lines per operation (measured, predicted).
 [[nodiscard]] std::string wait_stats_text(const std::vector<WaitKindStats>& stats);

@@ -181,11 +181,13 @@ Validation compare_runs(const std::vector<carnival::RunData>& measured,
   v.waits = wait_stats(median, prediction, kinds);
   for (const auto* d : {&median, &prediction})
     if (d->waits_dropped > 0)
-      v.notes.push_back(fmt::format("the {} run stored {} of its waits ({} more were not kept): the waits per "
-                                    "operation are of those stored",
-                                    d == &median ? "measured" : "predicted", d->waits.size(), d->waits_dropped));
+      v.notes.push_back(
+          fmt::format("the {} run stored {} of its waits ({} more were not kept): the waits per "
+                      "operation are of those stored",
+                      d == &median ? "measured" : "predicted", d->waits.size(), d->waits_dropped));
   v.protocol_work = protocol_work_by_operation(median, prediction);
-  for (std::string& n : protocol_work_miss_notes(v.protocol_work, kWaitMissPct)) v.notes.push_back(std::move(n));
+  for (std::string& n : protocol_work_miss_notes(v.protocol_work, kWaitMissPct))
+    v.notes.push_back(std::move(n));
   for (std::string& n : wait_miss_notes(v.waits, kWaitMissPct)) v.notes.push_back(std::move(n));
   if (median.run.nodes != prediction.run.nodes)
     v.notes.push_back(fmt::format("the runs have different node counts: {} measured, {} predicted",

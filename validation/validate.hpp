@@ -83,11 +83,11 @@ struct Validation {
     std::uint64_t measured = 0;
     std::uint64_t predicted = 0;
   };
-  std::vector<Count> counts;              // protocol counts summed over the nodes
-  std::vector<Compared> parts;            // the wait parts a real run observes
-  std::vector<WaitKindStats> waits;       // per kind of wait: count, median, resumption, slow waits
+  std::vector<Count> counts;                 // protocol counts summed over the nodes
+  std::vector<Compared> parts;               // the wait parts a real run observes
+  std::vector<WaitKindStats> waits;          // per kind of wait: count, median, resumption, slow waits
   std::vector<OperationTime> protocol_work;  // the protocol work (Extra) per operation
-  std::vector<std::string> not_compared;  // what a real run cannot observe, said
+  std::vector<std::string> not_compared;     // what a real run cannot observe, said
   std::vector<std::string> notes;
   [[nodiscard]] double error_pct() const { return 100 * (predicted_s / measured_s - 1); }
 };

@@ -7,15 +7,16 @@
 #include <gtest/gtest.h>
 
 #include "carnival/wait_parts.hpp"
-#include "validation/validate.hpp"
 #include "validation/category_misses.hpp"
+#include "validation/validate.hpp"
 
 namespace ncp2::validation {
 namespace {
 
 constexpr std::int64_t kUs = 1'000'000;  // picoseconds
 
-carnival::WaitRow wait(std::string op, std::int64_t duration_us, std::int64_t resume_us, std::string kind = "Wait") {
+carnival::WaitRow wait(std::string op, std::int64_t duration_us, std::int64_t resume_us,
+                       std::string kind = "Wait") {
   carnival::WaitRow w;
   w.operation = std::move(op);
   w.kind = std::move(kind);
@@ -138,7 +139,8 @@ TEST(WaitStats, TextAndJsonGiveBothSides) {
   EXPECT_EQ(j[1]["predicted"]["count"], 13);
 }
 
-carnival::ProfileCell cell(int node, carnival::Category category, std::string operation, std::int64_t time_us) {
+carnival::ProfileCell cell(int node, carnival::Category category, std::string operation,
+                           std::int64_t time_us) {
   carnival::ProfileCell c;
   c.node = node;
   c.category = category;
@@ -174,10 +176,11 @@ TEST(ProtocolWork, SummedPerOperationOverTheNodesLargestMeasuredFirst) {
   // barrier's +0.1 ms is the fourth).
   const auto notes = protocol_work_miss_notes(rows, kWaitMissPct);
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0],
-            "protocol work: 0.0032 s less predicted than measured (-49 %), by operation most in: lock acquire "
-            "-0.0030 s (0.0040 -> 0.0010), write fault -0.0005 s (0.0005 -> 0.0000), lock release +0.0002 s "
-            "(0.0000 -> 0.0002)");
+  EXPECT_EQ(
+      notes[0],
+      "protocol work: 0.0032 s less predicted than measured (-49 %), by operation most in: lock acquire "
+      "-0.0030 s (0.0040 -> 0.0010), write fault -0.0005 s (0.0005 -> 0.0000), lock release +0.0002 s "
+      "(0.0000 -> 0.0002)");
 }
 
 TEST(ProtocolWork, NoNoteWithinTheGoal) {

@@ -241,9 +241,8 @@ TEST_F(ValidateTest, JsonHasTheDocumentedFields) {
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_EQ(j["program"], "phases");
   EXPECT_EQ(j["preset"], "calibrated.toml");
-  for (const char* key :
-       {"predictions", "predicted_runs_s", "predicted_spread_pct", "too_short", "calibration", "waits_by_operation",
-        "protocol_work_by_operation"})
+  for (const char* key : {"predictions", "predicted_runs_s", "predicted_spread_pct", "too_short",
+                          "calibration", "waits_by_operation", "protocol_work_by_operation"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_NEAR(j["error_pct"].get<double>(), 10.0, 1e-9);
   for (const auto& c : j["categories"]) {
@@ -262,7 +261,8 @@ TEST_F(ValidateTest, JsonHasTheDocumentedFields) {
     if (w["operation"] == "barrier") {
       EXPECT_GT(w["measured"]["count"].get<int>(), 0);
       EXPECT_EQ(w["measured"]["count"], w["predicted"]["count"]);
-      EXPECT_NEAR(w["predicted"]["total_s"].get<double>(), 1.1 * w["measured"]["total_s"].get<double>(), 1e-9);
+      EXPECT_NEAR(w["predicted"]["total_s"].get<double>(), 1.1 * w["measured"]["total_s"].get<double>(),
+                  1e-9);
     }
   EXPECT_NE(text.find("waits by operation (all nodes)"), std::string::npos) << text;
   EXPECT_NE(text.find("protocol work by operation"), std::string::npos) << text;
