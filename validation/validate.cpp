@@ -113,6 +113,25 @@ void parts(const carnival::RunData& m, const carnival::RunData& p, Validation& v
   }
 }
 
+// Why each category misses (validation/category_misses.hpp): the waits and the protocol work per
+// operation, and a note for each category beyond the goal.
+void explain_misses(const carnival::RunData& m, const carnival::RunData& p, Validation& v) {
+  std::vector<std::string> kinds;
+  kinds.reserve(kWaitKinds.size());
+  for (const lrc::Operation kind : kWaitKinds) kinds.emplace_back(lrc::to_string(kind));
+  v.waits = wait_stats(m, p, kinds);
+  for (const auto* d : {&m, &p})
+    if (d->waits_dropped > 0)
+      v.notes.push_back(
+          fmt::format("the {} run stored {} of its waits ({} more were not kept): the waits per "
+                      "operation are of those stored",
+                      d == &m ? "measured" : "predicted", d->waits.size(), d->waits_dropped));
+  v.protocol_work = protocol_work_by_operation(m, p);
+  for (std::string& n : protocol_work_miss_notes(v.protocol_work, kWaitMissPct))
+    v.notes.push_back(std::move(n));
+  for (std::string& n : wait_miss_notes(v.waits, kWaitMissPct)) v.notes.push_back(std::move(n));
+}
+
 // The median run of `runs` (the lower one of an even count), each run's time into `times` and
 // their spread, (max - min) / median, into `spread_pct`.
 struct Median {
@@ -176,19 +195,7 @@ Validation compare_runs(const std::vector<carnival::RunData>& measured,
                             seconds(prediction.nodes[k].finish_ps)});
   v.counts = counts(median, prediction);
   parts(median, prediction, v);
-  std::vector<std::string> kinds;
-  for (const lrc::Operation kind : kWaitKinds) kinds.emplace_back(lrc::to_string(kind));
-  v.waits = wait_stats(median, prediction, kinds);
-  for (const auto* d : {&median, &prediction})
-    if (d->waits_dropped > 0)
-      v.notes.push_back(
-          fmt::format("the {} run stored {} of its waits ({} more were not kept): the waits per "
-                      "operation are of those stored",
-                      d == &median ? "measured" : "predicted", d->waits.size(), d->waits_dropped));
-  v.protocol_work = protocol_work_by_operation(median, prediction);
-  for (std::string& n : protocol_work_miss_notes(v.protocol_work, kWaitMissPct))
-    v.notes.push_back(std::move(n));
-  for (std::string& n : wait_miss_notes(v.waits, kWaitMissPct)) v.notes.push_back(std::move(n));
+  explain_misses(median, prediction, v);
   if (median.run.nodes != prediction.run.nodes)
     v.notes.push_back(fmt::format("the runs have different node counts: {} measured, {} predicted",
                                   median.run.nodes, prediction.run.nodes));
