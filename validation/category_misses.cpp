@@ -29,8 +29,8 @@ WaitSide side_of(const carnival::RunData& run, const std::string& operation) {
   }
   if (durations.empty()) return s;
   s.count = durations.size();
-  s.total_s = static_cast<double>(total) * 1e-12;
-  s.slow_s = static_cast<double>(slow) * 1e-12;
+  s.total_s = seconds(total);
+  s.slow_s = seconds(slow);
   const auto n = static_cast<double>(s.count);
   s.mean_us = static_cast<double>(total) * 1e-6 / n;
   s.resume_us = static_cast<double>(resume) * 1e-6 / n;
@@ -53,39 +53,39 @@ bool misses(double measured_s, double predicted_s, double miss_pct) {
 
 }  // namespace
 
-std::vector<OperationTime> protocol_work_by_operation(const carnival::RunData& measured,
-                                                      const carnival::RunData& predicted) {
-  std::map<std::string, OperationTime> by;
+std::vector<Compared> protocol_work_by_operation(const carnival::RunData& measured,
+                                                 const carnival::RunData& predicted) {
+  std::map<std::string, Compared> by;
   for (const auto* d : {&measured, &predicted})
     for (const carnival::ProfileCell& c : d->profile) {
       if (c.category != carnival::Category::Extra) continue;
-      OperationTime& o = by[c.operation];
-      o.operation = c.operation;
-      (d == &measured ? o.measured_s : o.predicted_s) += static_cast<double>(c.time_ps) * 1e-12;
+      Compared& o = by[c.operation];
+      o.name = c.operation;
+      (d == &measured ? o.measured_s : o.predicted_s) += seconds(c.time_ps);
     }
-  std::vector<OperationTime> out;
+  std::vector<Compared> out;
   out.reserve(by.size());
   for (auto& [name, o] : by) out.push_back(std::move(o));
-  std::ranges::stable_sort(
-      out, [](const OperationTime& a, const OperationTime& b) { return a.measured_s > b.measured_s; });
+  std::ranges::stable_sort(out,
+                           [](const Compared& a, const Compared& b) { return a.measured_s > b.measured_s; });
   return out;
 }
 
-std::vector<std::string> protocol_work_miss_notes(const std::vector<OperationTime>& by_operation,
+std::vector<std::string> protocol_work_miss_notes(const std::vector<Compared>& by_operation,
                                                   double miss_pct) {
   double measured = 0, predicted = 0;
-  for (const OperationTime& o : by_operation) {
+  for (const Compared& o : by_operation) {
     measured += o.measured_s;
     predicted += o.predicted_s;
   }
   if (!misses(measured, predicted, miss_pct)) return {};
-  std::vector<OperationTime> largest = by_operation;
-  std::ranges::stable_sort(largest, [](const OperationTime& a, const OperationTime& b) {
+  std::vector<Compared> largest = by_operation;
+  std::ranges::stable_sort(largest, [](const Compared& a, const Compared& b) {
     return std::abs(a.predicted_s - a.measured_s) > std::abs(b.predicted_s - b.measured_s);
   });
   std::string parts;
   for (std::size_t i = 0; i < largest.size() && i < 3; ++i)
-    parts += fmt::format("{}{} {:+.4f} s ({:.4f} -> {:.4f})", i == 0 ? "" : ", ", largest[i].operation,
+    parts += fmt::format("{}{} {:+.4f} s ({:.4f} -> {:.4f})", i == 0 ? "" : ", ", largest[i].name,
                          largest[i].predicted_s - largest[i].measured_s, largest[i].measured_s,
                          largest[i].predicted_s);
   const double diff = predicted - measured;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "carnival/model.hpp"
+#include "validation/compared.hpp"
 
 namespace ncp2::validation {
 
@@ -42,20 +43,15 @@ struct WaitKindStats {
                                                     const carnival::RunData& predicted,
                                                     const std::vector<std::string>& operations);
 
-// The protocol work (Extra) of each side per operation, summed over the nodes, largest measured
-// first; `name` is the operation ("none": outside any).
-struct OperationTime {
-  std::string operation;
-  double measured_s = 0;
-  double predicted_s = 0;
-};
-[[nodiscard]] std::vector<OperationTime> protocol_work_by_operation(const carnival::RunData& measured,
-                                                                    const carnival::RunData& predicted);
+// The protocol work (Extra) of each side per operation (`name`; "none": outside any), summed over
+// the nodes, largest measured first.
+[[nodiscard]] std::vector<Compared> protocol_work_by_operation(const carnival::RunData& measured,
+                                                               const carnival::RunData& predicted);
 
 // A note when the protocol work misses by more than `miss_pct` percent and more than 1 ms: the
 // three operations that make most of the difference.
-[[nodiscard]] std::vector<std::string> protocol_work_miss_notes(
-    const std::vector<OperationTime>& by_operation, double miss_pct);
+[[nodiscard]] std::vector<std::string> protocol_work_miss_notes(const std::vector<Compared>& by_operation,
+                                                                double miss_pct);
 
 // One note per operation whose waits' time the prediction misses by more than `miss_pct` percent
 // and more than 1 ms: how much of the difference is in the slow waits and how much in the rest,

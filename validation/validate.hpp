@@ -15,11 +15,9 @@
 #include "carnival/model.hpp"
 #include "validation/calibration_cache.hpp"
 #include "validation/category_misses.hpp"
+#include "validation/compared.hpp"
 
 namespace ncp2::validation {
-
-// Picoseconds of a database as seconds.
-inline double seconds(std::int64_t ps) { return static_cast<double>(ps) * 1e-12; }
 
 // The goal for the total (issues 32 and 43): within this many percent of the median measured run.
 // A program whose measured runs spread more than this cannot be judged by it.
@@ -40,13 +38,6 @@ struct ValidateOptions {
   std::string hostfile;
   std::vector<std::string> mpirun_args;
   std::function<void(const std::string&)> progress;  // told as each run ends (a line); may be empty
-};
-
-struct Compared {
-  std::string name;
-  double measured_s = 0;
-  double predicted_s = 0;
-  [[nodiscard]] std::optional<double> error_pct() const;  // nullopt when nothing was measured
 };
 
 // A program too short to compare: its measured runs spread more than the goal. Their noise is
@@ -83,11 +74,11 @@ struct Validation {
     std::uint64_t measured = 0;
     std::uint64_t predicted = 0;
   };
-  std::vector<Count> counts;                 // protocol counts summed over the nodes
-  std::vector<Compared> parts;               // the wait parts a real run observes
-  std::vector<WaitKindStats> waits;          // per kind of wait: count, median, resumption, slow waits
-  std::vector<OperationTime> protocol_work;  // the protocol work (Extra) per operation
-  std::vector<std::string> not_compared;     // what a real run cannot observe, said
+  std::vector<Count> counts;              // protocol counts summed over the nodes
+  std::vector<Compared> parts;            // the wait parts a real run observes
+  std::vector<WaitKindStats> waits;       // per kind of wait: count, median, resumption, slow waits
+  std::vector<Compared> protocol_work;    // the protocol work (Extra) per operation
+  std::vector<std::string> not_compared;  // what a real run cannot observe, said
   std::vector<std::string> notes;
   [[nodiscard]] double error_pct() const { return 100 * (predicted_s / measured_s - 1); }
 };

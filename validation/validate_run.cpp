@@ -98,13 +98,6 @@ std::pair<std::vector<carnival::RunData>, std::vector<carnival::RunData>> runs_i
   return {std::move(measured), std::move(predicted)};
 }
 
-nlohmann::json protocol_work_json(const std::vector<OperationTime>& rows) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const OperationTime& o : rows)
-    out.push_back({{"operation", o.operation}, {"measured_s", o.measured_s}, {"predicted_s", o.predicted_s}});
-  return out;
-}
-
 }  // namespace
 
 std::string validation_text(const Validation& v) {
@@ -139,9 +132,7 @@ std::string validation_text(const Validation& v) {
         v.too_short->measured_s_at_least);
   for (const std::string& n : v.notes) out += "note      " + n + "\n";
   table(out, "time by category (summed over the nodes)", v.categories, 100);
-  std::vector<Compared> work;
-  for (const OperationTime& o : v.protocol_work) work.push_back({o.operation, o.measured_s, o.predicted_s});
-  table(out, "protocol work by operation", work, 100);
+  table(out, "protocol work by operation", v.protocol_work, 100);
   table(out, "wait parts (summed over the waits)", v.parts, 100);
   out += "not compared (a real run cannot observe them):\n";
   for (const std::string& n : v.not_compared) out += "  " + n + "\n";
@@ -185,7 +176,7 @@ nlohmann::json validation_json(const Validation& v) {
           {"categories", rows_json(v.categories)},
           {"parts", rows_json(v.parts)},
           {"waits_by_operation", wait_stats_json(v.waits)},
-          {"protocol_work_by_operation", protocol_work_json(v.protocol_work)},
+          {"protocol_work_by_operation", rows_json(v.protocol_work)},
           {"not_compared", v.not_compared},
           {"scopes", rows_json(v.scopes)},
           {"nodes_time", rows_json(v.nodes_time)},

@@ -164,12 +164,12 @@ TEST(ProtocolWork, SummedPerOperationOverTheNodesLargestMeasuredFirst) {
                cell(1, carnival::Category::Extra, "lock release", 200)};
   const auto rows = protocol_work_by_operation(m, p);
   ASSERT_EQ(rows.size(), 4u);  // the computation is not protocol work
-  EXPECT_EQ(rows[0].operation, "lock acquire");
+  EXPECT_EQ(rows[0].name, "lock acquire");
   EXPECT_NEAR(rows[0].measured_s, 4e-3, 1e-12);
   EXPECT_NEAR(rows[0].predicted_s, 1e-3, 1e-12);
-  EXPECT_EQ(rows[1].operation, "barrier");
-  EXPECT_EQ(rows[2].operation, "write fault");
-  EXPECT_EQ(rows[3].operation, "lock release");
+  EXPECT_EQ(rows[1].name, "barrier");
+  EXPECT_EQ(rows[2].name, "write fault");
+  EXPECT_EQ(rows[3].name, "lock release");
   EXPECT_NEAR(rows[3].measured_s, 0, 1e-15);
 
   // 6.5 ms measured, 3.3 ms predicted: the note names the three largest differences, in order (the

@@ -266,6 +266,10 @@ TEST_F(ValidateTest, JsonHasTheDocumentedFields) {
     }
   EXPECT_NE(text.find("waits by operation (all nodes)"), std::string::npos) << text;
   EXPECT_NE(text.find("protocol work by operation"), std::string::npos) << text;
+  ASSERT_FALSE(j["protocol_work_by_operation"].empty());  // the fixture's Extra
+  for (const auto& row : j["protocol_work_by_operation"])
+    for (const char* key : {"name", "measured_s", "predicted_s", "error_pct"})
+      EXPECT_TRUE(row.contains(key)) << key;
 }
 
 TEST_F(ValidateTest, IncompleteRunsAndDifferentMachinesAreNoted) {
